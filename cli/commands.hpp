@@ -1,0 +1,19 @@
+// The subcommands of `lab`. Each takes its own arguments (after the subcommand's name) and
+// returns the process exit code; errors are thrown (errors.hpp) and mapped to codes by main.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lab::cli {
+
+using Args = std::vector<std::string>;
+
+int cmd_list(const Args& args);
+int cmd_info(const Args& args);
+int cmd_device(const Args& args);
+int cmd_calibrate(const Args& args);
+int cmd_run(const Args& args);
+int cmd_child(const Args& args);  // hidden: the child process of run/device/calibrate
+
+}  // namespace lab::cli

@@ -1,0 +1,91 @@
+// Console output (see console.hpp).
+#include "console.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "run_record.hpp"
+
+namespace lab::cli {
+
+std::string si(double v, const std::string& unit) {
+    MetricValue m;
+    m.number = v;
+    m.unit = unit;
+    return record::format_value(m);
+}
+
+void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
+    out << fmt::format("device    {}: {}\n", to_string(kind), f.name);
+    std::string caches;
+    for (const auto& c : f.caches) {
+        if (c.type == "Instruction") continue;
+        caches += fmt::format("{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.bytes >> 10,
+                              c.shared_by > 1 ? fmt::format(" (shared by {})", c.shared_by) : std::string());
+    }
+    out << fmt::format("          {} cores, {} threads used, {} kernels; {}; memory {:.1f} GiB\n", f.compute_units,
+                       f.threads, f.simd.empty() ? "-" : f.simd, caches,
+                       static_cast<double>(f.memory_bytes) / (1ull << 30));
+    if (auto v = f.extra.find("virtualised"); v != f.extra.end()) out << "          virtualised: " << v->second << "\n";
+}
+
+void print_ceilings(std::ostream& out, const Ceilings& c) {
+    out << fmt::format("ceilings  clock {}   launch {}   ({} threads{})\n", si(c.clock_hz.value, "Hz"),
+                       si(c.launch_s.value, "s"), c.threads, c.quick ? ", quick calibration" : "");
+    for (const auto& [k, v] : c.flops_per_s)
+        out << fmt::format("          {:<12} {:>14}   {}\n", k, si(v.value, "FLOP/s"), v.method);
+    for (const auto& [k, v] : c.bandwidth_bytes_per_s)
+        out << fmt::format("          {:<12} {:>14}   {}\n", "bw." + k, si(v.value, "B/s"), v.method);
+    if (!c.clock_hz.measured_at.empty()) out << "          measured " << c.clock_hz.measured_at << "\n";
+}
+
+void print_spec(std::ostream& out, const nlohmann::json& spec) {
+    std::string kind = spec.value("kind", "none");
+    if (kind == "none") {
+        out << "spec      " << spec.value("note", "none") << "\n";
+        return;
+    }
+    out << "spec      " << kind << ": ";
+    bool first = true;
+    const nlohmann::json flops = spec.value("flops_per_s", nlohmann::json::object());
+    for (const auto& [k, v] : flops.items()) {
+        out << (first ? "" : ", ") << k << " " << si(v.get<double>(), "FLOP/s");
+        first = false;
+    }
+    if (spec.contains("bandwidth_bytes_per_s") && spec["bandwidth_bytes_per_s"].is_number())
+        out << ", DRAM " << si(spec["bandwidth_bytes_per_s"].get<double>(), "B/s");
+    out << "\n";
+    if (spec.contains("basis")) out << "          " << spec["basis"].get<std::string>() << "\n";
+}
+
+void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
+                     const std::set<std::string>& withheld) {
+    out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10} {:>13} {:>12} {:>9} {:>6}  {}\n", "workload",
+                       "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "regime");
+    for (const auto& m : run.measurements) {
+        const Workload& w = m.workload;
+        std::string params;
+        for (const auto& p : w.params) params += fmt::format("{}{}={:g}", params.empty() ? "" : " ", p.name, p.value);
+        auto val = [&](const std::string& field, const std::string& text) {
+            return withheld.count(w.name + "." + field) ? std::string("?") : text;
+        };
+        const roofline::Placement* p = nullptr;
+        for (const auto& wd : d.workloads)
+            if (wd.workload == w.name) p = &wd.placement;
+        std::string noise = fmt::format("{:.1f}%{}", 100 * m.time.noise, m.time.noise_met ? "" : "*");
+        out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10}", w.name, params, si(m.time.median, "s"), noise,
+                           si(w.flops, ""), si(w.bytes, "B"));
+        if (p) {
+            out << fmt::format(" {:>13} {:>12} {:>9} {:>6}  {}", val("flops_per_s", si(p->flops_per_s, "FLOP/s")),
+                               val("bytes_per_s", si(p->bytes_per_s, "B/s")),
+                               val("ai", std::isfinite(p->ai) ? fmt::format("{:.3g}", p->ai) : "inf"),
+                               val("roof_fraction", fmt::format("{:.0f}%", 100 * p->roof_fraction)),
+                               val("measured_regime", roofline::to_string(p->measured)));
+        }
+        out << "\n";
+    }
+    out << "(time: median per invocation; noise: relative stddev, * = noise target not met within the time limit)\n";
+}
+
+}  // namespace lab::cli

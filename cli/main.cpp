@@ -1,0 +1,64 @@
+// `lab`: the entry point. Dispatches to a subcommand and maps errors to the exit codes of the
+// command-line contract: 0 success, 1 a check failed, 2 bad usage or input, 3 device or plugin
+// failure.
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "errors.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: lab COMMAND [ARGS]\n"
+    "\n"
+    "  list [--json]                    lessons found on the plugin path\n"
+    "  info ID [--json]                 objectives, experiments, metrics of a lesson\n"
+    "  device [--device D] [--json]     the device, its spec and its measured ceilings\n"
+    "  calibrate [--device D] [--threads N] [--quick]   measure the ceilings and cache them\n"
+    "  run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--reveal]\n"
+    "\n"
+    "`lab COMMAND --help` describes a command. Exit codes: 0 ok, 1 a check failed, 2 bad usage or\n"
+    "input, 3 the device or a plugin failed.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace lab;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        std::cout << kUsage;
+        return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+        std::cout << "lab " << LAB_VERSION << "\n";
+        return 0;
+    }
+    static const std::map<std::string, int (*)(const cli::Args&)> commands = {
+        {"list", cli::cmd_list},       {"info", cli::cmd_info}, {"device", cli::cmd_device},
+        {"calibrate", cli::cmd_calibrate}, {"run", cli::cmd_run}, {"__child", cli::cmd_child},
+    };
+    auto it = commands.find(args[0]);
+    try {
+        if (it == commands.end())
+            throw UsageError("unknown command '" + args[0] + "'\n  fix: run `lab --help` for the commands");
+        return it->second(cli::Args(args.begin() + 1, args.end()));
+    } catch (const UsageError& e) {
+        std::cerr << "lab: " << e.what() << "\n";
+        return 2;
+    } catch (const InputError& e) {
+        std::cerr << "lab: " << e.what() << "\n";
+        return 2;
+    } catch (const PluginError& e) {
+        std::cerr << "lab: plugin failure: " << e.what() << "\n";
+        return 3;
+    } catch (const DeviceError& e) {
+        std::cerr << "lab: device failure: " << e.what() << "\n";
+        return 3;
+    } catch (const std::exception& e) {
+        std::cerr << "lab: internal error: " << e.what() << "\n  please report it with the command you ran\n";
+        return 3;
+    }
+}

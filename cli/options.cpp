@@ -1,0 +1,51 @@
+// Command-line parsing helpers (see options.hpp).
+#include "options.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "errors.hpp"
+
+namespace lab::cli {
+
+bool parse(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
+           const po::options_description& options, const po::positional_options_description& positional,
+           po::variables_map& vm) {
+    po::options_description all = options;
+    all.add_options()("help,h", "show this help");
+    try {
+        po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+        if (vm.count("help")) {
+            std::cout << "usage: " << usage << "\n\n" << all << "\n";
+            return false;
+        }
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw UsageError("lab " + command + ": " + e.what() + "\n  usage: " + usage +
+                         "\n  fix: see `lab " + command + " --help`");
+    }
+    return true;
+}
+
+std::string resolve_student(const std::string& flag) {
+    if (!flag.empty()) return flag;
+    if (const char* env = std::getenv("LAB_STUDENT"); env && *env) return env;
+    std::filesystem::path cfg;
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) cfg = std::filesystem::path(xdg) / "lab/config.yaml";
+    else if (const char* home = std::getenv("HOME"); home && *home) cfg = std::filesystem::path(home) / ".config/lab/config.yaml";
+    if (!cfg.empty() && std::filesystem::exists(cfg)) {
+        try {
+            YAML::Node n = YAML::LoadFile(cfg.string());
+            if (n["student"]) return n["student"].as<std::string>();
+        } catch (const YAML::Exception& e) {
+            throw InputError(cfg.string() + ":" + std::to_string(e.mark.line + 1),
+                             "the user config is not valid YAML: " + e.msg, "fix or delete the file");
+        }
+    }
+    return "";
+}
+
+}  // namespace lab::cli

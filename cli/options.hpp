@@ -1,0 +1,22 @@
+// Boost.Program_options glue shared by the subcommands: parse one subcommand's arguments, with
+// every parse error turned into a UsageError that names the command and how to get help.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <string>
+#include <vector>
+
+namespace lab::cli {
+
+namespace po = boost::program_options;
+
+// Parses `args`; `--help` prints usage and returns false (the caller exits 0).
+bool parse(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
+           const po::options_description& options, const po::positional_options_description& positional,
+           po::variables_map& vm);
+
+// The student: --student, else $LAB_STUDENT, else `student:` in ~/.config/lab/config.yaml, else "".
+std::string resolve_student(const std::string& flag);
+
+}  // namespace lab::cli

@@ -1,0 +1,159 @@
+// The device model every backend implements, CPU and CUDA alike: an asynchronous in-order
+// stream on which kernels are enqueued, events that timestamp the stream, buffers, device
+// operations (GEMM, cache flush), the device's facts and its measured ceilings. Because both
+// backends share it, a timing, a trace gap or a synchronisation means the same thing on both.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+enum class DeviceKind { cpu, cuda };
+
+inline const char* to_string(DeviceKind k) { return k == DeviceKind::cpu ? "cpu" : "cuda"; }
+
+struct CacheLevel {
+    int level = 0;               // 1, 2, 3
+    std::string type;            // "Data", "Instruction", "Unified"
+    std::uint64_t bytes = 0;     // per instance
+    int shared_by = 1;           // logical CPUs (or SMs) sharing one instance
+};
+
+// What the device is, read from the system (sysfs/procfs, cudaDeviceGetAttribute), plus the
+// core clock, which is measured because the reported figure is not the running clock.
+struct DeviceFacts {
+    std::string name;                        // "Intel(R) Xeon(R) Processor", "NVIDIA H200"
+    std::string vendor;
+    int compute_units = 0;                   // cores (CPU) or SMs (GPU)
+    int threads = 0;                         // hardware threads used by this device handle
+    std::vector<CacheLevel> caches;
+    std::uint64_t memory_bytes = 0;
+    std::vector<std::string> features;       // "avx2", "fma", "avx512f", "sm_90", ...
+    std::string simd;                        // the kernel variant chosen at run time: "avx512", "avx2"
+    std::map<std::string, std::string> extra; // anything else worth showing, as text
+
+    std::uint64_t last_level_cache_bytes() const {
+        std::uint64_t best = 0;
+        int best_level = 0;
+        for (const auto& c : caches)
+            if (c.type != "Instruction" && c.level >= best_level) { best_level = c.level; best = c.bytes; }
+        return best;
+    }
+};
+
+// One measured ceiling, with how and when it was measured.
+struct Ceiling {
+    double value = 0;
+    std::string unit;
+    std::string method;       // "8 independent avx512 FMA chains per thread, 2 threads"
+    std::string measured_at;  // ISO 8601 UTC
+};
+
+// Measured ceilings, keyed as DESIGN.md says: FLOP/s by "dtype.pipe" ("fp32.simt",
+// "bf16.tensor"), bandwidth by kernel ("read", "copy", "triad") with "best" the largest.
+struct Ceilings {
+    Ceiling clock_hz;
+    Ceiling launch_s;                                // dispatch cost of an empty kernel
+    std::map<std::string, Ceiling> flops_per_s;
+    std::map<std::string, Ceiling> bandwidth_bytes_per_s;
+    int threads = 0;
+    bool quick = false;                              // measured with --quick settings
+
+    bool has_flops(const std::string& pipe) const { return flops_per_s.count(pipe) != 0; }
+    double peak_flops(const std::string& pipe) const {
+        auto it = flops_per_s.find(pipe);
+        return it == flops_per_s.end() ? 0.0 : it->second.value;
+    }
+    double peak_bandwidth() const {
+        auto it = bandwidth_bytes_per_s.find("best");
+        return it == bandwidth_bytes_per_s.end() ? 0.0 : it->second.value;
+    }
+};
+
+class Buffer {
+public:
+    virtual ~Buffer() = default;
+    virtual void* data() = 0;                 // device address (CUDA) or host address (CPU)
+    virtual std::size_t bytes() const = 0;
+    template <class T> T* as() { return static_cast<T*>(data()); }
+    template <class T> std::size_t count() const { return bytes() / sizeof(T); }
+};
+using BufferPtr = std::unique_ptr<Buffer>;
+
+// A timestamp recorded on a stream when the stream reaches it.
+class Event {
+public:
+    virtual ~Event() = default;
+    // Seconds from `start` to this event; both must have completed (synchronise first).
+    virtual double seconds_since(const Event& start) const = 0;
+};
+using EventPtr = std::unique_ptr<Event>;
+
+// A host kernel runs on every thread of the CPU device's team: `fn(thread, threads)`; each
+// thread takes its share of the work. (On a CUDA device host kernels run as one host callback.)
+using HostKernel = std::function<void(int thread, int threads)>;
+
+class Stream {
+public:
+    virtual ~Stream() = default;
+    virtual void launch(HostKernel kernel) = 0;    // enqueue; returns at once
+    virtual void record(Event& event) = 0;         // enqueue a timestamp
+    virtual void synchronize() = 0;                // wait until all enqueued work is done
+    virtual void* native_handle() = 0;             // cudaStream_t on CUDA; nullptr on CPU
+};
+
+enum class Dtype { fp64, fp32, tf32, fp16, bf16, fp8_e4m3, int8 };
+
+inline const char* to_string(Dtype d) {
+    switch (d) {
+        case Dtype::fp64: return "fp64";
+        case Dtype::fp32: return "fp32";
+        case Dtype::tf32: return "tf32";
+        case Dtype::fp16: return "fp16";
+        case Dtype::bf16: return "bf16";
+        case Dtype::fp8_e4m3: return "fp8";
+        case Dtype::int8: return "int8";
+    }
+    return "?";
+}
+
+// C[m,n] = alpha * A[m,k] * B[k,n] + beta * C, row-major, all in `dtype` (fp32 accumulate for
+// 16-bit and smaller types where the library allows).
+struct Gemm {
+    Dtype dtype = Dtype::fp32;
+    int m = 0, n = 0, k = 0;
+    const void* a = nullptr;
+    const void* b = nullptr;
+    void* c = nullptr;
+    double alpha = 1, beta = 0;
+};
+
+class Device {
+public:
+    virtual ~Device() = default;
+    virtual DeviceKind kind() const = 0;
+    virtual const DeviceFacts& facts() const = 0;
+    virtual Stream& stream() = 0;                        // the dedicated measurement stream
+    virtual int threads() const = 0;                     // team size (CPU) or 1
+    virtual BufferPtr allocate(std::size_t bytes) = 0;   // device memory, zero-filled
+    virtual EventPtr create_event() = 0;
+    // Enqueue work that evicts the caches (a write over more than the last-level cache on CPU,
+    // an L2 memset on CUDA), so the next kernel starts cold.
+    virtual void flush_caches(Stream& stream) = 0;
+    virtual bool supports(Dtype dtype) const = 0;        // for gemm
+    virtual void gemm(Stream& stream, const Gemm& g) = 0;
+    // Cold samples on a GPU hold the stream behind a blocking kernel so launch latency is not
+    // timed; the CPU needs nothing.
+    virtual void hold(Stream&) {}
+    virtual void release(Stream&) {}
+    // The core clock over the last sample relative to its nominal clock (1 when not throttled);
+    // the engine discards samples below 0.75. NaN where the device cannot tell.
+    virtual double last_sample_clock_ratio() { return 1.0; }
+};
+
+}  // namespace lab

@@ -1,0 +1,91 @@
+// Plain data that crosses the plugin boundary: what a lesson declares (metrics, experiments),
+// what it measures (workloads and their time statistics) and what it derives (metrics).
+// Units are SI throughout: s, B, B/s, FLOP, FLOP/s, FLOP/B, Hz, ratio.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+enum class MetricKind { number, integer, category };
+
+// Every metric a lesson can produce, declared before anything runs, so grading specs and
+// `lab validate` are checked without measuring.
+struct MetricDecl {
+    std::string name;         // dotted, stable: "mystery_a.measured_regime", "ridge_point"
+    std::string unit;         // SI unit, "" for categories, "ratio" for ratios
+    MetricKind kind = MetricKind::number;
+    std::string description;
+    bool quick = true;        // produced by a --quick run too
+    bool graded = false;      // a graded answer: withheld from students unless --reveal
+    std::vector<std::string> devices{"cpu", "cuda"};  // device kinds that produce it
+};
+
+struct ExperimentDecl {
+    std::string name;
+    std::string description;
+};
+
+struct LessonInfo {
+    std::string id;                       // "02.05"
+    std::string title;
+    std::string version = "1.0.0";        // the plugin's own semantic version
+    std::vector<std::string> objectives;  // from the syllabus
+    std::vector<ExperimentDecl> experiments;
+    std::vector<MetricDecl> metrics;
+    double budget_quick_s = 10;           // wall-clock budget of a --quick run, calibration excluded
+    double budget_full_s = 60;
+    bool roofline = false;                // `lab run` draws this lesson's roofline (terminal, --plots)
+};
+
+// A sweep axis value: {"n", 67108864}.
+struct Param {
+    std::string name;
+    double value = 0;
+};
+
+// Cold: caches flushed before every sample, one invocation per sample. Hot: back-to-back
+// invocations in a batch, time per invocation = batch time / batch size.
+enum class TimingMode { cold, hot };
+
+// One thing measured, with the analytic counts stated beside its kernel.
+struct Workload {
+    std::string name;                // "triad", "gemv_b1", "mystery_a"
+    std::string description;
+    std::vector<Param> params;
+    double flops = 0;                // per invocation, analytic
+    double bytes = 0;                // per invocation: minimum traffic to `level`, analytic
+    std::string pipe = "fp32.simt";  // the compute ceiling it is held against
+    std::string level = "dram";      // the memory level `bytes` counts
+    TimingMode mode = TimingMode::hot;
+    std::string doubles;             // batch-doubling test: the workload this one doubles, or ""
+    double max_time_s = 0;           // per-workload sampling limit; 0 = the engine's default
+};
+
+struct TimeStats {
+    double median = 0, min = 0, max = 0, mean = 0, stddev = 0;
+    double noise = 0;         // relative standard deviation, stddev / mean
+    int samples = 0;
+    int batch = 1;            // invocations per sample (hot mode)
+    int discarded = 0;        // samples thrown away (throttled clock)
+    double total_s = 0;       // time spent sampling, warm-up included
+    bool noise_met = false;   // the noise target was reached before the time limit
+};
+
+struct Measurement {
+    Workload workload;
+    TimeStats time;           // seconds per invocation
+};
+
+// A derived metric. Numbers in `number`, categories in `text`.
+struct MetricValue {
+    std::string name;
+    MetricKind kind = MetricKind::number;
+    std::string unit;
+    double number = 0;
+    std::string text;
+};
+
+}  // namespace lab

@@ -1,0 +1,63 @@
+// The ceilings cache (see ceilings_cache.hpp).
+#include "ceilings_cache.hpp"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.hpp"
+#include "digest.hpp"
+#include "paths.hpp"
+#include "run_record.hpp"
+
+namespace lab {
+
+namespace {
+constexpr const char* kCacheSchema = "lab.ceilings/1";
+
+// The device identity a cache entry belongs to: name, SIMD variant, caches and memory. A new
+// CPU model, a changed VM size or a different kernel variant measures again.
+std::string identity(const DeviceFacts& f) {
+    auto j = record::to_json(f);
+    j.erase("extra");  // holds volatile readings (cpuinfo's MHz)
+    return j.dump();
+}
+}  // namespace
+
+std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& f, int threads) {
+    std::string slug;
+    for (char c : f.name) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+    while (slug.find("--") != std::string::npos) slug.replace(slug.find("--"), 2, "-");
+    std::string id = sha256_hex(identity(f)).substr(0, 12);
+    return paths::cache_dir() / "ceilings" /
+           (std::string(to_string(kind)) + "-" + slug + "-" + id + "-t" + std::to_string(threads) + ".json");
+}
+
+std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, const DeviceFacts& facts,
+                                             std::string* problem) {
+    std::ifstream in(file);
+    if (!in) return std::nullopt;
+    try {
+        std::stringstream ss;
+        ss << in.rdbuf();
+        auto j = nlohmann::json::parse(ss.str());
+        if (j.value("schema", "") != kCacheSchema) throw std::runtime_error("unknown schema");
+        if (j.at("device_identity").get<std::string>() != identity(facts))
+            throw std::runtime_error("it belongs to another device");
+        return record::ceilings_from_json(j.at("ceilings"));
+    } catch (const std::exception& e) {
+        if (problem) *problem = file.string() + " ignored (" + e.what() + "); measuring again";
+        return std::nullopt;
+    }
+}
+
+void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& c) {
+    nlohmann::json j = {{"schema", kCacheSchema},
+                        {"device_identity", identity(facts)},
+                        {"ceilings", record::to_json(c)}};
+    write_file_atomically(file, j.dump(2) + "\n");
+}
+
+}  // namespace lab

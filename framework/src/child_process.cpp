@@ -1,0 +1,128 @@
+// Child processes (see child_process.hpp).
+#include "child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "errors.hpp"
+
+extern char** environ;
+
+namespace lab {
+
+std::string ChildOutcome::describe() const {
+    if (timed_out) return "exceeded its time budget and was stopped";
+    if (!exited) {
+        const char* name = sigabbrev_np(signal);
+        return std::string("crashed (signal SIG") + (name ? name : std::to_string(signal).c_str()) + ")";
+    }
+    return "exited with status " + std::to_string(exit_code);
+}
+
+ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
+                       const std::function<double(const nlohmann::json&)>& on_message) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) throw DeviceError(std::string("pipe failed: ") + std::strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    // The child's fd 3 is the pipe's write end; dup2 clears close-on-exec on the copy.
+    posix_spawn_file_actions_adddup2(&actions, fds[1], kChildResultFd);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    if (rc != 0) {
+        ::close(fds[0]);
+        throw DeviceError("cannot start " + argv[0] + ": " + std::strerror(rc));
+    }
+
+    using clock = std::chrono::steady_clock;
+    auto start = clock::now();
+    auto deadline = start + std::chrono::duration<double>(timeout_s);
+    ChildOutcome out;
+    std::string buffer;
+    char chunk[65536];
+    bool open = true;
+    while (open) {
+        double left = std::chrono::duration<double>(deadline - clock::now()).count();
+        if (left <= 0) {
+            out.timed_out = true;
+            kill(pid, SIGKILL);
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        int n = poll(&p, 1, static_cast<int>(std::min(left * 1000, 1000.0)) + 1);
+        if (n < 0 && errno != EINTR) break;
+        if (n <= 0) continue;
+        ssize_t got = ::read(fds[0], chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            open = false;
+            break;
+        }
+        buffer.append(chunk, static_cast<std::size_t>(got));
+        std::size_t nl;
+        while ((nl = buffer.find('\n')) != std::string::npos) {
+            std::string line = buffer.substr(0, nl);
+            buffer.erase(0, nl + 1);
+            auto msg = nlohmann::json::parse(line, nullptr, false);
+            if (msg.is_discarded()) continue;
+            out.messages.push_back(msg);
+            if (on_message) {
+                double extend = on_message(msg);
+                if (extend > 0) deadline = clock::now() + std::chrono::duration<double>(extend);
+            }
+        }
+    }
+    ::close(fds[0]);
+    int status = 0;
+    if (!out.timed_out) {
+        // The pipe closed: the child is exiting. Give it the rest of the budget to do so.
+        for (;;) {
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            if (w == pid) break;
+            if (clock::now() > deadline) {
+                out.timed_out = true;
+                kill(pid, SIGKILL);
+                break;
+            }
+            usleep(2000);
+        }
+    }
+    if (out.timed_out) waitpid(pid, &status, 0);
+    out.exited = WIFEXITED(status);
+    out.exit_code = out.exited ? WEXITSTATUS(status) : 0;
+    out.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    out.wall_s = std::chrono::duration<double>(clock::now() - start).count();
+    return out;
+}
+
+void send_to_parent(const nlohmann::json& message) {
+    static bool has_parent = fcntl(kChildResultFd, F_GETFD) != -1;
+    if (!has_parent) return;
+    std::string line = message.dump() + "\n";
+    const char* p = line.data();
+    std::size_t left = line.size();
+    while (left > 0) {
+        ssize_t w = ::write(kChildResultFd, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        p += w;
+        left -= static_cast<std::size_t>(w);
+    }
+}
+
+}  // namespace lab

@@ -1,0 +1,83 @@
+// Loading configs/course.yaml and deriving per-student seeds.
+#include "course.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <set>
+
+#include "digest.hpp"
+#include "errors.hpp"
+
+namespace lab {
+
+namespace {
+
+std::string where(const std::filesystem::path& file, const YAML::Mark& mark) {
+    return mark.line >= 0 ? file.string() + ":" + std::to_string(mark.line + 1) : file.string();
+}
+
+}  // namespace
+
+CourseConfig load_course(const std::filesystem::path& file) {
+    YAML::Node root;
+    try {
+        root = YAML::LoadFile(file.string());
+    } catch (const YAML::BadFile&) {
+        throw InputError(file.string(), "cannot read the course file",
+                         "check the path, or set LAB_CONFIG_DIR to the folder holding course.yaml");
+    } catch (const YAML::ParserException& e) {
+        throw InputError(where(file, e.mark), "malformed YAML: " + e.msg);
+    }
+    if (!root.IsMap()) throw InputError(file.string(), "the course file must be a mapping of keys");
+    CourseConfig c;
+    c.file = file.string();
+    static const std::set<std::string> known{"course", "salt", "allow_reveal", "accept_quick",
+                                             "show_expected"};
+    for (const auto& kv : root) {
+        std::string key = kv.first.as<std::string>();
+        if (!known.count(key))
+            throw InputError(where(file, kv.first.Mark()), "unknown key '" + key + "'",
+                             "allowed keys: course, salt, allow_reveal, accept_quick, show_expected");
+        try {
+            if (key == "course") c.course = kv.second.as<std::string>();
+            else if (key == "salt") c.salt = kv.second.as<std::string>();
+            else if (key == "allow_reveal") c.allow_reveal = kv.second.as<bool>();
+            else if (key == "accept_quick") c.accept_quick = kv.second.as<bool>();
+            else if (key == "show_expected") c.show_expected = kv.second.as<std::string>();
+        } catch (const YAML::Exception&) {
+            throw InputError(where(file, kv.second.Mark()), "'" + key + "' has a value of the wrong type");
+        }
+    }
+    if (c.salt.empty())
+        throw InputError(file.string(), "no 'salt'", "add a line such as: salt: \"my-course-2026\"");
+    if (c.show_expected != "never" && c.show_expected != "after_due_date" && c.show_expected != "always")
+        throw InputError(where(file, root["show_expected"].Mark()),
+                         "show_expected must be never, after_due_date or always");
+    return c;
+}
+
+std::string normalise_student(const std::string& student) {
+    std::string out;
+    bool pending_space = false;
+    for (char ch : student) {
+        unsigned char u = static_cast<unsigned char>(ch);
+        if (std::isspace(u)) {
+            pending_space = !out.empty();
+            continue;
+        }
+        if (pending_space) out += '_';
+        pending_space = false;
+        out += static_cast<char>(std::tolower(u));
+    }
+    return out;
+}
+
+Seed student_seed(const CourseConfig& course, const std::string& lesson_id, const std::string& student) {
+    Seed s;
+    s.hex = sha256_hex(course.salt + "|" + lesson_id + "|" + normalise_student(student));
+    s.value = std::stoull(s.hex.substr(0, 16), nullptr, 16);
+    return s;
+}
+
+}  // namespace lab

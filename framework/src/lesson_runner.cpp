@@ -1,0 +1,247 @@
+// The lesson runner: child and parent sides (see lesson_runner.hpp).
+#include "lesson_runner.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <optional>
+#include <regex>
+
+#include "ceilings_cache.hpp"
+#include "child_process.hpp"
+#include "errors.hpp"
+#include "lab/backend.hpp"
+#include "paths.hpp"
+#include "plugin_loader.hpp"
+#include "run_record.hpp"
+
+using nlohmann::json;
+
+namespace lab {
+
+namespace {
+
+// Calibration is outside the lesson's budget, but not unbounded.
+constexpr double kCalibrationAllowanceQuick_s = 60;
+constexpr double kCalibrationAllowanceFull_s = 180;
+// A lesson may overrun its stated budget by this factor before it is stopped: the budget is
+// what a student should expect, the limit is what a hung plugin gets.
+constexpr double kBudgetSlack = 3;
+
+void progress_line(const std::string& line) {
+    static const bool tty = isatty(STDERR_FILENO);
+    if (tty) std::cerr << "\r\033[K" << line << std::flush;
+}
+
+void progress_done() {
+    static const bool tty = isatty(STDERR_FILENO);
+    if (tty) std::cerr << "\r\033[K" << std::flush;
+}
+
+void note(const std::string& text) { send_to_parent({{"type", "note"}, {"text", text}}); }
+
+class ChildSession : public Session {
+public:
+    ChildSession(Device& d, Ceilings c, RunOptions o, EngineSettings s)
+        : device_(d), ceilings_(std::move(c)), options_(std::move(o)), settings_(std::move(s)) {}
+    Device& device() override { return device_; }
+    const Ceilings& ceilings() const override { return ceilings_; }
+    const RunOptions& options() const override { return options_; }
+    const Measurement& measure(const Workload& w, const Launch& launch) override {
+        for (const auto& m : measurements_)
+            if (m.workload.name == w.name) throw std::invalid_argument("workload '" + w.name + "' measured twice");
+        progress_line("measuring " + w.name);
+        measurements_.push_back(measure_workload(device_, w, launch, settings_));
+        return measurements_.back();
+    }
+    void progress(const std::string& line) override { progress_line(line); }
+    void* companion_symbol(const std::string&) override { return nullptr; }
+    std::vector<Measurement>& measurements() { return measurements_; }
+
+private:
+    Device& device_;
+    Ceilings ceilings_;
+    RunOptions options_;
+    EngineSettings settings_;
+    std::vector<Measurement> measurements_;
+};
+
+struct OpenedDevice {
+    LoadedBackend backend;
+    std::unique_ptr<Device> device;
+};
+
+OpenedDevice open_device(const ChildRequest& req) {
+    Catalog cat = discover(paths::plugin_dirs());
+    auto load = [&](const std::string& kind) -> std::optional<LoadedBackend> {
+        auto it = cat.backends.find(kind);
+        if (it == cat.backends.end()) return std::nullopt;
+        return load_backend(it->second.file);
+    };
+    bool want_cuda = req.device.rfind("cuda", 0) == 0;
+    if (want_cuda || req.device == "auto") {
+        std::string why;
+        if (auto cuda = load("cuda")) {
+            why = cuda->backend->unavailable_reason();
+            if (why.empty()) {
+                BackendOptions o;
+                o.threads = req.threads;
+                auto colon = req.device.find(':');
+                if (colon != std::string::npos) o.device_index = std::stoi(req.device.substr(colon + 1));
+                auto dev = cuda->backend->open(o);
+                return {std::move(*cuda), std::move(dev)};
+            }
+        } else {
+            why = "this build of lab has no CUDA backend (it was built without nvcc)";
+        }
+        if (want_cuda) throw DeviceError("no CUDA device: " + why);
+        note("running on the CPU: " + why);
+    }
+    auto cpu = load("cpu");
+    if (!cpu)
+        throw InputError("", "the CPU backend (labdevice_cpu.so) was not found on the plugin path",
+                         "rebuild lab, or point LAB_PLUGIN_PATH at the folder holding labdevice_cpu.so");
+    BackendOptions o;
+    o.threads = req.threads;
+    auto dev = cpu->backend->open(o);
+    return {std::move(*cpu), std::move(dev)};
+}
+
+}  // namespace
+
+
+json to_json(const ChildRequest& r) {
+    return {{"action", r.action},          {"lesson_file", r.lesson_file}, {"device", r.device},
+            {"threads", r.threads},        {"quick", r.quick},             {"student", r.options.student},
+            {"seed", r.options.seed},      {"seed_hex", r.options.seed_hex},
+            {"lesson_budget_s", r.lesson_budget_s}};
+}
+
+ChildRequest child_request_from_json(const json& j) {
+    ChildRequest r;
+    r.action = j.at("action").get<std::string>();
+    r.lesson_file = j.value("lesson_file", "");
+    r.device = j.value("device", "auto");
+    r.threads = j.value("threads", 0);
+    r.quick = j.value("quick", false);
+    r.options.quick = r.quick;
+    r.options.student = j.value("student", "");
+    r.options.seed = j.value("seed", std::uint64_t{0});
+    r.options.seed_hex = j.value("seed_hex", "");
+    r.lesson_budget_s = j.value("lesson_budget_s", 60.0);
+    return r;
+}
+
+void check_device_name(const std::string& d) {
+    static const std::regex ok("auto|cpu|cuda(:[0-9]+)?");
+    if (!std::regex_match(d, ok))
+        throw UsageError("unknown device '" + d + "'\n  fix: use --device auto, cpu, cuda or cuda:N");
+}
+
+int child_main(const ChildRequest& req) {
+    try {
+        OpenedDevice od = open_device(req);
+        Device& dev = *od.device;
+        const EngineSettings settings = engine_defaults(dev.kind(), req.quick);
+        MeasureFn measure = [&](const Workload& w, const Launch& l) {
+            progress_line("measuring " + w.name);
+            return measure_workload(dev, w, l, settings);
+        };
+
+        // Ceilings: a full calibration serves quick runs too; a quick one serves only quick runs.
+        auto cache = ceilings_cache_file(dev.kind(), dev.facts(), dev.threads());
+        std::string problem;
+        std::optional<Ceilings> ceilings;
+        if (req.action != "calibrate") {
+            ceilings = load_cached_ceilings(cache, dev.facts(), &problem);
+            if (!problem.empty()) note(problem);
+            if (ceilings && ceilings->quick && !req.quick) ceilings.reset();
+        }
+        bool calibrated_now = false;
+        if (!ceilings) {
+            send_to_parent({{"type", "phase"}, {"phase", "calibrate"},
+                            {"limit_s", req.quick ? kCalibrationAllowanceQuick_s : kCalibrationAllowanceFull_s}});
+            ceilings = od.backend.backend->calibrate(dev, req.quick, measure, progress_line);
+            store_ceilings(cache, dev.facts(), *ceilings);
+            calibrated_now = true;
+            progress_done();
+        }
+
+        json result = {{"type", "result"},
+                       {"device_kind", to_string(dev.kind())},
+                       {"facts", record::to_json(dev.facts())},
+                       {"ceilings", record::to_json(*ceilings)},
+                       {"ceilings_cache", cache.string()},
+                       {"calibrated_now", calibrated_now},
+                       {"engine", to_json(settings)},
+                       {"measurements", json::array()}};
+
+        if (req.action == "run") {
+            send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", req.lesson_budget_s * kBudgetSlack}});
+            LoadedLesson lesson = load_lesson(req.lesson_file);
+            ChildSession session(dev, *ceilings, req.options, settings);
+            lesson.lesson->run(session);
+            dev.stream().synchronize();
+            progress_done();
+            for (const auto& m : session.measurements()) result["measurements"].push_back(record::to_json(m));
+        }
+        send_to_parent(result);
+        return 0;
+    } catch (const UsageError& e) {
+        send_to_parent({{"type", "error"}, {"exit", 2}, {"message", e.what()}});
+        return 2;
+    } catch (const InputError& e) {
+        send_to_parent({{"type", "error"}, {"exit", 2}, {"message", e.what()}});
+        return 2;
+    } catch (const std::exception& e) {
+        progress_done();
+        send_to_parent({{"type", "error"}, {"exit", 3}, {"message", e.what()}});
+        return 3;
+    }
+}
+
+ChildResult execute(const ChildRequest& req) {
+    std::vector<std::string> argv = {paths::self_executable().string(), "__child", to_json(req).dump()};
+    double first_limit = req.action == "run" ? req.lesson_budget_s * kBudgetSlack : 60;
+    std::vector<std::string> notes;
+    auto outcome = run_child(argv, first_limit, [&](const json& m) -> double {
+        std::string type = m.value("type", "");
+        if (type == "phase") return m.value("limit_s", 0.0);
+        if (type == "note") std::cerr << "note: " << m.value("text", "") << "\n";
+        return 0;
+    });
+    std::string what = req.action == "run" ? "the lesson plugin " + req.lesson_file : "the device backend";
+    for (const auto& m : outcome.messages) {
+        if (m.value("type", "") == "note") notes.push_back(m.value("text", ""));
+        if (m.value("type", "") == "error") {
+            std::string msg = m.value("message", "unknown error");
+            if (m.value("exit", 3) == 2) throw InputError("", msg);
+            throw DeviceError(msg);
+        }
+    }
+    if (outcome.timed_out) {
+        std::string phase = "the lesson";
+        for (const auto& m : outcome.messages)
+            if (m.value("type", "") == "phase") phase = m.value("phase", "") == "calibrate" ? "calibration" : "the lesson";
+        throw DeviceError(what + ": " + phase + " exceeded its time budget after " +
+                          std::to_string(static_cast<int>(outcome.wall_s)) + " s and was stopped; no run record written");
+    }
+    if (!outcome.exited || outcome.exit_code != 0)
+        throw DeviceError(what + " " + outcome.describe() + "; no run record written");
+    const json* result = nullptr;
+    for (const auto& m : outcome.messages)
+        if (m.value("type", "") == "result") result = &m;
+    if (!result) throw DeviceError(what + " ended without sending its results; no run record written");
+    ChildResult r;
+    r.kind = result->at("device_kind").get<std::string>() == "cuda" ? DeviceKind::cuda : DeviceKind::cpu;
+    r.facts = record::facts_from_json(result->at("facts"));
+    r.ceilings = record::ceilings_from_json(result->at("ceilings"));
+    for (const auto& m : result->at("measurements")) r.measurements.push_back(record::measurement_from_json(m));
+    r.engine = result->at("engine");
+    r.notes = notes;
+    r.calibrated_now = result->value("calibrated_now", false);
+    return r;
+}
+
+}  // namespace lab

@@ -1,0 +1,50 @@
+// What the child process does (`lab __child REQUEST`): open the device (falling back to the CPU
+// with a stated reason), obtain its ceilings (cache, else calibrate), run a lesson or report the
+// device, and stream the raw results to the parent. The parent side, `execute`, starts that child
+// and turns its messages into a ChildResult.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/lesson.hpp"
+#include "measure_engine.hpp"
+
+namespace lab {
+
+struct ChildRequest {
+    std::string action;          // "run" | "calibrate" | "device"
+    std::string lesson_file;     // for "run"
+    std::string device = "auto"; // auto | cpu | cuda | cuda:N
+    int threads = 0;
+    bool quick = false;
+    RunOptions options;
+    double lesson_budget_s = 60; // the lesson's wall-clock budget once calibration is done
+};
+
+nlohmann::json to_json(const ChildRequest& r);
+ChildRequest child_request_from_json(const nlohmann::json& j);
+
+// Child side: returns the process exit code.
+int child_main(const ChildRequest& request);
+
+struct ChildResult {
+    DeviceKind kind = DeviceKind::cpu;
+    DeviceFacts facts;
+    Ceilings ceilings;
+    std::vector<Measurement> measurements;
+    nlohmann::json engine;
+    std::vector<std::string> notes;   // fallback reasons, cache problems
+    bool calibrated_now = false;
+};
+
+// Parent side: runs the request in a child of this executable. Throws DeviceError (exit 3) when
+// the child crashed, overran or failed, InputError/UsageError when it reported bad input.
+ChildResult execute(const ChildRequest& request);
+
+// "auto", "cpu", "cuda", "cuda:N"; anything else is a UsageError.
+void check_device_name(const std::string& device);
+
+}  // namespace lab

@@ -1,0 +1,123 @@
+// The measurement engine (see measure_engine.hpp).
+#include "measure_engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <thread>
+
+namespace lab {
+
+EngineSettings engine_defaults(DeviceKind kind, bool quick) {
+    EngineSettings s;
+    if (kind == DeviceKind::cpu) {
+        // A shared VM's noise is a few percent between samples: a tighter target only burns the
+        // time limit. Quick runs settle for five samples in a tenth of a second.
+        s = quick ? EngineSettings{"cpu.quick", 1, 5, 0.02, 0.05, 0.4, 0.002, 0.75}
+                  : EngineSettings{"cpu.full", 1, 10, 0.25, 0.02, 3.0, 0.01, 0.75};
+    } else {
+        // NVBench's rule (10 samples, 0.5 s, 0.5% noise) with a lesson-sized time limit.
+        s = quick ? EngineSettings{"cuda.quick", 2, 5, 0.05, 0.02, 0.5, 0.005, 0.75}
+                  : EngineSettings{"cuda.full", 3, 10, 0.5, 0.005, 3.0, 0.05, 0.75};
+    }
+    return s;
+}
+
+TimeStats summarise(std::vector<double> v) {
+    TimeStats t;
+    t.samples = static_cast<int>(v.size());
+    if (v.empty()) return t;
+    std::sort(v.begin(), v.end());
+    std::size_t n = v.size();
+    t.min = v.front();
+    t.max = v.back();
+    t.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    t.mean = std::accumulate(v.begin(), v.end(), 0.0) / n;
+    double ss = 0;
+    for (double x : v) ss += (x - t.mean) * (x - t.mean);
+    t.stddev = n > 1 ? std::sqrt(ss / (n - 1)) : 0;
+    t.noise = t.mean > 0 ? t.stddev / t.mean : 0;
+    return t;
+}
+
+Measurement measure_workload(Device& device, const Workload& w, const Launch& launch,
+                             const EngineSettings& s) {
+    using clock = std::chrono::steady_clock;
+    Stream& stream = device.stream();
+    EventPtr e0 = device.create_event(), e1 = device.create_event();
+    const bool cold = w.mode == TimingMode::cold;
+    const double max_time = w.max_time_s > 0 ? w.max_time_s : s.max_time_s;
+    auto t_start = clock::now();
+
+    // One timed invocation (or batch): returns seconds per invocation.
+    auto sample = [&](int batch) {
+        if (cold) {
+            device.flush_caches(stream);
+            device.hold(stream);
+        }
+        stream.record(*e0);
+        for (int i = 0; i < batch; ++i) launch(stream);
+        stream.record(*e1);
+        if (cold) device.release(stream);
+        stream.synchronize();
+        return e1->seconds_since(*e0) / batch;
+    };
+
+    // Warm-up: also sizes the hot batch so one sample lasts about hot_batch_s.
+    int batch = 1;
+    double first = sample(1);
+    if (!cold) {
+        double per = std::max(first, 1e-9);
+        batch = static_cast<int>(std::clamp(s.hot_batch_s / per, 1.0, 1e6));
+    }
+    for (int i = 1; i < s.warmup; ++i) sample(batch);
+
+    std::vector<double> samples;
+    int discarded = 0;
+    auto sampling_start = clock::now();
+    auto backoff = std::chrono::milliseconds(50);
+    bool met = false;
+    for (;;) {
+        double t = sample(batch);
+        double ratio = device.last_sample_clock_ratio();
+        if (std::isfinite(ratio) && ratio < s.throttle_ratio) {
+            // A throttled clock measures the cooling, not the kernel: drop it and let it recover.
+            ++discarded;
+            std::this_thread::sleep_for(backoff);
+            backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+        } else {
+            samples.push_back(t);
+        }
+        double elapsed = std::chrono::duration<double>(clock::now() - sampling_start).count();
+        int n = static_cast<int>(samples.size());
+        if (n >= s.min_samples && elapsed >= s.min_time_s && summarise(samples).noise <= s.noise_target) {
+            met = true;
+            break;
+        }
+        // The time limit ends sampling once there is something to report; a kernel slower than
+        // the whole limit still gets two samples (or four limits' worth, whichever comes first).
+        if (elapsed >= max_time && (n >= std::min(2, s.min_samples) || elapsed >= 4 * max_time)) break;
+    }
+    Measurement m;
+    m.workload = w;
+    m.time = summarise(samples);
+    m.time.batch = batch;
+    m.time.discarded = discarded;
+    m.time.noise_met = met;
+    m.time.total_s = std::chrono::duration<double>(clock::now() - t_start).count();
+    return m;
+}
+
+nlohmann::json to_json(const EngineSettings& s) {
+    return {{"name", s.name},
+            {"warmup", s.warmup},
+            {"min_samples", s.min_samples},
+            {"min_time_s", s.min_time_s},
+            {"noise_target", s.noise_target},
+            {"max_time_s", s.max_time_s},
+            {"hot_batch_s", s.hot_batch_s},
+            {"throttle_ratio", s.throttle_ratio}};
+}
+
+}  // namespace lab

@@ -1,0 +1,66 @@
+// Locations of plugins, configs and caches (see paths.hpp).
+#include "paths.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace lab::paths {
+
+fs::path self_executable() {
+    std::error_code ec;
+    fs::path p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path{} : p;
+}
+
+bool running_from_build_tree() {
+    std::string exe = self_executable().string();
+    std::string root = LAB_BUILD_ROOT;
+    return !exe.empty() && exe.rfind(root + "/", 0) == 0;
+}
+
+fs::path config_dir() {
+    if (const char* env = std::getenv("LAB_CONFIG_DIR"); env && *env) return env;
+    if (running_from_build_tree()) return fs::path(LAB_SOURCE_ROOT) / "configs";
+    return fs::path(LAB_INSTALL_DATA_DIR) / "configs";
+}
+
+std::vector<fs::path> plugin_dirs() {
+    std::vector<fs::path> dirs;
+    if (const char* env = std::getenv("LAB_PLUGIN_PATH"); env && *env) {
+        std::string s = env;
+        std::size_t start = 0;
+        while (start <= s.size()) {
+            std::size_t end = s.find(':', start);
+            if (end == std::string::npos) end = s.size();
+            if (end > start) dirs.emplace_back(s.substr(start, end - start));
+            start = end + 1;
+        }
+    }
+    if (running_from_build_tree()) {
+        // Meson puts each target in its own subdir's build folder: every plugins/* and labs/*
+        // folder is a plugin folder of its own.
+        for (const char* top : {"plugins", "labs"}) {
+            fs::path base = fs::path(LAB_BUILD_ROOT) / top;
+            std::error_code ec;
+            std::vector<fs::path> sub;
+            for (const auto& e : fs::directory_iterator(base, ec))
+                if (e.is_directory()) sub.push_back(e.path());
+            std::sort(sub.begin(), sub.end());
+            dirs.insert(dirs.end(), sub.begin(), sub.end());
+        }
+    }
+    dirs.emplace_back(LAB_INSTALL_PLUGIN_DIR);
+    return dirs;
+}
+
+fs::path cache_dir() {
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "lab";
+    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "lab";
+    return fs::temp_directory_path() / "lab-cache";
+}
+
+}  // namespace lab::paths

@@ -1,0 +1,26 @@
+// Where `lab` finds its plugins, configs and caches: in the build tree when it runs from there,
+// else under the install prefix; environment variables override both.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+namespace lab::paths {
+
+// The running executable (/proc/self/exe).
+std::filesystem::path self_executable();
+
+// True when the running executable lives in the build tree it was configured in.
+bool running_from_build_tree();
+
+// configs/: $LAB_CONFIG_DIR, else the source tree's configs/ (build tree), else <datadir>/lab/configs.
+std::filesystem::path config_dir();
+
+// Plugin folders in discovery order: each folder of $LAB_PLUGIN_PATH (colon-separated), then the
+// build tree's plugin and lesson folders (when running from it), then the install folder.
+std::vector<std::filesystem::path> plugin_dirs();
+
+// $XDG_CACHE_HOME/lab (default ~/.cache/lab); created on demand by writers.
+std::filesystem::path cache_dir();
+
+}  // namespace lab::paths

@@ -1,0 +1,176 @@
+// Plugin discovery and loading (see plugin_loader.hpp).
+#include "plugin_loader.hpp"
+
+#include <boost/dll/shared_library.hpp>
+
+#include <algorithm>
+#include <mutex>
+#include <system_error>
+
+#include "errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace lab {
+
+namespace {
+
+// Libraries stay loaded for the life of the process: objects they created may outlive any
+// owner we could give them, and CUDA modules must never be unloaded.
+std::shared_ptr<boost::dll::shared_library> keep_loaded(const fs::path& file) {
+    static std::mutex mutex;
+    static auto* libs = new std::map<std::string, std::shared_ptr<boost::dll::shared_library>>();
+    std::lock_guard lock(mutex);
+    std::string key = fs::weakly_canonical(file).string();
+    auto it = libs->find(key);
+    if (it != libs->end()) return it->second;
+    boost::dll::fs::error_code ec;
+    auto lib = std::make_shared<boost::dll::shared_library>();
+    lib->load(boost::dll::fs::path(file), ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    if (ec)
+        throw InputError(file.string(), "not a loadable shared library (" + ec.message() + ")",
+                         "remove the file from the plugin folder, or rebuild it for this machine "
+                         "(an undefined symbol means it was linked against a library that is missing here)");
+    libs->emplace(key, lib);
+    return lib;
+}
+
+std::string version_text(int major, int minor) {
+    return std::to_string(major) + "." + std::to_string(minor);
+}
+
+}  // namespace
+
+bool is_lesson_file_name(const std::string& n) {
+    auto ends = [&](const std::string& s) { return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0; };
+    return n.rfind("lab_", 0) == 0 && ends(".so") && !ends("_cuda.so");
+}
+
+bool is_backend_file_name(const std::string& n) {
+    return n.rfind("labdevice_", 0) == 0 && n.size() > 3 && n.compare(n.size() - 3, 3, ".so") == 0;
+}
+
+PluginIdentity inspect_plugin(const fs::path& file, const std::string& expected_kind) {
+    auto lib = keep_loaded(file);
+    if (!lib->has("lab_plugin_manifest"))
+        throw InputError(file.string(), "not a lab plugin: it exports no lab_plugin_manifest",
+                         "build it with LAB_LESSON(YourLesson, \"ID\") at the bottom of its source "
+                         "(#include <lab/lab.hpp>), or remove it from the plugin folder");
+    using ManifestFn = const PluginManifest*();
+    const PluginManifest* m = lib->get<ManifestFn>("lab_plugin_manifest")();
+    PluginIdentity id;
+    id.file = file;
+    id.api_major = m->api_major;
+    id.api_minor = m->api_minor;
+    id.abi_tag = m->abi_tag ? m->abi_tag : "";
+    id.kind = m->kind ? m->kind : "";
+    id.name = m->name ? m->name : "";
+    if (id.api_major != kApiMajor || id.api_minor > kApiMinor)
+        throw InputError(file.string(),
+                         "built for plugin API " + version_text(id.api_major, id.api_minor) +
+                             ", but this lab supports API " + version_text(kApiMajor, kApiMinor) +
+                             (id.api_major == kApiMajor ? " (a plugin may not be newer than its host)" : ""),
+                         "rebuild the plugin against this lab's SDK (lab-sdk " +
+                             version_text(kApiMajor, kApiMinor) + "), or install the lab it was built for");
+    if (id.abi_tag != kAbiTag)
+        throw InputError(file.string(),
+                         "built with toolchain ABI '" + id.abi_tag + "', but this lab was built with '" +
+                             kAbiTag + "'",
+                         "rebuild the plugin with the same compiler family and standard library as lab");
+    if (id.kind != expected_kind)
+        throw InputError(file.string(),
+                         "is a '" + id.kind + "' plugin where a '" + expected_kind + "' plugin was expected",
+                         "lesson plugins are named lab_<ID>.so, device backends labdevice_<kind>.so");
+    const char* entry = expected_kind == "lesson" ? "lab_create_lesson" : "lab_create_backend";
+    if (!lib->has(entry))
+        throw InputError(file.string(), std::string("missing entry point '") + entry + "'",
+                         expected_kind == "lesson"
+                             ? "end the plugin's source with LAB_LESSON(YourLesson, \"ID\")"
+                             : "end the backend's source with LAB_DEVICE_BACKEND(YourBackend, \"kind\")");
+    return id;
+}
+
+LoadedLesson load_lesson(const fs::path& file) {
+    LoadedLesson out;
+    out.identity = inspect_plugin(file, "lesson");
+    auto lib = keep_loaded(file);
+    using Factory = std::unique_ptr<Lesson>();
+    try {
+        out.lesson = lib->get_alias<Factory>("lab_create_lesson")();
+        out.info = out.lesson->info();
+    } catch (const std::exception& e) {
+        throw PluginError(file.string() + ": the lesson plugin failed while describing itself: " + e.what());
+    }
+    if (out.info.id != out.identity.name)
+        throw InputError(file.string(),
+                         "its manifest says lesson '" + out.identity.name + "' but info() says '" + out.info.id + "'",
+                         "make LAB_LESSON's ID and LessonInfo::id the same");
+    return out;
+}
+
+LoadedBackend load_backend(const fs::path& file) {
+    LoadedBackend out;
+    out.identity = inspect_plugin(file, "device");
+    auto lib = keep_loaded(file);
+    using Factory = std::unique_ptr<Backend>();
+    out.backend = lib->get_alias<Factory>("lab_create_backend")();
+    return out;
+}
+
+Catalog discover(const std::vector<fs::path>& dirs) {
+    Catalog cat;
+    for (const auto& dir : dirs) {
+        std::error_code ec;
+        if (!fs::exists(dir, ec)) continue;
+        fs::directory_iterator it(dir, ec);
+        if (ec)
+            throw InputError(dir.string(), "cannot read the plugin folder (" + ec.message() + ")",
+                             "fix its permissions, or remove it from LAB_PLUGIN_PATH");
+        std::vector<fs::path> files;
+        for (const auto& e : it)
+            if (e.is_regular_file(ec)) files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        std::map<std::string, fs::path> in_this_folder;
+        for (const auto& f : files) {
+            std::string name = f.filename().string();
+            bool lesson = is_lesson_file_name(name), backend = is_backend_file_name(name);
+            if (!lesson && !backend) continue;
+            PluginIdentity id;
+            try {
+                id = inspect_plugin(f, lesson ? "lesson" : "device");
+            } catch (const InputError& e) {
+                cat.warnings.push_back(std::string("skipped ") + e.what());
+                continue;
+            }
+            auto& table = lesson ? cat.lessons : cat.backends;
+            std::string key = (lesson ? "lesson:" : "device:") + id.name;
+            if (auto prev = in_this_folder.find(key); prev != in_this_folder.end()) {
+                cat.conflicts[key] = "two plugins for " + std::string(lesson ? "lesson " : "device ") + id.name +
+                                     " in one folder: " + prev->second.string() + " and " + f.string() +
+                                     "\n  fix: remove one of them";
+                continue;
+            }
+            in_this_folder[key] = f;
+            if (auto existing = table.find(id.name); existing != table.end()) {
+                cat.warnings.push_back(f.string() + " (" + id.kind + " " + id.name + ") is shadowed by " +
+                                       existing->second.file.string() + ", found earlier on the plugin path");
+                continue;
+            }
+            table[id.name] = id;
+        }
+    }
+    return cat;
+}
+
+const PluginIdentity& find_lesson(const Catalog& cat, const std::string& id) {
+    if (auto c = cat.conflicts.find("lesson:" + id); c != cat.conflicts.end())
+        throw InputError("", c->second);
+    auto it = cat.lessons.find(id);
+    if (it != cat.lessons.end()) return it->second;
+    std::string known;
+    for (const auto& [k, v] : cat.lessons) known += (known.empty() ? "" : ", ") + k;
+    throw UsageError("unknown lesson ID '" + id + "'; lessons found: " + (known.empty() ? "none" : known) +
+                     "\n  fix: run `lab list`, or add the plugin's folder to LAB_PLUGIN_PATH");
+}
+
+}  // namespace lab

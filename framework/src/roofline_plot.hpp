@@ -1,0 +1,39 @@
+// Roofline pictures: an SVG (log-log axes, ticks with units, one horizontal ceiling per pipe and
+// dtype, the bandwidth slope, the ridge, kernels as labelled points) and a small terminal sketch.
+// Pure functions of a RooflineChart: no I/O, so tests can parse what they return.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lab::plot {
+
+struct ComputeCeiling {
+    std::string name;          // "fp32.simt"
+    double flops_per_s = 0;    // > 0
+};
+
+struct Point {
+    std::string label;         // workload name
+    double ai = 0;             // FLOP/B; +inf allowed (drawn at the right edge, marked "AI -> inf")
+    double flops_per_s = 0;    // achieved
+    std::string regime;        // measured regime, "" when withheld (drawn neutral)
+};
+
+struct RooflineChart {
+    std::string title;
+    std::vector<ComputeCeiling> compute;   // at least one
+    double bandwidth_bytes_per_s = 0;      // DRAM ceiling (> 0)
+    std::string bandwidth_label;           // "DRAM (best of read/copy/triad)"
+    std::string ridge_pipe;                // which compute ceiling the ridge marker uses
+    bool show_ridge_value = true;          // false: the ridge is drawn but its value withheld ("?")
+    std::vector<Point> points;
+};
+
+// A standalone SVG document.
+std::string render_svg(const RooflineChart& chart);
+
+// A plain-text sketch (ASCII only), `width` x `height` characters of plot area plus axis labels.
+std::string render_terminal(const RooflineChart& chart, int width = 64, int height = 16);
+
+}  // namespace lab::plot

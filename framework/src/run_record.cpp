@@ -1,0 +1,321 @@
+// Run records: serialisation, withholding, digest, reading (see run_record.hpp).
+#include "run_record.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "digest.hpp"
+#include "errors.hpp"
+
+using nlohmann::json;
+
+namespace lab::record {
+
+namespace {
+
+const char* kind_name(MetricKind k) {
+    return k == MetricKind::number ? "number" : k == MetricKind::integer ? "integer" : "category";
+}
+
+// JSON has no infinity: an unbounded value is written as null.
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+double num_or(const json& j, double fallback) { return j.is_number() ? j.get<double>() : fallback; }
+
+json ceiling_json(const Ceiling& c) {
+    return {{"value", num(c.value)}, {"unit", c.unit}, {"method", c.method}, {"measured_at", c.measured_at}};
+}
+Ceiling ceiling_from(const json& j) {
+    return {num_or(j.at("value"), 0), j.value("unit", ""), j.value("method", ""), j.value("measured_at", "")};
+}
+
+// SI prefixes for display: decimal, as the units are SI (GB/s, not GiB/s).
+std::string si(double v, const std::string& unit) {
+    if (!std::isfinite(v)) return "inf " + unit;
+    double a = std::fabs(v);
+    struct P { double scale; const char* prefix; };
+    static const P big[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    static const P small[] = {{1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}, {1e-12, "p"}};
+    if (unit == "s" && a > 0 && a < 1) {
+        for (const auto& p : small)
+            if (a >= p.scale) return fmt::format("{:.3g} {}s", v / p.scale, p.prefix);
+    }
+    if (unit != "s" && unit != "ratio" && unit != "FLOP/B") {
+        for (const auto& p : big)
+            if (a >= p.scale) return fmt::format("{:.3g} {}{}", v / p.scale, p.prefix, unit);
+    }
+    if (unit == "ratio") return fmt::format("{:.3g}", v);
+    return unit.empty() ? fmt::format("{:.4g}", v) : fmt::format("{:.3g} {}", v, unit);
+}
+
+}  // namespace
+
+json to_json(const DeviceFacts& f) {
+    json caches = json::array();
+    for (const auto& c : f.caches)
+        caches.push_back({{"level", c.level}, {"type", c.type}, {"bytes", c.bytes}, {"shared_by", c.shared_by}});
+    return {{"name", f.name},         {"vendor", f.vendor},   {"compute_units", f.compute_units},
+            {"threads", f.threads},   {"caches", caches},     {"memory_bytes", f.memory_bytes},
+            {"features", f.features}, {"simd", f.simd},       {"extra", f.extra}};
+}
+
+DeviceFacts facts_from_json(const json& j) {
+    DeviceFacts f;
+    f.name = j.value("name", "");
+    f.vendor = j.value("vendor", "");
+    f.compute_units = j.value("compute_units", 0);
+    f.threads = j.value("threads", 0);
+    for (const auto& c : j.value("caches", json::array()))
+        f.caches.push_back({c.value("level", 0), c.value("type", ""), c.value("bytes", std::uint64_t{0}),
+                            c.value("shared_by", 1)});
+    f.memory_bytes = j.value("memory_bytes", std::uint64_t{0});
+    f.features = j.value("features", std::vector<std::string>{});
+    f.simd = j.value("simd", "");
+    f.extra = j.value("extra", std::map<std::string, std::string>{});
+    return f;
+}
+
+json to_json(const Ceilings& c) {
+    json flops = json::object(), bw = json::object();
+    for (const auto& [k, v] : c.flops_per_s) flops[k] = ceiling_json(v);
+    for (const auto& [k, v] : c.bandwidth_bytes_per_s) bw[k] = ceiling_json(v);
+    return {{"clock_hz", ceiling_json(c.clock_hz)},
+            {"launch_s", ceiling_json(c.launch_s)},
+            {"flops_per_s", flops},
+            {"bandwidth_bytes_per_s", bw},
+            {"threads", c.threads},
+            {"quick", c.quick}};
+}
+
+Ceilings ceilings_from_json(const json& j) {
+    Ceilings c;
+    c.clock_hz = ceiling_from(j.at("clock_hz"));
+    c.launch_s = ceiling_from(j.at("launch_s"));
+    for (const auto& [k, v] : j.at("flops_per_s").items()) c.flops_per_s[k] = ceiling_from(v);
+    for (const auto& [k, v] : j.at("bandwidth_bytes_per_s").items()) c.bandwidth_bytes_per_s[k] = ceiling_from(v);
+    c.threads = j.value("threads", 0);
+    c.quick = j.value("quick", false);
+    return c;
+}
+
+json to_json(const Measurement& m) {
+    const Workload& w = m.workload;
+    json params = json::object();
+    for (const auto& p : w.params) params[p.name] = p.value;
+    const TimeStats& t = m.time;
+    return {{"name", w.name},
+            {"description", w.description},
+            {"params", params},
+            {"flops", w.flops},
+            {"bytes", w.bytes},
+            {"pipe", w.pipe},
+            {"level", w.level},
+            {"mode", w.mode == TimingMode::cold ? "cold" : "hot"},
+            {"doubles", w.doubles},
+            {"time_s",
+             {{"median", t.median}, {"min", t.min}, {"max", t.max}, {"mean", t.mean}, {"stddev", t.stddev},
+              {"noise", t.noise}, {"samples", t.samples}, {"batch", t.batch}, {"discarded", t.discarded},
+              {"total", t.total_s}}},
+            {"noise_met", t.noise_met}};
+}
+
+Measurement measurement_from_json(const json& j) {
+    Measurement m;
+    Workload& w = m.workload;
+    w.name = j.at("name").get<std::string>();
+    w.description = j.value("description", "");
+    for (const auto& [k, v] : j.value("params", json::object()).items()) w.params.push_back({k, v.get<double>()});
+    w.flops = j.at("flops").get<double>();
+    w.bytes = j.at("bytes").get<double>();
+    w.pipe = j.at("pipe").get<std::string>();
+    w.level = j.value("level", "dram");
+    w.mode = j.value("mode", "hot") == "cold" ? TimingMode::cold : TimingMode::hot;
+    w.doubles = j.value("doubles", "");
+    const json& t = j.at("time_s");
+    m.time.median = t.at("median").get<double>();
+    m.time.min = t.value("min", 0.0);
+    m.time.max = t.value("max", 0.0);
+    m.time.mean = t.value("mean", 0.0);
+    m.time.stddev = t.value("stddev", 0.0);
+    m.time.noise = t.value("noise", 0.0);
+    m.time.samples = t.value("samples", 0);
+    m.time.batch = t.value("batch", 1);
+    m.time.discarded = t.value("discarded", 0);
+    m.time.total_s = t.value("total", 0.0);
+    m.time.noise_met = j.value("noise_met", false);
+    return m;
+}
+
+json to_json(const MetricValue& v) {
+    json j = {{"unit", v.unit}, {"kind", kind_name(v.kind)}};
+    if (v.kind == MetricKind::category) j["value"] = v.text;
+    else if (v.kind == MetricKind::integer) j["value"] = static_cast<long long>(std::llround(v.number));
+    else j["value"] = num(v.number);
+    return j;
+}
+
+json to_json(const MetricDecl& d) {
+    return {{"name", d.name},     {"unit", d.unit},     {"kind", kind_name(d.kind)}, {"description", d.description},
+            {"quick", d.quick},   {"graded", d.graded}, {"devices", d.devices}};
+}
+
+json thresholds_json() {
+    return {{"overhead_launch_factor", roofline::kOverheadLaunchFactor},
+            {"doubling_ratio_max", roofline::kDoublingRatioMax},
+            {"substantial_roof_fraction", roofline::kSubstantialRoofFraction}};
+}
+
+std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal) {
+    std::set<std::string> out;
+    if (reveal) return out;
+    for (const auto& d : info.metrics)
+        if (d.graded) out.insert(d.name);
+    return out;
+}
+
+std::string format_value(const MetricValue& v) {
+    if (v.kind == MetricKind::category) return v.text;
+    if (v.kind == MetricKind::integer) return fmt::format("{}{}", std::llround(v.number), v.unit.empty() ? "" : " " + v.unit);
+    return si(v.number, v.unit);
+}
+
+std::string render_teaching(const std::string& line, const Derivation& d, const std::set<std::string>& withheld) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        std::size_t open = line.find('{', i);
+        if (open == std::string::npos) break;
+        std::size_t close = line.find('}', open);
+        if (close == std::string::npos) break;
+        out += line.substr(i, open - i);
+        std::string name = line.substr(open + 1, close - open - 1);
+        if (withheld.count(name)) out += "?";
+        else if (const MetricValue* v = d.find(name)) out += format_value(*v);
+        else out += "{" + name + "}";
+        i = close + 1;
+    }
+    out += line.substr(i);
+    return out;
+}
+
+json make_record(const RecordInputs& in) {
+    const std::set<std::string> withheld = withheld_metrics(in.info, in.reveal);
+    json workloads = json::array();
+    for (const auto& m : in.raw.measurements) {
+        json w = to_json(m);
+        for (const auto& d : in.derivation.workloads) {
+            if (d.workload != m.workload.name) continue;
+            const auto& p = d.placement;
+            json derived = json::object();
+            auto put = [&](const char* field, json value) {
+                if (!withheld.count(m.workload.name + "." + field)) derived[field] = std::move(value);
+            };
+            put("flops_per_s", num(p.flops_per_s));
+            put("bytes_per_s", num(p.bytes_per_s));
+            put("ai", num(p.ai));
+            put("roof_fraction", num(p.roof_fraction));
+            put("predicted_regime", roofline::to_string(p.predicted));
+            put("measured_regime", roofline::to_string(p.measured));
+            if (p.doubling_ratio) put("doubling_ratio", *p.doubling_ratio);
+            w["derived"] = derived;
+        }
+        workloads.push_back(w);
+    }
+    json metrics = json::object();
+    for (const auto& v : in.derivation.metrics)
+        if (!withheld.count(v.name)) metrics[v.name] = to_json(v);
+    json teaching = json::array();
+    for (const auto& line : in.derivation.teaching) teaching.push_back(render_teaching(line, in.derivation, withheld));
+    json declared = json::array();
+    for (const auto& d : in.info.metrics) declared.push_back(to_json(d));
+
+    return {{"schema", kSchema},
+            {"lab_version", LAB_VERSION},
+            {"lesson", {{"id", in.info.id}, {"title", in.info.title}, {"plugin_version", in.info.version},
+                        {"api", std::to_string(kApiMajor) + "." + std::to_string(kApiMinor)}}},
+            {"student", in.raw.options.student},
+            {"seed", in.raw.options.seed_hex},
+            {"quick", in.raw.options.quick},
+            {"revealed", in.reveal},
+            {"started_at", in.started_at},
+            {"duration_s", in.duration_s},
+            {"device", {{"kind", to_string(in.raw.device_kind)}, {"facts", to_json(in.raw.facts)},
+                        {"spec", in.spec}, {"ceilings", to_json(in.raw.ceilings)}}},
+            {"engine", in.engine},
+            {"thresholds", thresholds_json()},
+            {"notes", in.notes},
+            {"workloads", workloads},
+            {"metrics", metrics},
+            {"withheld", std::vector<std::string>(withheld.begin(), withheld.end())},
+            {"declared_metrics", declared},
+            {"teaching", teaching}};
+}
+
+std::string compute_digest(const json& record) {
+    json copy = record;
+    copy.erase("digest");
+    return "sha256:" + sha256_hex(copy.dump());
+}
+
+void seal(json& record) { record["digest"] = compute_digest(record); }
+
+void check_record(const json& r, const std::string& where) {
+    if (!r.is_object()) throw InputError(where, "not a run record (the JSON is not an object)");
+    if (!r.contains("schema") || !r["schema"].is_string())
+        throw InputError(where, "not a run record: no \"schema\" field", "pass a file written by `lab run --out`");
+    std::string schema = r["schema"].get<std::string>();
+    if (schema != kSchema)
+        throw InputError(where, "unknown run-record schema '" + schema + "' (this lab reads " + kSchema + ")",
+                         "record the run again with this version of lab");
+    if (!r.contains("digest") || !r["digest"].is_string())
+        throw InputError(where, "the run record has no digest", "record the run again with `lab run`");
+    if (r["digest"].get<std::string>() != compute_digest(r))
+        throw InputError(where, "the run record's digest does not match its content: the file was edited or corrupted",
+                         "use the record exactly as `lab run` wrote it, or record the run again");
+    for (const char* key : {"lesson", "device", "workloads", "student", "seed", "quick"})
+        if (!r.contains(key)) throw InputError(where, std::string("the run record lacks \"") + key + "\"");
+}
+
+json read_record(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    if (!in) throw InputError(file.string(), "cannot read the run record", "check the path");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    json r;
+    try {
+        r = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // nlohmann reports a byte offset: turn it into a line for the message.
+        std::size_t line = 1;
+        for (std::size_t i = 0; i < std::min<std::size_t>(e.byte, text.size()); ++i) line += text[i] == '\n';
+        throw InputError(file.string() + ":" + std::to_string(line),
+                         "the run record is not valid JSON (truncated or corrupted?)", "record the run again");
+    }
+    check_record(r, file.string());
+    return r;
+}
+
+RawRun raw_run_from_record(const json& r) {
+    RawRun raw;
+    try {
+        raw.lesson_id = r.at("lesson").at("id").get<std::string>();
+        raw.options.quick = r.at("quick").get<bool>();
+        raw.options.student = r.at("student").get<std::string>();
+        raw.options.seed_hex = r.at("seed").get<std::string>();
+        raw.options.seed = raw.options.seed_hex.size() >= 16 ? std::stoull(raw.options.seed_hex.substr(0, 16), nullptr, 16) : 0;
+        const json& d = r.at("device");
+        raw.device_kind = d.at("kind").get<std::string>() == "cuda" ? DeviceKind::cuda : DeviceKind::cpu;
+        raw.facts = facts_from_json(d.at("facts"));
+        raw.ceilings = ceilings_from_json(d.at("ceilings"));
+        for (const auto& w : r.at("workloads")) raw.measurements.push_back(measurement_from_json(w));
+    } catch (const json::exception& e) {
+        throw InputError("", std::string("the run record is missing a field or has one of the wrong type: ") + e.what(),
+                         "record the run again with `lab run`");
+    }
+    return raw;
+}
+
+}  // namespace lab::record

@@ -1,0 +1,68 @@
+// The run record, `lab.run/1` (DESIGN.md, "Run record"): one JSON file per run holding the raw
+// measurements and everything needed to re-derive its metrics, sealed with a SHA-256 digest.
+// Its JSON Schema is framework/schema/lab.run-1.schema.json. Readers refuse other schemas and
+// broken digests.
+#pragma once
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/lesson.hpp"
+
+namespace lab::record {
+
+inline constexpr const char* kSchema = "lab.run/1";
+
+nlohmann::json to_json(const DeviceFacts& f);
+DeviceFacts facts_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const Ceilings& c);
+Ceilings ceilings_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const Measurement& m);
+Measurement measurement_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const MetricValue& v);
+nlohmann::json to_json(const MetricDecl& d);
+
+// The named regime thresholds (lab/roofline.hpp), written into every record.
+nlohmann::json thresholds_json();
+
+// Graded metrics of the lesson that a student may not see in this run.
+std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal);
+
+// "1.23 GFLOP/s", "350 ns", "0.83", "memory_bound".
+std::string format_value(const MetricValue& v);
+
+// Replaces {metric.name} placeholders by formatted values, or "?" when withheld.
+std::string render_teaching(const std::string& line, const Derivation& d, const std::set<std::string>& withheld);
+
+struct RecordInputs {
+    LessonInfo info;
+    RawRun raw;
+    Derivation derivation;
+    bool reveal = false;
+    std::string started_at;
+    double duration_s = 0;
+    nlohmann::json spec;          // datasheet spec of the device, or null
+    nlohmann::json engine;        // the engine settings used
+    std::vector<std::string> notes;  // e.g. why the run fell back to the CPU
+};
+
+// The record without its digest; withheld values are left out.
+nlohmann::json make_record(const RecordInputs& in);
+
+// Adds "digest": "sha256:<hex of the record's canonical dump without digest>".
+void seal(nlohmann::json& record);
+std::string compute_digest(const nlohmann::json& record);
+
+// Parses and checks a record file: JSON, schema id, digest, required fields. InputError otherwise.
+nlohmann::json read_record(const std::filesystem::path& file);
+// Checks an already parsed record; `where` names it in errors.
+void check_record(const nlohmann::json& record, const std::string& where);
+
+// The raw run a lesson's derive() works from.
+RawRun raw_run_from_record(const nlohmann::json& record);
+
+}  // namespace lab::record

@@ -1,0 +1,107 @@
+// The CPU device (see cpu_device.hpp).
+#include "cpu_device.hpp"
+
+#include <cblas.h>
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace lab::cpu {
+
+namespace {
+
+constexpr std::size_t kAlign = 2u << 20;  // 2 MiB: lets the kernel back buffers with huge pages
+
+class HostBuffer : public Buffer {
+public:
+    explicit HostBuffer(std::size_t bytes) : bytes_(bytes) {
+        std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+        if (rounded == 0) rounded = kAlign;
+        if (posix_memalign(&data_, kAlign, rounded) != 0)
+            throw std::runtime_error("out of host memory allocating " + std::to_string(bytes) + " bytes");
+        // Huge pages cut TLB misses in streaming kernels; refusal is harmless.
+        madvise(data_, rounded, MADV_HUGEPAGE);
+    }
+    ~HostBuffer() override { std::free(data_); }
+    void* data() override { return data_; }
+    std::size_t bytes() const override { return bytes_; }
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_;
+};
+
+}  // namespace
+
+CpuDevice::CpuDevice(int threads) : simd_(detect_simd()) {
+    std::vector<int> cpus = allowed_cpus();
+    if (threads < 0) throw std::invalid_argument("--threads must be positive");
+    if (threads > 0) {
+        if (static_cast<std::size_t>(threads) > cpus.size())
+            throw std::invalid_argument("--threads " + std::to_string(threads) + " exceeds the " +
+                                        std::to_string(cpus.size()) + " CPUs this process may use");
+        cpus.resize(static_cast<std::size_t>(threads));
+    }
+    facts_ = read_cpu_facts(cpus, simd_);
+    team_ = std::make_unique<ThreadTeam>(cpus);
+    stream_ = std::make_unique<TaskStream>(*team_);
+    // OpenBLAS keeps its own pool; size it like the team so GEMM uses the same cores.
+    openblas_set_num_threads(team_->size());
+}
+
+CpuDevice::~CpuDevice() {
+    stream_.reset();
+    team_.reset();
+}
+
+BufferPtr CpuDevice::allocate(std::size_t bytes) {
+    auto buf = std::make_unique<HostBuffer>(bytes);
+    // First touch on the team, so each thread's share of the pages is mapped by that thread
+    // (NUMA-local) and page faults are paid now rather than inside a timed kernel.
+    auto* p = static_cast<unsigned char*>(buf->data());
+    stream_->launch([p, bytes](int t, int n) {
+        std::size_t lines = (bytes + 63) / 64;
+        std::size_t b = lines * t / n * 64, e = std::min(bytes, lines * (t + 1) / n * 64);
+        if (e > b) std::memset(p + b, 0, e - b);
+    });
+    stream_->synchronize();
+    return buf;
+}
+
+EventPtr CpuDevice::create_event() { return std::make_unique<CpuEvent>(); }
+
+void CpuDevice::flush_caches(Stream& stream) {
+    // Writing 1.5x the last-level cache evicts whatever a kernel left in it.
+    if (!flush_buffer_) {
+        std::size_t llc = facts_.last_level_cache_bytes();
+        flush_buffer_ = allocate(std::max<std::size_t>(llc + llc / 2, 8u << 20));
+    }
+    float* f = flush_buffer_->as<float>();
+    std::size_t n = flush_buffer_->count<float>();
+    stream.launch([f, n](int t, int threads) { fill(f, n, 1.0f, t, threads); });
+}
+
+void CpuDevice::gemm(Stream& stream, const Gemm& g) {
+    if (!supports(g.dtype))
+        throw std::invalid_argument(std::string("the CPU device has no GEMM for ") + to_string(g.dtype) +
+                                    " (fp32 and fp64 only)");
+    auto* s = dynamic_cast<TaskStream*>(&stream);
+    if (!s) throw std::invalid_argument("CPU GEMM needs the CPU device's stream");
+    s->enqueue([g] {
+        if (g.dtype == Dtype::fp32)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k,
+                        static_cast<float>(g.alpha), static_cast<const float*>(g.a), g.k,
+                        static_cast<const float*>(g.b), g.n, static_cast<float>(g.beta),
+                        static_cast<float*>(g.c), g.n);
+        else
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k, g.alpha,
+                        static_cast<const double*>(g.a), g.k, static_cast<const double*>(g.b), g.n,
+                        g.beta, static_cast<double*>(g.c), g.n);
+    });
+}
+
+}  // namespace lab::cpu
