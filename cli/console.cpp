@@ -28,6 +28,7 @@ void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
                        f.threads, f.simd.empty() ? "-" : f.simd, caches,
                        static_cast<double>(f.memory_bytes) / (1ull << 30));
     if (auto v = f.extra.find("virtualised"); v != f.extra.end()) out << "          virtualised: " << v->second << "\n";
+    if (auto b = f.extra.find("blas"); b != f.extra.end()) out << "          BLAS: " << b->second << "\n";
 }
 
 void print_ceilings(std::ostream& out, const Ceilings& c) {

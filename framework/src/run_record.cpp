@@ -126,7 +126,8 @@ Measurement measurement_from_json(const json& j) {
     Workload& w = m.workload;
     w.name = j.at("name").get<std::string>();
     w.description = j.value("description", "");
-    for (const auto& [k, v] : j.value("params", json::object()).items()) w.params.push_back({k, v.get<double>()});
+    const json params = j.value("params", json::object());  // items() must not outlive its json
+    for (const auto& [k, v] : params.items()) w.params.push_back({k, v.get<double>()});
     w.flops = j.at("flops").get<double>();
     w.bytes = j.at("bytes").get<double>();
     w.pipe = j.at("pipe").get<std::string>();

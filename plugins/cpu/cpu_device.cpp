@@ -1,7 +1,8 @@
 // The CPU device (see cpu_device.hpp).
 #include "cpu_device.hpp"
+#include "openblas.hpp"
 
-#include <cblas.h>
+#include <cblas.h>  // enum values only: the functions come from openblas()
 #include <sys/mman.h>
 
 #include <cstdlib>
@@ -50,7 +51,13 @@ CpuDevice::CpuDevice(int threads) : simd_(detect_simd()) {
     team_ = std::make_unique<ThreadTeam>(cpus);
     stream_ = std::make_unique<TaskStream>(*team_);
     // OpenBLAS keeps its own pool; size it like the team so GEMM uses the same cores.
-    openblas_set_num_threads(team_->size());
+    try {
+        const OpenBlas& blas = openblas(simd_);
+        blas.set_num_threads(team_->size());
+        facts_.extra["blas"] = "OpenBLAS " + blas.config + "; kernels: " + blas.core + " (" + blas.how_chosen + ")";
+    } catch (const std::exception& e) {
+        facts_.extra["blas"] = std::string("unavailable: ") + e.what();
+    }
 }
 
 CpuDevice::~CpuDevice() {
@@ -91,14 +98,15 @@ void CpuDevice::gemm(Stream& stream, const Gemm& g) {
                                     " (fp32 and fp64 only)");
     auto* s = dynamic_cast<TaskStream*>(&stream);
     if (!s) throw std::invalid_argument("CPU GEMM needs the CPU device's stream");
-    s->enqueue([g] {
+    const OpenBlas& blas = openblas(simd_);
+    s->enqueue([g, &blas] {
         if (g.dtype == Dtype::fp32)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k,
+            blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k,
                         static_cast<float>(g.alpha), static_cast<const float*>(g.a), g.k,
                         static_cast<const float*>(g.b), g.n, static_cast<float>(g.beta),
                         static_cast<float*>(g.c), g.n);
         else
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k, g.alpha,
+            blas.dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k, g.alpha,
                         static_cast<const double*>(g.a), g.k, static_cast<const double*>(g.b), g.n,
                         g.beta, static_cast<double*>(g.c), g.n);
     });
