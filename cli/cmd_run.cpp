@@ -108,6 +108,11 @@ int cmd_run(const Args& args) {
     fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
                                    : fs::path("runs") / (id + "-" + utc_now("%Y%m%d-%H%M%S") + ".json");
     if (fs::is_directory(out)) throw UsageError("--out " + out.string() + " is a folder: give a file name");
+    for (const fs::path& dir : {out.parent_path(), vm.count("plots") ? fs::path(vm["plots"].as<std::string>()) : fs::path()}) {
+        std::error_code ec;
+        if (!dir.empty()) fs::create_directories(dir, ec);
+        if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", "choose another path");
+    }
 
     const std::string started = utc_now("%Y-%m-%dT%H:%M:%SZ");
     auto t0 = std::chrono::steady_clock::now();

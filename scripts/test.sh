@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh), runs the whole test suite, and ends with one line
+# "N passed, N failed, N skipped" summarised from meson's test log (meson prints none).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+meson test -C build --print-errorlogs "$@"
+status=$?
+python3 - <<'PY'
+import json
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+with open("build/meson-logs/testlog.json") as log:
+    for line in log:
+        result = json.loads(line).get("result")
+        if result in ("OK", "EXPECTEDFAIL"):
+            counts["passed"] += 1
+        elif result == "SKIP":
+            counts["skipped"] += 1
+        else:
+            counts["failed"] += 1
+print(f'{counts["passed"]} passed, {counts["failed"]} failed, {counts["skipped"]} skipped')
+PY
+exit $status

@@ -1,0 +1,200 @@
+// The `lab` command line as a user meets it: the contract's commands and JSON keys, exit codes
+// for bad usage and bad input (2) and for failing plugins (3), and that a failed run leaves no
+// record behind.
+#include <catch2/catch.hpp>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using lab_test::run_lab;
+using nlohmann::json;
+
+namespace {
+
+// A plugin folder holding just the given fixture plugin, for LAB_PLUGIN_PATH.
+struct PluginFolder {
+    lab_test::TempDir dir;
+    explicit PluginFolder(const std::string& fixture) {
+        fs::copy_file(lab_test::fixture_plugin(fixture), dir / ("lab_" + fixture + ".so"));
+    }
+    std::map<std::string, std::string> env() const { return {{"LAB_PLUGIN_PATH", dir.path().string()}}; }
+};
+
+int count_elements(xmlNode* node, const char* cls) {
+    int n = 0;
+    for (xmlNode* c = node; c; c = c->next) {
+        if (c->type == XML_ELEMENT_NODE) {
+            xmlChar* v = xmlGetProp(c, reinterpret_cast<const xmlChar*>("class"));
+            if (v && std::string(reinterpret_cast<char*>(v)) == cls) ++n;
+            xmlFree(v);
+            n += count_elements(c->children, cls);
+        }
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("lab without a command prints usage and exits 2; --help exits 0", "[usage]") {
+    auto r = run_lab({});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.out, Catch::Contains("usage: lab"));
+    CHECK(run_lab({"--help"}).exit_code == 0);
+    CHECK(run_lab({"run", "--help"}).exit_code == 0);
+}
+
+TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
+    auto [args, message] = GENERATE(table<std::vector<std::string>, std::string>({
+        {{"frobnicate"}, "unknown command 'frobnicate'"},
+        {{"run", "02.99", "--quick"}, "unknown lesson ID '02.99'"},
+        {{"info", "nope"}, "unknown lesson ID 'nope'"},
+        {{"run", "02.05", "--device", "tpu"}, "unknown device 'tpu'"},
+        {{"device", "--device", "gpu0"}, "unknown device 'gpu0'"},
+        {{"run", "02.05", "--frob"}, "unrecognised option '--frob'"},
+        {{"run"}, "the option '--id' is required"},
+        {{"run", "02.05", "--threads", "-1"}, "--threads must be positive"},
+        {{"calibrate", "--threads", "many"}, "threads"},
+    }));
+    auto r = run_lab(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(message));
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("an unreadable plugin folder exits 2 naming it", "[usage]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "plugins", "a file, not a folder");
+    auto r = run_lab({"list"}, {{"LAB_PLUGIN_PATH", (d / "plugins").string()}});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains((d / "plugins").string()) && Catch::Contains("cannot read the plugin folder"));
+}
+
+TEST_CASE("a broken plugin on the path is reported by name, and the good lessons still list", "[usage]") {
+    PluginFolder f("wrong_api");
+    auto r = run_lab({"list"}, f.env());
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("lab_wrong_api.so") && Catch::Contains("API 99.0") && Catch::Contains("fix:"));
+    CHECK_THAT(r.out, Catch::Contains("02.01") && Catch::Contains("02.05"));
+}
+
+TEST_CASE("lab list and lab info speak JSON", "[usage]") {
+    auto l = run_lab({"list", "--json"});
+    REQUIRE(l.exit_code == 0);
+    json lessons = json::parse(l.out);
+    std::vector<std::string> ids;
+    for (const auto& e : lessons) ids.push_back(e["id"]);
+    CHECK(std::find(ids.begin(), ids.end(), "02.01") != ids.end());
+    CHECK(std::find(ids.begin(), ids.end(), "02.05") != ids.end());
+
+    auto i = run_lab({"info", "02.05", "--json"});
+    REQUIRE(i.exit_code == 0);
+    json info = json::parse(i.out);
+    CHECK(info["title"] == "The Roofline");
+    CHECK(info["objectives"].size() == 2);
+    bool ridge_graded = false;
+    for (const auto& m : info["metrics"])
+        if (m["name"] == "ridge_point") ridge_graded = m["graded"] && m["unit"] == "FLOP/B";
+    CHECK(ridge_graded);
+}
+
+TEST_CASE("a lesson that crashes is reported (exit 3) and leaves no run record", "[isolation]") {
+    PluginFolder f("crashing_lesson");
+    lab_test::TempDir out;
+    auto r = run_lab({"run", "99.01", "--quick", "--student", "s", "--out", (out / "run.json").string()}, f.env());
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Catch::Contains("lab_crashing_lesson.so") && Catch::Contains("crashed (signal SIGSEGV)"));
+    CHECK_FALSE(fs::exists(out / "run.json"));
+}
+
+TEST_CASE("a lesson that hangs is stopped at its time budget (exit 3) and leaves no run record", "[isolation]") {
+    PluginFolder f("hanging_lesson");
+    lab_test::TempDir out;
+    auto r = run_lab({"run", "99.02", "--quick", "--student", "s", "--out", (out / "run.json").string()}, f.env());
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Catch::Contains("exceeded its time budget"));
+    CHECK_FALSE(fs::exists(out / "run.json"));
+}
+
+TEST_CASE("a lesson that throws is reported with its message (exit 3)", "[isolation]") {
+    PluginFolder f("throwing_lesson");
+    lab_test::TempDir out;
+    auto r = run_lab({"run", "99.03", "--quick", "--student", "s", "--out", (out / "run.json").string()}, f.env());
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Catch::Contains("the kernel ran out of patience"));
+    CHECK_FALSE(fs::exists(out / "run.json"));
+}
+
+TEST_CASE("lab device --json holds the contract's keys, in SI units", "[run]") {
+    auto r = run_lab({"device", "--json", "--quick"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    json d = json::parse(r.out);
+    for (const char* k : {"facts", "spec", "ceilings"}) CHECK(d.contains(k));
+    const json& c = d["ceilings"];
+    CHECK(c["clock_hz"]["value"].get<double>() > 1e8);
+    CHECK(c["clock_hz"]["unit"] == "Hz");
+    CHECK(c["launch_s"]["value"].get<double>() > 0);
+    CHECK(c["launch_s"]["value"].get<double>() < 1e-2);
+    CHECK(c["flops_per_s"]["fp32.simt"]["value"].get<double>() > 0);
+    CHECK(c["flops_per_s"]["fp64.simt"]["value"].get<double>() > 0);
+    for (const char* k : {"read", "copy", "triad", "best"}) {
+        CHECK(c["bandwidth_bytes_per_s"][k]["value"].get<double>() > 0);
+        CHECK_FALSE(c["bandwidth_bytes_per_s"][k]["method"].get<std::string>().empty());
+        CHECK_FALSE(c["bandwidth_bytes_per_s"][k]["measured_at"].get<std::string>().empty());
+    }
+    CHECK(d["spec"]["kind"] == "theoretical");
+}
+
+TEST_CASE("lab run --json prints the record it wrote, with graded values withheld", "[run]") {
+    lab_test::TempDir out;
+    auto r = run_lab({"run", "02.01", "--quick", "--json", "--student", "Alice", "--out", (out / "a.json").string()});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    json printed = json::parse(r.out);
+    json written = json::parse(lab_test::read_file(out / "a.json"));
+    CHECK(printed == written);
+    CHECK(written["schema"] == "lab.run/1");
+    CHECK(written["student"] == "alice");
+    CHECK(written["quick"] == true);
+    CHECK_FALSE(written["metrics"].contains("per_element_ratio"));
+    CHECK_FALSE(written["metrics"].contains("mystery_a.measured_regime"));
+    CHECK(written["metrics"]["chain.measured_regime"]["value"] == "latency_bound");
+    CHECK(written["digest"].get<std::string>().rfind("sha256:", 0) == 0);
+}
+
+TEST_CASE("lab run 02.05 --plots writes a roofline SVG with the ceilings and kernels in it", "[run]") {
+    lab_test::TempDir out;
+    auto r = run_lab({"run", "02.05", "--quick", "--reveal", "--student", "bob", "--plots", out.path().string(),
+                      "--out", (out / "r.json").string()});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("ridge") && Catch::Contains("run record:"));
+    std::string svg = lab_test::read_file(out / "roofline-02.05.svg");
+    xmlDocPtr doc = xmlReadMemory(svg.data(), static_cast<int>(svg.size()), "roofline.svg", nullptr, XML_PARSE_NONET);
+    REQUIRE(doc != nullptr);
+    xmlNode* root = xmlDocGetRootElement(doc);
+    CHECK(count_elements(root, "ceiling") >= 2);  // fp32.simt and fp64.simt
+    CHECK(count_elements(root, "bandwidth") == 1);
+    CHECK(count_elements(root, "ridge") >= 1);
+    CHECK(count_elements(root, "point") >= 6);
+    xmlFreeDoc(doc);
+    json rec = json::parse(lab_test::read_file(out / "r.json"));
+    CHECK(rec["metrics"].contains("ridge_point"));
+    CHECK(rec["revealed"] == true);
+}
+
+TEST_CASE("--out into a folder that cannot be created exits 2 before measuring", "[run]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "file", "x");
+    auto r = run_lab({"run", "02.01", "--quick", "--student", "s", "--out", (d / "file/sub/run.json").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("file/sub"));
+}

@@ -1,0 +1,46 @@
+// configs/course.yaml and per-student seeds: stable, normalised, and bad files rejected with a line.
+#include <catch2/catch.hpp>
+
+#include "course.hpp"
+#include "digest.hpp"
+#include "errors.hpp"
+#include "test_support.hpp"
+
+using namespace lab;
+
+TEST_CASE("SHA-256 matches the published test vector", "[course]") {
+    CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_CASE("a student's seed is SHA-256 of salt, lesson and normalised student ID", "[course]") {
+    CourseConfig c;
+    c.salt = "s";
+    Seed a = student_seed(c, "02.01", "  Alice  Smith ");
+    CHECK(a.hex == sha256_hex("s|02.01|alice_smith"));
+    CHECK(a.value == std::stoull(a.hex.substr(0, 16), nullptr, 16));
+    CHECK(student_seed(c, "02.01", "alice smith").hex == a.hex);
+    CHECK(student_seed(c, "02.05", "alice smith").hex != a.hex);
+    c.salt = "t";
+    CHECK(student_seed(c, "02.01", "alice smith").hex != a.hex);
+}
+
+TEST_CASE("the shipped course file loads", "[course]") {
+    CourseConfig c = load_course(lab_test::source_root() / "configs/course.yaml");
+    CHECK_FALSE(c.salt.empty());
+    CHECK((c.show_expected == "never" || c.show_expected == "after_due_date" || c.show_expected == "always"));
+}
+
+TEST_CASE("a course file with an unknown key is rejected with its file and line", "[course]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "course.yaml", "salt: x\nshow_expectd: always\n");
+    try {
+        load_course(d / "course.yaml");
+        FAIL("accepted an unknown key");
+    } catch (const InputError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("course.yaml:2") && Catch::Contains("show_expectd"));
+    }
+    lab_test::write_file(d / "course.yaml", "salt: [unclosed\n");
+    CHECK_THROWS_AS(load_course(d / "course.yaml"), InputError);
+    lab_test::write_file(d / "course.yaml", "course: no salt here\n");
+    CHECK_THROWS_WITH(load_course(d / "course.yaml"), Catch::Contains("salt"));
+}

@@ -1,0 +1,135 @@
+// The measurement engine on a scripted device: a stream whose clock advances only by what each
+// invocation is told to cost, so stopping rules, batching, cold mode and statistics are checked
+// exactly, without real timing.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+
+#include "measure_engine.hpp"
+
+using namespace lab;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+class ScriptedEvent : public Event {
+public:
+    double seconds_since(const Event& start) const override {
+        return t - static_cast<const ScriptedEvent&>(start).t;
+    }
+    double t = 0;
+};
+
+class ScriptedStream : public Stream {
+public:
+    void launch(HostKernel k) override { k(0, 1); }
+    void record(Event& e) override { static_cast<ScriptedEvent&>(e).t = now; }
+    void synchronize() override {}
+    void* native_handle() override { return nullptr; }
+    double now = 0;
+};
+
+class ScriptedDevice : public Device {
+public:
+    DeviceKind kind() const override { return DeviceKind::cpu; }
+    const DeviceFacts& facts() const override { return facts_; }
+    Stream& stream() override { return stream_; }
+    int threads() const override { return 1; }
+    BufferPtr allocate(std::size_t) override { return nullptr; }
+    EventPtr create_event() override { return std::make_unique<ScriptedEvent>(); }
+    void flush_caches(Stream&) override { ++flushes; }
+    bool supports(Dtype) const override { return false; }
+    void gemm(Stream&, const Gemm&) override {}
+    double last_sample_clock_ratio() override { return clock_ratio ? clock_ratio() : 1.0; }
+
+    ScriptedStream stream_;
+    DeviceFacts facts_;
+    int flushes = 0;
+    std::function<double()> clock_ratio;
+};
+
+EngineSettings fast_settings() {
+    EngineSettings s = engine_defaults(DeviceKind::cpu, false);
+    s.min_time_s = 0;      // virtual time passes, wall time barely does
+    s.max_time_s = 0.05;   // wall-clock limit for the noisy case
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("summary statistics of samples are exact", "[engine]") {
+    TimeStats t = summarise({4, 1, 3, 2});
+    CHECK(t.samples == 4);
+    CHECK(t.min == 1);
+    CHECK(t.max == 4);
+    CHECK(t.median == 2.5);
+    CHECK(t.mean == 2.5);
+    CHECK_THAT(t.stddev, WithinRel(std::sqrt(5.0 / 3.0), 1e-12));
+    CHECK_THAT(t.noise, WithinRel(std::sqrt(5.0 / 3.0) / 2.5, 1e-12));
+    CHECK(summarise({7}).median == 7);
+    CHECK(summarise({}).samples == 0);
+}
+
+TEST_CASE("a steady kernel stops at the minimum sample count with the noise target met", "[engine]") {
+    ScriptedDevice dev;
+    Workload w;
+    w.name = "steady";
+    w.mode = TimingMode::cold;
+    int calls = 0;
+    Measurement m = measure_workload(dev, w, [&](Stream&) { ++calls; dev.stream_.now += 1e-3; }, fast_settings());
+    CHECK(m.time.noise_met);
+    CHECK(m.time.samples == fast_settings().min_samples);
+    CHECK_THAT(m.time.median, WithinRel(1e-3, 1e-9));
+    CHECK(m.time.batch == 1);
+    CHECK(dev.flushes == calls);  // cold: one flush per invocation, warm-up included
+}
+
+TEST_CASE("hot mode times a batch sized from the warm-up and reports time per invocation", "[engine]") {
+    ScriptedDevice dev;
+    Workload w;
+    w.name = "tiny";
+    EngineSettings s = fast_settings();
+    s.hot_batch_s = 1e-3;
+    Measurement m = measure_workload(dev, w, [&](Stream&) { dev.stream_.now += 2e-6; }, s);
+    CHECK(m.time.batch == 500);  // 1 ms / 2 µs
+    CHECK_THAT(m.time.median, WithinRel(2e-6, 1e-6));
+    CHECK(dev.flushes == 0);
+}
+
+TEST_CASE("a noisy kernel samples until the time limit and says the noise target was not met", "[engine]") {
+    ScriptedDevice dev;
+    Workload w;
+    w.name = "noisy";
+    w.mode = TimingMode::cold;
+    int i = 0;
+    Measurement m = measure_workload(dev, w, [&](Stream&) { dev.stream_.now += (++i % 2) ? 1e-3 : 2e-3; }, fast_settings());
+    CHECK_FALSE(m.time.noise_met);
+    CHECK(m.time.samples > fast_settings().min_samples);
+    CHECK(m.time.noise > 0.2);
+    CHECK(m.time.total_s >= 0.05);
+}
+
+TEST_CASE("samples taken while the clock is throttled are discarded", "[engine]") {
+    ScriptedDevice dev;
+    int n = 0;
+    dev.clock_ratio = [&] { return (++n % 3 == 0) ? 0.5 : 1.0; };  // every third sample throttled
+    Workload w;
+    w.name = "throttled";
+    w.mode = TimingMode::cold;
+    EngineSettings s = fast_settings();
+    s.max_time_s = 30;  // the back-off sleeps between discarded samples take real time
+    Measurement m = measure_workload(dev, w, [&](Stream&) { dev.stream_.now += 1e-3; }, s);
+    CHECK(m.time.discarded > 0);
+    CHECK(m.time.samples >= fast_settings().min_samples);
+}
+
+TEST_CASE("engine defaults differ per device and mode and quick runs are cheaper", "[engine]") {
+    for (auto kind : {DeviceKind::cpu, DeviceKind::cuda}) {
+        EngineSettings full = engine_defaults(kind, false), quick = engine_defaults(kind, true);
+        CHECK(quick.max_time_s < full.max_time_s);
+        CHECK(quick.min_samples <= full.min_samples);
+        CHECK(full.min_samples >= 10);
+        CHECK(to_json(full).at("name").get<std::string>() != to_json(quick).at("name").get<std::string>());
+    }
+}

@@ -1,0 +1,111 @@
+// Plugin discovery and loading: each way a plugin can be wrong gets a message naming the file,
+// what is wrong and the fix; shadowing warns; two plugins with one ID in one folder are an error.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "errors.hpp"
+#include "plugin_loader.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace lab;
+
+namespace {
+
+fs::path lesson_plugin(const std::string& id_underscored) {
+    return lab_test::build_root() / "labs" / id_underscored / ("lab_" + id_underscored + ".so");
+}
+
+std::string load_error(const fs::path& file) {
+    try {
+        load_lesson(file);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("a good lesson plugin loads and describes itself", "[loader]") {
+    LoadedLesson l = load_lesson(lesson_plugin("02_05"));
+    CHECK(l.info.id == "02.05");
+    CHECK(l.identity.api_major == kApiMajor);
+    CHECK(l.identity.abi_tag == kAbiTag);
+    CHECK_FALSE(l.info.metrics.empty());
+}
+
+TEST_CASE("each broken plugin is refused with its file, the problem and the fix", "[loader]") {
+    auto [fixture, problem, fix] = GENERATE(table<std::string, std::string, std::string>({
+        {"wrong_api", "built for plugin API 99.0, but this lab supports API 1.0", "rebuild the plugin against this lab's SDK"},
+        {"newer_minor", "built for plugin API 1.1", "rebuild the plugin against this lab's SDK"},
+        {"wrong_abi", "built with toolchain ABI 'itanium/libc++/x86_64'", "same compiler family and standard library"},
+        {"no_entry", "missing entry point 'lab_create_lesson'", "LAB_LESSON"},
+        {"not_a_plugin", "not a lab plugin", "LAB_LESSON"},
+        {"wrong_kind", "is a 'device' plugin where a 'lesson' plugin was expected", "labdevice_<kind>.so"},
+    }));
+    fs::path file = lab_test::fixture_plugin(fixture);
+    std::string msg = load_error(file);
+    INFO(msg);
+    CHECK_THAT(msg, Catch::Contains(file.string()) && Catch::Contains(problem) && Catch::Contains("fix:") &&
+                        Catch::Contains(fix));
+}
+
+TEST_CASE("a file that is no shared library at all is refused with the loader's reason", "[loader]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "lab_garbage.so", "this is not ELF\n");
+    std::string msg = load_error(d / "lab_garbage.so");
+    CHECK_THAT(msg, Catch::Contains("lab_garbage.so") && Catch::Contains("not a loadable shared library"));
+}
+
+TEST_CASE("discovery skips broken files with a warning and keeps the good ones", "[loader]") {
+    lab_test::TempDir d;
+    fs::copy_file(lesson_plugin("02_01"), d / "lab_02_01.so");
+    fs::copy_file(lab_test::fixture_plugin("wrong_api"), d / "lab_wrong_api.so");
+    fs::copy_file(lab_test::fixture_plugin("crashing_lesson"), d / "lab_crashing_lesson_cuda.so");  // a companion: ignored
+    Catalog c = discover({d.path()});
+    CHECK(c.lessons.count("02.01") == 1);
+    CHECK(c.lessons.count("98.01") == 0);
+    REQUIRE(c.warnings.size() == 1);
+    CHECK_THAT(c.warnings[0], Catch::Contains("lab_wrong_api.so") && Catch::Contains("API 99.0"));
+}
+
+TEST_CASE("a plugin found earlier on the path shadows a later one, with a warning naming both", "[loader]") {
+    lab_test::TempDir first, second;
+    fs::copy_file(lesson_plugin("02_01"), first / "lab_02_01.so");
+    fs::copy_file(lesson_plugin("02_01"), second / "lab_02_01.so");
+    Catalog c = discover({first.path(), second.path()});
+    CHECK(c.lessons.at("02.01").file == first / "lab_02_01.so");
+    REQUIRE(c.warnings.size() == 1);
+    CHECK_THAT(c.warnings[0], Catch::Contains((second / "lab_02_01.so").string()) &&
+                                  Catch::Contains((first / "lab_02_01.so").string()) && Catch::Contains("shadowed"));
+}
+
+TEST_CASE("two plugins with one lesson ID in one folder are an error naming both", "[loader]") {
+    lab_test::TempDir d;
+    fs::copy_file(lesson_plugin("02_01"), d / "lab_02_01.so");
+    fs::copy_file(lesson_plugin("02_01"), d / "lab_02_01_copy.so");
+    Catalog c = discover({d.path()});
+    try {
+        find_lesson(c, "02.01");
+        FAIL("a duplicate ID was accepted");
+    } catch (const InputError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("lab_02_01.so") && Catch::Contains("lab_02_01_copy.so") &&
+                                 Catch::Contains("remove one"));
+    }
+}
+
+TEST_CASE("an unknown lesson ID is a usage error listing the lessons found", "[loader]") {
+    lab_test::TempDir d;
+    fs::copy_file(lesson_plugin("02_05"), d / "lab_02_05.so");
+    Catalog c = discover({d.path()});
+    CHECK_THROWS_WITH(find_lesson(c, "02.99"), Catch::Contains("unknown lesson ID '02.99'") && Catch::Contains("02.05"));
+}
+
+TEST_CASE("a plugin folder that cannot be read is an input error; a missing one is skipped", "[loader]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "not_a_folder", "x");
+    CHECK_THROWS_AS(discover({d / "not_a_folder"}), InputError);
+    CHECK_NOTHROW(discover({d / "does_not_exist"}));
+}

@@ -1,0 +1,85 @@
+// The one roofline definition (lab/roofline.hpp): AI, roof, ridge, predicted and measured regimes,
+// checked against tables of cases worked by hand from DESIGN.md's definitions.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <tuple>
+
+#include "lab/roofline.hpp"
+
+using namespace lab::roofline;
+using Catch::Matchers::WithinRel;
+
+TEST_CASE("arithmetic intensity is FLOP per byte, infinite when no bytes move", "[roofline]") {
+    CHECK_THAT(arithmetic_intensity(2e6, 12e6), WithinRel(1.0 / 6, 1e-12));
+    CHECK(arithmetic_intensity(0, 8) == 0);
+    CHECK(std::isinf(arithmetic_intensity(10, 0)));
+}
+
+TEST_CASE("the roof is the lower of the compute peak and AI times bandwidth", "[roofline]") {
+    auto [ai, peak, bw, expected] = GENERATE(table<double, double, double, double>({
+        {0.25, 100e9, 20e9, 5e9},     // memory side
+        {5.0, 100e9, 20e9, 100e9},    // exactly at the ridge
+        {50.0, 100e9, 20e9, 100e9},   // compute side
+        {0.0, 100e9, 20e9, 0.0},      // a copy does no arithmetic
+    }));
+    CHECK_THAT(roof(ai, peak, bw), WithinRel(expected, 1e-12));
+    CHECK(roof(std::numeric_limits<double>::infinity(), peak, bw) == peak);
+}
+
+TEST_CASE("the ridge point is peak FLOP/s over peak bandwidth", "[roofline]") {
+    CHECK_THAT(ridge(989.4e12, 4.8e12), WithinRel(206.125, 1e-9));  // H200 bf16 tensor / HBM3e
+    CHECK(std::isinf(ridge(1e9, 0)));
+}
+
+TEST_CASE("the predicted regime is memory bound left of the ridge and compute bound at or right of it", "[roofline]") {
+    CHECK(predicted_regime(0.167, 9.3) == Regime::memory_bound);
+    CHECK(predicted_regime(9.3, 9.3) == Regime::compute_bound);
+    CHECK(predicted_regime(341, 9.3) == Regime::compute_bound);
+}
+
+TEST_CASE("the measured regime follows DESIGN.md's order of tests", "[roofline]") {
+    using R = Regime;
+    // time per invocation, launch cost, doubling ratio (<0: none), compute fraction, memory fraction
+    auto [t, launch, doubling, cf, mf, expected] = GENERATE(table<double, double, double, double, double, R>({
+        {1.5e-6, 1e-6, -1, 0.0, 0.01, R::overhead_bound},   // within 2x the launch cost
+        {2.0e-6, 1e-6, -1, 0.0, 0.90, R::overhead_bound},   // the launch test comes first
+        {3.0e-6, 1e-6, 1.05, 0.0, 0.01, R::overhead_bound}, // doubling the work barely costs more
+        {3.0e-6, 1e-6, 1.25, 0.0, 0.01, R::latency_bound},  // doubling cost something: not overhead
+        {0.04, 1e-6, 2.0, 0.02, 0.85, R::memory_bound},
+        {0.01, 1e-6, 2.0, 0.95, 0.00, R::compute_bound},
+        {0.01, 1e-6, -1, 0.30, 0.29, R::compute_bound},     // exactly the substantial fraction
+        {0.01, 1e-6, -1, 0.29, 0.10, R::latency_bound},     // far from every roof
+        {0.01, 0.0, -1, 0.01, 0.00, R::latency_bound},      // no launch cost known: skip that test
+    }));
+    std::optional<double> d = doubling < 0 ? std::nullopt : std::optional<double>(doubling);
+    CHECK(measured_regime(t, launch, d, cf, mf) == expected);
+}
+
+TEST_CASE("place() derives rates, fractions and both regimes from counts and a time", "[roofline]") {
+    // A triad over 1e8 elements in 40 ms on a 347 GFLOP/s, 30 GB/s machine.
+    auto p = place(2e8, 12e8, 0.04, 347e9, 30e9, 2e-6, 2.01);
+    CHECK_THAT(p.flops_per_s, WithinRel(5e9, 1e-12));
+    CHECK_THAT(p.bytes_per_s, WithinRel(30e9, 1e-12));
+    CHECK_THAT(p.ai, WithinRel(1.0 / 6, 1e-12));
+    CHECK_THAT(p.memory_fraction, WithinRel(1.0, 1e-12));
+    CHECK_THAT(p.roof_fraction, WithinRel(1.0, 1e-12));
+    CHECK(p.predicted == Regime::memory_bound);
+    CHECK(p.measured == Regime::memory_bound);
+    // roof_fraction equals achieved / roof(AI) whenever the kernel does arithmetic
+    CHECK_THAT(p.roof_fraction, WithinRel(p.flops_per_s / roof(p.ai, 347e9, 30e9), 1e-12));
+}
+
+TEST_CASE("students may write a regime in several ways; bandwidth bound means memory bound", "[roofline]") {
+    CHECK(parse_regime("memory_bound") == Regime::memory_bound);
+    CHECK(parse_regime("Bandwidth bound") == Regime::memory_bound);
+    CHECK(parse_regime("bandwidth-bound") == Regime::memory_bound);
+    CHECK(parse_regime("COMPUTE BOUND") == Regime::compute_bound);
+    CHECK(parse_regime("overhead") == Regime::overhead_bound);
+    CHECK(parse_regime("latency_bound") == Regime::latency_bound);
+    CHECK_FALSE(parse_regime("io bound").has_value());
+    for (auto r : {Regime::compute_bound, Regime::memory_bound, Regime::overhead_bound, Regime::latency_bound})
+        CHECK(parse_regime(to_string(r)) == r);
+}

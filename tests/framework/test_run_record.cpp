@@ -1,0 +1,138 @@
+// Run records: what is written, what is withheld, the digest, and how readers refuse corrupt,
+// edited, truncated and foreign records.
+#include <catch2/catch.hpp>
+
+#include "errors.hpp"
+#include "run_record.hpp"
+#include "test_support.hpp"
+
+using namespace lab;
+using nlohmann::json;
+
+namespace {
+
+record::RecordInputs sample_inputs(bool reveal) {
+    record::RecordInputs in;
+    in.info.id = "02.05";
+    in.info.title = "The Roofline";
+    declare_workload_metrics(in.info.metrics, "triad", {"measured_regime", "roof_fraction"});
+    in.info.metrics.push_back({"ridge_point", "FLOP/B", MetricKind::number, "ridge", true, true});
+    in.raw.lesson_id = "02.05";
+    in.raw.options = {true, "alice", 42, std::string(64, 'a')};
+    in.raw.facts.name = "Test CPU";
+    in.raw.ceilings.flops_per_s["fp32.simt"] = {300e9, "FLOP/s", "test", "2026-01-01T00:00:00Z"};
+    in.raw.ceilings.bandwidth_bytes_per_s["best"] = {30e9, "B/s", "test", "2026-01-01T00:00:00Z"};
+    in.raw.ceilings.launch_s = {2e-6, "s", "test", ""};
+    Measurement m;
+    m.workload.name = "triad";
+    m.workload.flops = 2e8;
+    m.workload.bytes = 12e8;
+    m.workload.params = {{"n", 1e8}};
+    m.time.median = 0.04;
+    m.time.samples = 10;
+    in.raw.measurements = {m};
+    place_workload(in.raw, "triad", in.derivation);
+    in.derivation.number("ridge_point", 10, "FLOP/B");
+    in.derivation.teaching = {"ridge {ridge_point}, triad reaches {triad.bytes_per_s}"};
+    in.reveal = reveal;
+    in.started_at = "2026-01-01T00:00:00Z";
+    return in;
+}
+
+std::string message_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("a student's record leaves graded values out and says which", "[record]") {
+    json r = record::make_record(sample_inputs(false));
+    CHECK(r["schema"] == "lab.run/1");
+    CHECK_FALSE(r["metrics"].contains("ridge_point"));
+    CHECK_FALSE(r["metrics"].contains("triad.measured_regime"));
+    CHECK(r["metrics"].contains("triad.bytes_per_s"));
+    CHECK_FALSE(r["workloads"][0]["derived"].contains("measured_regime"));
+    CHECK(r["workloads"][0]["derived"].contains("ai"));
+    CHECK(r["withheld"].size() == 3);
+    CHECK(r["teaching"][0].get<std::string>().find("ridge ?") == 0);
+    CHECK(r["thresholds"].contains("substantial_roof_fraction"));
+}
+
+TEST_CASE("a revealed record holds every derived value", "[record]") {
+    json r = record::make_record(sample_inputs(true));
+    CHECK(r["metrics"]["ridge_point"]["value"] == 10);
+    CHECK(r["metrics"]["triad.measured_regime"]["value"] == "memory_bound");
+    CHECK(r["metrics"]["triad.measured_regime"]["kind"] == "category");
+    CHECK(r["withheld"].empty());
+    CHECK(r["teaching"][0] == "ridge 10 FLOP/B, triad reaches 30 GB/s");
+}
+
+TEST_CASE("raw measurements survive the trip through a record unchanged", "[record]") {
+    auto in = sample_inputs(false);
+    json r = record::make_record(in);
+    record::seal(r);
+    RawRun raw = record::raw_run_from_record(json::parse(r.dump()));
+    REQUIRE(raw.measurements.size() == 1);
+    CHECK(raw.measurements[0].workload.flops == 2e8);
+    CHECK(raw.measurements[0].workload.params[0].name == "n");
+    CHECK(raw.measurements[0].time.median == 0.04);
+    CHECK(raw.options.student == "alice");
+    CHECK(raw.options.seed == 0xaaaaaaaaaaaaaaaaull);
+    CHECK(raw.ceilings.peak_bandwidth() == 30e9);
+    CHECK(raw.facts.name == "Test CPU");
+}
+
+TEST_CASE("readers refuse corrupt, edited, truncated and foreign records with the file named", "[record]") {
+    lab_test::TempDir d;
+    json r = record::make_record(sample_inputs(false));
+    record::seal(r);
+    auto path = d / "run.json";
+
+    lab_test::write_file(path, r.dump(2));
+    CHECK_NOTHROW(record::read_record(path));
+
+    SECTION("an edited value breaks the digest") {
+        json edited = r;
+        edited["workloads"][0]["time_s"]["median"] = 0.02;
+        lab_test::write_file(path, edited.dump(2));
+        CHECK_THAT(message_of([&] { record::read_record(path); }), Catch::Contains("run.json") && Catch::Contains("digest"));
+    }
+    SECTION("a truncated file is not valid JSON, and the line is named") {
+        std::string text = r.dump(2);
+        lab_test::write_file(path, text.substr(0, text.size() / 2));
+        CHECK_THAT(message_of([&] { record::read_record(path); }), Catch::Contains("run.json:") && Catch::Contains("not valid JSON"));
+    }
+    SECTION("another schema is refused by name") {
+        json foreign = r;
+        foreign["schema"] = "lab.run/2";
+        record::seal(foreign);
+        lab_test::write_file(path, foreign.dump());
+        CHECK_THAT(message_of([&] { record::read_record(path); }), Catch::Contains("lab.run/2"));
+    }
+    SECTION("a JSON file that is no run record says so") {
+        lab_test::write_file(path, R"({"traceEvents": []})");
+        CHECK_THAT(message_of([&] { record::read_record(path); }), Catch::Contains("not a run record"));
+    }
+    SECTION("a missing file is named") {
+        CHECK_THAT(message_of([&] { record::read_record(d / "nope.json"); }), Catch::Contains("nope.json"));
+    }
+}
+
+TEST_CASE("values are shown with SI prefixes and their units", "[record]") {
+    auto fmt = [](double v, const char* unit) {
+        MetricValue m;
+        m.number = v;
+        m.unit = unit;
+        return record::format_value(m);
+    };
+    CHECK(fmt(1.23e9, "FLOP/s") == "1.23 GFLOP/s");
+    CHECK(fmt(350e-9, "s") == "350 ns");
+    CHECK(fmt(30e9, "B/s") == "30 GB/s");
+    CHECK(fmt(9.3, "FLOP/B") == "9.3 FLOP/B");
+    CHECK(fmt(0.83, "ratio") == "0.83");
+}

@@ -1,0 +1,45 @@
+// Helpers shared by the tests: temporary folders, running the `lab` executable as a user would,
+// reading files.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lab_test {
+
+// A fresh folder under /tmp, removed when the object goes.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+    std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    std::filesystem::path path_;
+};
+
+struct LabResult {
+    int exit_code = -1;
+    std::string out;  // stdout
+    std::string err;  // stderr
+};
+
+// Runs the built `lab` with `args`; `env` entries are added to (or override) the environment.
+// Every run shares one private ceilings cache so only the first calibrates.
+LabResult run_lab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {});
+
+std::string read_file(const std::filesystem::path& p);
+void write_file(const std::filesystem::path& p, const std::string& content);
+
+// The build folder of the fixture plugins, the built lab, the source root.
+std::filesystem::path fixture_plugin(const std::string& name);  // "wrong_api" -> .../lab_wrong_api.so
+std::filesystem::path lab_executable();
+std::filesystem::path source_root();
+std::filesystem::path build_root();
+
+}  // namespace lab_test
