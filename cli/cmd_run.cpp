@@ -21,6 +21,7 @@
 #include "plugin_loader.hpp"
 #include "roofline_plot.hpp"
 #include "run_record.hpp"
+#include "run_report.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,23 +34,6 @@ std::string utc_now(const char* format) {
     char buf[40];
     std::strftime(buf, sizeof buf, format, std::gmtime(&t));
     return buf;
-}
-
-plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, const Derivation& d,
-                                   const std::set<std::string>& withheld) {
-    plot::RooflineChart c;
-    c.title = info.id + " " + info.title + " (" + raw.facts.name + ")";
-    for (const auto& [pipe, ceiling] : raw.ceilings.flops_per_s) c.compute.push_back({pipe, ceiling.value});
-    c.bandwidth_bytes_per_s = raw.ceilings.peak_bandwidth();
-    c.bandwidth_label = "DRAM (best of read/copy/triad)";
-    c.ridge_pipe = raw.ceilings.has_flops("fp32.simt") ? "fp32.simt" : "";
-    c.show_ridge_value = !withheld.count("ridge_point");
-    for (const auto& wd : d.workloads) {
-        if (wd.workload.rfind("calibrate.", 0) == 0) continue;
-        std::string regime = withheld.count(wd.workload + ".measured_regime") ? "" : roofline::to_string(wd.placement.measured);
-        c.points.push_back({wd.workload, wd.placement.ai, wd.placement.flops_per_s, regime});
-    }
-    return c;
 }
 
 }  // namespace
@@ -139,11 +123,12 @@ int cmd_run(const Args& args) {
     record::seal(rec);
 
     const auto withheld = record::withheld_metrics(lesson.info, reveal);
+    RunView view{lesson.info, raw, derivation, withheld,
+                 result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
     std::string svg_path;
     if (vm.count("plots")) {
-        fs::path dir = vm["plots"].as<std::string>();
-        fs::path svg = dir / ("roofline-" + id + ".svg");
-        write_file_atomically(svg, plot::render_svg(roofline_chart(lesson.info, raw, derivation, withheld)));
+        fs::path svg = fs::path(vm["plots"].as<std::string>()) / ("roofline-" + id + ".svg");
+        write_file_atomically(svg, plot::render_svg(roofline_chart(view)));
         svg_path = svg.string();
     }
     write_file_atomically(out, rec.dump(2) + "\n");
@@ -152,23 +137,7 @@ int cmd_run(const Args& args) {
         std::cout << rec.dump(2) << "\n";
         return 0;
     }
-    std::cout << fmt::format("lab run {} - {}{}\n\n", id, lesson.info.title, req.quick ? " (quick)" : "");
-    print_device(std::cout, result.kind, result.facts);
-    print_ceilings(std::cout, result.ceilings);
-    if (!result.calibrated_now) std::cout << "          (cached; `lab calibrate` measures them again)\n";
-    std::cout << "\n";
-    print_workloads(std::cout, raw, derivation, withheld);
-    if (lesson.info.roofline) {
-        std::cout << "\n" << plot::render_terminal(roofline_chart(lesson.info, raw, derivation, withheld));
-    }
-    if (!derivation.teaching.empty()) {
-        std::cout << "\nWhat this shows\n";
-        for (const auto& line : derivation.teaching)
-            std::cout << "  " << record::render_teaching(line, derivation, withheld) << "\n";
-    }
-    if (!withheld.empty())
-        std::cout << fmt::format("\n{} graded values are shown as '?': work them out from the measurements above.\n",
-                                 withheld.size());
+    print_run(std::cout, view);
     if (!svg_path.empty()) std::cout << "roofline plot: " << svg_path << "\n";
     std::cout << "run record: " << out.string() << "\n";
     return 0;

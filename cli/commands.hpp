@@ -14,6 +14,7 @@ int cmd_info(const Args& args);
 int cmd_device(const Args& args);
 int cmd_calibrate(const Args& args);
 int cmd_run(const Args& args);
+int cmd_show(const Args& args);
 int cmd_child(const Args& args);  // hidden: the child process of run/device/calibrate
 
 }  // namespace lab::cli

@@ -67,7 +67,11 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     for (const auto& m : run.measurements) {
         const Workload& w = m.workload;
         std::string params;
-        for (const auto& p : w.params) params += fmt::format("{}{}={:g}", params.empty() ? "" : " ", p.name, p.value);
+        for (const auto& p : w.params) {
+            bool integral = std::fabs(p.value) < 1e15 && p.value == std::floor(p.value);
+            params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name,
+                                  integral ? fmt::format("{}", static_cast<long long>(p.value)) : fmt::format("{:g}", p.value));
+        }
         auto val = [&](const std::string& field, const std::string& text) {
             return withheld.count(w.name + "." + field) ? std::string("?") : text;
         };

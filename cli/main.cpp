@@ -19,6 +19,7 @@ const char* kUsage =
     "  device [--device D] [--json]     the device, its spec and its measured ceilings\n"
     "  calibrate [--device D] [--threads N] [--quick]   measure the ceilings and cache them\n"
     "  run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--reveal]\n"
+    "  show RUN.json [--reveal] [--json]  a recorded run, re-derived from its raw measurements\n"
     "\n"
     "`lab COMMAND --help` describes a command. Exit codes: 0 ok, 1 a check failed, 2 bad usage or\n"
     "input, 3 the device or a plugin failed.\n";
@@ -38,7 +39,8 @@ int main(int argc, char** argv) {
     }
     static const std::map<std::string, int (*)(const cli::Args&)> commands = {
         {"list", cli::cmd_list},       {"info", cli::cmd_info}, {"device", cli::cmd_device},
-        {"calibrate", cli::cmd_calibrate}, {"run", cli::cmd_run}, {"__child", cli::cmd_child},
+        {"calibrate", cli::cmd_calibrate}, {"run", cli::cmd_run}, {"show", cli::cmd_show},
+        {"__child", cli::cmd_child},
     };
     auto it = commands.find(args[0]);
     try {

@@ -54,7 +54,7 @@ CpuDevice::CpuDevice(int threads) : simd_(detect_simd()) {
     try {
         const OpenBlas& blas = openblas(simd_);
         blas.set_num_threads(team_->size());
-        facts_.extra["blas"] = "OpenBLAS " + blas.config + "; kernels: " + blas.core + " (" + blas.how_chosen + ")";
+        facts_.extra["blas"] = blas.config + "; kernels: " + blas.core + ", " + blas.how_chosen;
     } catch (const std::exception& e) {
         facts_.extra["blas"] = std::string("unavailable: ") + e.what();
     }

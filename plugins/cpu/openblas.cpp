@@ -29,10 +29,10 @@ const OpenBlas& openblas(Simd simd) {
             blas.how_chosen = "OPENBLAS_CORETYPE=" + std::string(user) + " set by the user";
         } else if (simd == Simd::avx512) {
             setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
-            blas.how_chosen = "AVX-512 kernels chosen by lab (OPENBLAS_CORETYPE=SkylakeX)";
+            blas.how_chosen = "chosen by lab for AVX-512 (OPENBLAS_CORETYPE=SkylakeX)";
         } else if (simd == Simd::avx2) {
             setenv("OPENBLAS_CORETYPE", "Haswell", 0);
-            blas.how_chosen = "AVX2 kernels chosen by lab (OPENBLAS_CORETYPE=Haswell)";
+            blas.how_chosen = "chosen by lab for AVX2 (OPENBLAS_CORETYPE=Haswell)";
         } else {
             blas.how_chosen = "detected by OpenBLAS";
         }

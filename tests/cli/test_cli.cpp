@@ -198,3 +198,33 @@ TEST_CASE("--out into a folder that cannot be created exits 2 before measuring",
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("file/sub"));
 }
+
+TEST_CASE("lab show re-derives a recorded run and withholds graded values", "[usage]") {
+    auto fixture = lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json";
+    auto r = run_lab({"show", fixture.string()});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Mystery A is ?") && Catch::Contains("digest intact"));
+    auto j = run_lab({"show", fixture.string(), "--json", "--reveal"});
+    REQUIRE(j.exit_code == 0);
+    CHECK(json::parse(j.out)["metrics"].contains("per_element_ratio"));
+}
+
+TEST_CASE("lab show refuses an edited, a truncated and a foreign run record with exit 2", "[usage]") {
+    lab_test::TempDir d;
+    std::string text = lab_test::read_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json");
+    json rec = json::parse(text);
+    rec["workloads"][0]["time_s"]["median"] = 1e-9;  // a faster kernel than was measured
+    lab_test::write_file(d / "edited.json", rec.dump());
+    lab_test::write_file(d / "truncated.json", text.substr(0, text.size() / 3));
+    lab_test::write_file(d / "foreign.json", R"({"schemaVersion": 1, "traceEvents": []})");
+    auto [file, message] = GENERATE(table<std::string, std::string>({
+        {"edited.json", "digest does not match"},
+        {"truncated.json", "not valid JSON"},
+        {"foreign.json", "not a run record"},
+        {"missing.json", "cannot read the run record"},
+    }));
+    auto r = run_lab({"show", (d / file).string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(file) && Catch::Contains(message));
+}

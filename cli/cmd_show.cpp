@@ -1,0 +1,63 @@
+// `lab show RUN.json`: a recorded run shown as `lab run` showed it, re-derived from its raw
+// measurements by the lesson's own code (the stored derived values are not trusted). It is how a
+// student without a GPU reads a recorded GPU run, and how anyone checks a record is intact.
+#include <iostream>
+
+#include "commands.hpp"
+#include "course.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "paths.hpp"
+#include "plugin_loader.hpp"
+#include "run_record.hpp"
+#include "run_report.hpp"
+
+namespace lab::cli {
+
+int cmd_show(const Args& args) {
+    po::options_description opts("options");
+    opts.add_options()("run", po::value<std::string>()->required(), "a run record written by `lab run`")(
+        "reveal", "show graded values too (if the course allows it)")("json", "print the re-derived metrics as JSON");
+    po::positional_options_description pos;
+    pos.add("run", 1);
+    po::variables_map vm;
+    if (!parse("show", "lab show RUN.json [--reveal] [--json]", args, opts, pos, vm)) return 0;
+    const std::string file = vm["run"].as<std::string>();
+    const bool reveal = vm.count("reveal") > 0;
+
+    nlohmann::json rec = record::read_record(file);
+    RawRun raw = record::raw_run_from_record(rec);
+    Catalog cat = discover(paths::plugin_dirs());
+    for (const auto& w : cat.warnings) std::cerr << "warning: " << w << "\n";
+    LoadedLesson lesson = load_lesson(find_lesson(cat, raw.lesson_id).file);
+    const std::string recorded = rec["lesson"].value("plugin_version", "");
+    if (recorded.substr(0, recorded.find('.')) != lesson.info.version.substr(0, lesson.info.version.find('.')))
+        throw InputError(file, "recorded with lesson plugin " + recorded + ", but the installed plugin is " +
+                                   lesson.info.version + " (another major version derives differently)",
+                         "install the lesson version the run was recorded with, or record the run again");
+    if (reveal && !load_course(paths::config_dir() / "course.yaml").allow_reveal)
+        throw UsageError("this course does not allow --reveal");
+
+    Derivation d;
+    try {
+        d = lesson.lesson->derive(raw);
+    } catch (const std::exception& e) {
+        throw PluginError(lesson.identity.file.string() + ": the lesson's derivation failed on " + file + ": " + e.what());
+    }
+    const auto withheld = record::withheld_metrics(lesson.info, reveal);
+    if (vm.count("json")) {
+        nlohmann::json metrics = nlohmann::json::object();
+        for (const auto& m : d.metrics)
+            if (!withheld.count(m.name)) metrics[m.name] = record::to_json(m);
+        std::cout << nlohmann::json{{"run", file}, {"lesson", raw.lesson_id}, {"student", raw.options.student},
+                                    {"digest", rec["digest"]}, {"metrics", metrics}}
+                         .dump(2)
+                  << "\n";
+        return 0;
+    }
+    print_run(std::cout, RunView{lesson.info, raw, d, withheld, "(recorded " + rec.value("started_at", "") + ")"});
+    std::cout << "run record: " << file << " (digest intact)\n";
+    return 0;
+}
+
+}  // namespace lab::cli
