@@ -93,7 +93,7 @@ OpenedDevice open_device(const ChildRequest& req) {
                 return {std::move(*cuda), std::move(dev)};
             }
         } else {
-            why = "this build of lab has no CUDA backend (it was built without nvcc)";
+            why = "no CUDA backend (labdevice_cuda.so) on the plugin path";
         }
         if (want_cuda) throw DeviceError("no CUDA device: " + why);
         note("running on the CPU: " + why);

@@ -152,7 +152,7 @@ Measurement measurement_from_json(const json& j) {
 json to_json(const MetricValue& v) {
     json j = {{"unit", v.unit}, {"kind", kind_name(v.kind)}};
     if (v.kind == MetricKind::category) j["value"] = v.text;
-    else if (v.kind == MetricKind::integer) j["value"] = static_cast<long long>(std::llround(v.number));
+    else if (v.kind == MetricKind::integer && std::isfinite(v.number)) j["value"] = static_cast<long long>(std::llround(v.number));
     else j["value"] = num(v.number);
     return j;
 }

@@ -16,7 +16,6 @@
 #include <cctype>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
