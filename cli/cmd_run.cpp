@@ -117,6 +117,14 @@ int cmd_run(const Args& args) {
         throw PluginError(ident.file.string() + ": the lesson's derivation failed: " + e.what() + "; no run record written");
     }
 
+    // A kernel far above its roof means the cached ceilings understate this machine (they were
+    // measured while something else ran): say so, since grading holds rates to the roof.
+    for (const auto& wd : derivation.workloads)
+        if (wd.placement.roof_fraction > 1.1)
+            std::cerr << fmt::format("note: {} ran at {:.2f}x its roof: the ceilings were probably measured on a busier "
+                                     "machine; `lab calibrate` measures them again\n",
+                                     wd.workload, wd.placement.roof_fraction);
+
     record::RecordInputs in{lesson.info, raw, derivation, reveal, started, duration,
                             device_spec_json(result.kind, result.facts, result.ceilings), result.engine, result.notes};
     nlohmann::json rec = record::make_record(in);

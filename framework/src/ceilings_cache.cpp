@@ -26,13 +26,13 @@ std::string identity(const DeviceFacts& f) {
 }
 }  // namespace
 
-std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& f, int threads) {
+std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& f, int threads, bool quick) {
     std::string slug;
     for (char c : f.name) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
     while (slug.find("--") != std::string::npos) slug.replace(slug.find("--"), 2, "-");
     std::string id = sha256_hex(identity(f)).substr(0, 12);
     return paths::cache_dir() / "ceilings" /
-           (std::string(to_string(kind)) + "-" + slug + "-" + id + "-t" + std::to_string(threads) + ".json");
+           (std::string(to_string(kind)) + "-" + slug + "-" + id + "-t" + std::to_string(threads) + (quick ? "-quick" : "") + ".json");
 }
 
 std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, const DeviceFacts& facts,

@@ -11,7 +11,8 @@
 
 namespace lab {
 
-std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& facts, int threads);
+// One file per device identity, thread count and quality (quick calibrations apart).
+std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& facts, int threads, bool quick);
 
 // nullopt when missing, unreadable, or not for this device; `problem` says why when it exists
 // but was refused.

@@ -150,13 +150,15 @@ int child_main(const ChildRequest& req) {
         };
 
         // Ceilings: a full calibration serves quick runs too; a quick one serves only quick runs.
-        auto cache = ceilings_cache_file(dev.kind(), dev.facts(), dev.threads());
+        // Quick and full calibrations are cached apart, so a quick one never replaces a full one.
+        auto cache = ceilings_cache_file(dev.kind(), dev.facts(), dev.threads(), req.quick);
         std::string problem;
         std::optional<Ceilings> ceilings;
         if (req.action != "calibrate") {
-            ceilings = load_cached_ceilings(cache, dev.facts(), &problem);
+            ceilings = load_cached_ceilings(ceilings_cache_file(dev.kind(), dev.facts(), dev.threads(), false),
+                                            dev.facts(), &problem);
+            if (!ceilings && req.quick) ceilings = load_cached_ceilings(cache, dev.facts(), &problem);
             if (!problem.empty()) note(problem);
-            if (ceilings && ceilings->quick && !req.quick) ceilings.reset();
         }
         bool calibrated_now = false;
         if (!ceilings) {
@@ -192,6 +194,10 @@ int child_main(const ChildRequest& req) {
         send_to_parent({{"type", "error"}, {"exit", 2}, {"message", e.what()}});
         return 2;
     } catch (const InputError& e) {
+        send_to_parent({{"type", "error"}, {"exit", 2}, {"message", e.what()}});
+        return 2;
+    } catch (const std::invalid_argument& e) {
+        // Backends and lessons see only the SDK: they report bad options (--threads 99) this way.
         send_to_parent({{"type", "error"}, {"exit", 2}, {"message", e.what()}});
         return 2;
     } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <thread>
 
 namespace lab {
@@ -13,7 +14,7 @@ EngineSettings engine_defaults(DeviceKind kind, bool quick) {
     EngineSettings s;
     if (kind == DeviceKind::cpu) {
         // A shared VM's noise is a few percent between samples: a tighter target only burns the
-        // time limit. Quick runs settle for five samples in a tenth of a second.
+        // time limit. Quick runs settle for five samples and stop within 0.4 s.
         s = quick ? EngineSettings{"cpu.quick", 1, 5, 0.02, 0.05, 0.4, 0.002, 0.75}
                   : EngineSettings{"cpu.full", 1, 10, 0.25, 0.02, 3.0, 0.01, 0.75};
     } else {
@@ -52,29 +53,33 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
 
     // One timed invocation (or batch): returns seconds per invocation.
     auto sample = [&](int batch) {
-        if (cold) {
-            device.flush_caches(stream);
-            device.hold(stream);
-        }
+        if (cold) device.flush_caches(stream);
+        device.begin_sample(stream, w.mode);
         stream.record(*e0);
         for (int i = 0; i < batch; ++i) launch(stream);
         stream.record(*e1);
-        if (cold) device.release(stream);
+        device.end_sample(stream, w.mode);
         stream.synchronize();
         return e1->seconds_since(*e0) / batch;
     };
 
-    // Warm-up: also sizes the hot batch so one sample lasts about hot_batch_s.
+    // Warm-up, which also sizes the hot batch: the first invocation pays page faults and cold
+    // caches, so the batch grows from it (at most 16x a step) until one batch lasts about
+    // hot_batch_s, rather than trusting that one slow invocation.
     int batch = 1;
-    double first = sample(1);
+    double per = sample(1);
     if (!cold) {
-        double per = std::max(first, 1e-9);
-        batch = static_cast<int>(std::clamp(s.hot_batch_s / per, 1.0, 1e6));
+        for (int step = 0; step < 12 && per * batch < 0.5 * s.hot_batch_s && batch < 1000000; ++step) {
+            double want = s.hot_batch_s / std::max(per, 1e-9);
+            batch = static_cast<int>(std::clamp(want, 1.0, std::min(16.0 * batch, 1e6)));
+            per = sample(batch);
+        }
     }
     for (int i = 1; i < s.warmup; ++i) sample(batch);
 
     std::vector<double> samples;
     int discarded = 0;
+    if (w.telemetry) device.telemetry_begin();
     auto sampling_start = clock::now();
     auto backoff = std::chrono::milliseconds(50);
     bool met = false;
@@ -101,6 +106,12 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     }
     Measurement m;
     m.workload = w;
+    if (w.telemetry) m.telemetry = device.telemetry_end();
+    if (samples.empty())
+        throw std::runtime_error("every sample of '" + w.name + "' was taken at a throttled clock (below " +
+                                 std::to_string(s.throttle_ratio) + " of nominal): let the device cool and run again");
+    if (!w.counters.empty())
+        m.counters = device.measure_counters([&] { launch(stream); stream.synchronize(); }, w.counters, m.counters_note);
     m.time = summarise(samples);
     m.time.batch = batch;
     m.time.discarded = discarded;

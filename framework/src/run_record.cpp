@@ -83,6 +83,7 @@ json to_json(const Ceilings& c) {
     for (const auto& [k, v] : c.bandwidth_bytes_per_s) bw[k] = ceiling_json(v);
     return {{"clock_hz", ceiling_json(c.clock_hz)},
             {"launch_s", ceiling_json(c.launch_s)},
+            {"launch_graph_s", ceiling_json(c.launch_graph_s)},
             {"flops_per_s", flops},
             {"bandwidth_bytes_per_s", bw},
             {"threads", c.threads},
@@ -93,6 +94,7 @@ Ceilings ceilings_from_json(const json& j) {
     Ceilings c;
     c.clock_hz = ceiling_from(j.at("clock_hz"));
     c.launch_s = ceiling_from(j.at("launch_s"));
+    if (j.contains("launch_graph_s")) c.launch_graph_s = ceiling_from(j.at("launch_graph_s"));
     for (const auto& [k, v] : j.at("flops_per_s").items()) c.flops_per_s[k] = ceiling_from(v);
     for (const auto& [k, v] : j.at("bandwidth_bytes_per_s").items()) c.bandwidth_bytes_per_s[k] = ceiling_from(v);
     c.threads = j.value("threads", 0);
@@ -118,7 +120,10 @@ json to_json(const Measurement& m) {
              {{"median", t.median}, {"min", t.min}, {"max", t.max}, {"mean", t.mean}, {"stddev", t.stddev},
               {"noise", t.noise}, {"samples", t.samples}, {"batch", t.batch}, {"discarded", t.discarded},
               {"total", t.total_s}}},
-            {"noise_met", t.noise_met}};
+            {"noise_met", t.noise_met},
+            {"counters", m.counters},
+            {"counters_note", m.counters_note},
+            {"telemetry", m.telemetry}};
 }
 
 Measurement measurement_from_json(const json& j) {
@@ -146,6 +151,9 @@ Measurement measurement_from_json(const json& j) {
     m.time.discarded = t.value("discarded", 0);
     m.time.total_s = t.value("total", 0.0);
     m.time.noise_met = j.value("noise_met", false);
+    m.counters = j.value("counters", std::map<std::string, double>{});
+    m.counters_note = j.value("counters_note", "");
+    m.telemetry = j.value("telemetry", std::map<std::string, double>{});
     return m;
 }
 

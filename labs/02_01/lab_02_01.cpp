@@ -96,12 +96,8 @@ public:
         float *qa = ta->as<float>(), *qb = tb->as<float>(), *qc = tc->as<float>();
         float* po = out->as<float>();
         double* pd = out->as<double>();
-        dev.stream().launch([=](int t, int n) {
-            fill(pb, big, 1.0f, t, n);
-            fill(pc, big, 2.0f, t, n);
-            fill(qb, 2 * z.tiny_n, 1.0f, t, n);
-            fill(qc, 2 * z.tiny_n, 2.0f, t, n);
-        });
+        // The buffers come zero-filled, which is all a triad needs: the values do not change its
+        // speed, and touching 2 GB once more would only lengthen the run.
 
         auto triad = [=](float* x, const float* y, const float* w, std::size_t n) -> Launch {
             return [=](Stream& st) { st.launch([=](int t, int nt) { stream_triad(simd, x, y, w, 3.0f, n, t, nt); }); };

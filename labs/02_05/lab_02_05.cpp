@@ -68,45 +68,44 @@ public:
         const bool quick = s.options().quick;
         const int threads = dev.threads();
 
-        // Streaming kernels over at least 4x the last-level cache.
-        std::size_t llc = dev.facts().last_level_cache_bytes();
-        std::size_t n = std::max<std::size_t>(4 * llc / 12, std::size_t{1} << 24);
-        n = (n + 127) / 128 * 128;
-        BufferPtr a = dev.allocate(n * 4), b = dev.allocate(n * 4), c = dev.allocate(n * 4);
+        // Streaming kernels: each one's own working set is at least 4x the last-level cache, so
+        // read streams 4x LLC from one array, copy 2x + 2x, triad 3 x (4/3)x. Buffers come
+        // zero-filled, which suits every kernel here (no denormals: 0*x + y is normal).
+        const std::size_t llc = dev.facts().last_level_cache_bytes();
+        const std::size_t dram = std::max<std::size_t>(4 * llc, std::size_t{256} << 20);
+        auto elements = [](std::size_t bytes) { return (bytes / 4 + 127) / 128 * 128; };
+        const std::size_t n_read = elements(dram), n_copy = elements(dram / 2), n_triad = elements(dram / 3);
+        BufferPtr a = dev.allocate(n_read * 4), b = dev.allocate(n_copy * 4), c = dev.allocate(n_triad * 4);
         BufferPtr sink = dev.allocate(64 * 4 * static_cast<std::size_t>(threads));
         float *pa = a->as<float>(), *pb = b->as<float>(), *pc = c->as<float>(), *ps = sink->as<float>();
-        dev.stream().launch([=](int t, int nt) {
-            fill(pb, n, 1.0f, t, nt);
-            fill(pc, n, 2.0f, t, nt);
-        });
-        auto stream_workload = [&](const std::string& name, double flops, double bytes, const std::string& what) {
+        auto stream_workload = [&](const std::string& name, std::size_t n, double flops_per, double bytes_per,
+                                   const std::string& what) {
             Workload w;
             w.name = name;
             w.description = what;
-            w.flops = flops;
-            w.bytes = bytes;
+            w.flops = flops_per * static_cast<double>(n);
+            w.bytes = bytes_per * static_cast<double>(n);
             w.params = {{"n", static_cast<double>(n)}};
             return w;
         };
-        const double nd = static_cast<double>(n);
         // read: one add per element loaded; 4 bytes in.
-        s.measure(stream_workload("read", nd, 4 * nd, "sum += a[i]"), [=](Stream& st) {
-            st.launch([=](int t, int nt) { ps[16 * t] = stream_read(simd, pb, n, t, nt); });
+        s.measure(stream_workload("read", n_read, 1, 4, "sum += a[i]"), [=](Stream& st) {
+            st.launch([=](int t, int nt) { ps[16 * t] = stream_read(simd, pa, n_read, t, nt); });
         });
         // copy: no arithmetic; 4 bytes in, 4 out.
-        s.measure(stream_workload("copy", 0, 8 * nd, "a[i] = b[i]"), [=](Stream& st) {
-            st.launch([=](int t, int nt) { stream_copy(simd, pa, pb, n, t, nt); });
+        s.measure(stream_workload("copy", n_copy, 0, 8, "a[i] = b[i]"), [=](Stream& st) {
+            st.launch([=](int t, int nt) { stream_copy(simd, pa, pb, n_copy, t, nt); });
         });
         // triad: a multiply and an add; 8 bytes in, 4 out.
-        s.measure(stream_workload("triad", 2 * nd, 12 * nd, "a[i] = b[i] + s*c[i]"), [=](Stream& st) {
-            st.launch([=](int t, int nt) { stream_triad(simd, pa, pb, pc, 3.0f, n, t, nt); });
+        s.measure(stream_workload("triad", n_triad, 2, 12, "a[i] = b[i] + s*c[i]"), [=](Stream& st) {
+            st.launch([=](int t, int nt) { stream_triad(simd, pa, pb, pc, 3.0f, n_triad, t, nt); });
         });
-        // k FMAs per element, in place: 2k FLOP per 8 bytes.
+        // k FMAs per element, in place: 2k FLOP per 8 bytes (read and write back), over 4x LLC.
         for (int k : {8, 64}) {
-            Workload w = stream_workload("fma_k" + std::to_string(k), 2.0 * k * nd, 8 * nd,
+            Workload w = stream_workload("fma_k" + std::to_string(k), n_copy, 2.0 * k, 8,
                                          "a[i] = k chained FMAs of a[i], k = " + std::to_string(k));
             w.params.push_back({"k", static_cast<double>(k)});
-            s.measure(w, [=](Stream& st) { st.launch([=](int t, int nt) { fma_per_element(simd, pa, n, k, t, nt); }); });
+            s.measure(w, [=](Stream& st) { st.launch([=](int t, int nt) { fma_per_element(simd, pa, n_copy, k, t, nt); }); });
         }
 
         // GEMM: 2n^3 FLOP; minimum traffic reads A and B and writes C once: 3 n^2 elements.

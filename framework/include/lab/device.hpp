@@ -6,10 +6,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "lab/types.hpp"
 
 namespace lab {
 
@@ -46,6 +49,18 @@ struct DeviceFacts {
     }
 };
 
+// One thing that happened on a device, for Chrome/Perfetto traces. Times are seconds from an
+// origin the device chooses (the same for all events of one trace).
+struct TraceEvent {
+    std::string name;                          // kernel name, "memcpy HtoD", "cudaLaunchKernel"
+    std::string category;                      // kernel | memcpy | memset | runtime | sync | range
+    double start_s = 0;
+    double duration_s = 0;
+    int track = 0;                             // the stream (device side) or thread (host side)
+    bool host = false;                         // a host-side event (API call, range) vs device
+    std::map<std::string, std::string> args;   // grid, block, bytes, correlation, ...
+};
+
 // One measured ceiling, with how and when it was measured.
 struct Ceiling {
     double value = 0;
@@ -59,6 +74,7 @@ struct Ceiling {
 struct Ceilings {
     Ceiling clock_hz;
     Ceiling launch_s;                                // dispatch cost of an empty kernel
+    Ceiling launch_graph_s;                          // per kernel replayed from a CUDA graph (0: none)
     std::map<std::string, Ceiling> flops_per_s;
     std::map<std::string, Ceiling> bandwidth_bytes_per_s;
     int threads = 0;
@@ -147,13 +163,39 @@ public:
     virtual void flush_caches(Stream& stream) = 0;
     virtual bool supports(Dtype dtype) const = 0;        // for gemm
     virtual void gemm(Stream& stream, const Gemm& g) = 0;
-    // Cold samples on a GPU hold the stream behind a blocking kernel so launch latency is not
-    // timed; the CPU needs nothing.
-    virtual void hold(Stream&) {}
-    virtual void release(Stream&) {}
+    // The engine brackets every timed sample: begin_sample before the start event, end_sample
+    // after the stop event, before it synchronises. A GPU reads its SM clock at both ends (to
+    // detect throttling) and, for cold samples, holds the stream behind a blocking kernel so
+    // launch latency is not timed; the CPU needs neither.
+    virtual void begin_sample(Stream&, TimingMode) {}
+    virtual void end_sample(Stream&, TimingMode) {}
     // The core clock over the last sample relative to its nominal clock (1 when not throttled);
     // the engine discards samples below 0.75. NaN where the device cannot tell.
-    virtual double last_sample_clock_ratio() { return 1.0; }
+    virtual double last_sample_clock_ratio() { return std::numeric_limits<double>::quiet_NaN(); }
+
+    // Hardware counters of one invocation (`run` enqueues it and synchronises), by metric name
+    // (e.g. "dram__bytes_read.sum"). Empty with `note` saying why when the device or its driver
+    // offers none.
+    virtual std::map<std::string, double> measure_counters(const std::function<void()>& run,
+                                                           const std::vector<std::string>& metrics,
+                                                           std::string& note) {
+        (void)run;
+        (void)metrics;
+        note = "this device offers no hardware counters";
+        return {};
+    }
+    // Telemetry sampled in the background while a workload runs (utilisation, clocks, power):
+    // begin starts the sampler, end stops it and returns summaries ("sm_clock_hz.mean", ...).
+    virtual void telemetry_begin() {}
+    virtual std::map<std::string, double> telemetry_end() { return {}; }
+
+    // Tracing: between trace_begin and trace_end the device records what ran on it (kernels,
+    // copies, memsets, synchronisations, host API calls) as TraceEvents.
+    virtual bool trace_begin(std::string& note) {
+        note = "this device cannot trace";
+        return false;
+    }
+    virtual std::vector<TraceEvent> trace_end() { return {}; }
 };
 
 }  // namespace lab

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ struct Workload {
     TimingMode mode = TimingMode::hot;
     std::string doubles;             // batch-doubling test: the workload this one doubles, or ""
     double max_time_s = 0;           // per-workload sampling limit; 0 = the engine's default
+    // Hardware counters to read over one extra invocation after timing (device metric names,
+    // e.g. "dram__bytes_read.sum"); empty = none. Devices without counters say so and go on.
+    std::vector<std::string> counters;
+    bool telemetry = false;          // sample device telemetry while this workload is timed
 };
 
 struct TimeStats {
@@ -76,7 +81,10 @@ struct TimeStats {
 
 struct Measurement {
     Workload workload;
-    TimeStats time;           // seconds per invocation
+    TimeStats time;                               // seconds per invocation
+    std::map<std::string, double> counters;       // per invocation, by metric name
+    std::string counters_note;                    // why counters are missing, when asked for
+    std::map<std::string, double> telemetry;      // summaries over the timed samples
 };
 
 // A derived metric. Numbers in `number`, categories in `text`.
