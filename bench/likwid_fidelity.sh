@@ -118,7 +118,7 @@ note() { echo "likwid_fidelity: $*" >&2; }
 # --- noise: other processes and the hypervisor -----------------------------------------------
 # On a shared VM another process (a build, a test) or the host (steal time) can take a CPU
 # away mid-run and halve a figure. Each sample is marked "contended" when, during it, other
-# processes kept >= 0.25 CPU busy on average or the host stole >= 0.05 CPU.
+# processes kept >= 0.1 CPU busy on average or the host stole >= 0.05 CPU.
 hz="$(getconf CLK_TCK 2>/dev/null || echo 100)"
 cpu_jiffies() {  # prints: busy (user nice system irq softirq) and steal jiffies, all CPUs
     awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $9; exit }' /proc/stat
@@ -160,7 +160,7 @@ measure_end() {
             wall = t1 - t0; if (wall <= 0) wall = 1e-9
             other = ((b1 - b0) / hz - (c1 - c0)) / wall; if (other < 0) other = 0
             steal = (s1 - s0) / hz / wall
-            printf "%d other=%.2f_CPU,steal=%.2f_CPU\n", (other >= 0.25 || steal >= 0.05), other, steal }')
+            printf "%d other=%.2f_CPU,steal=%.2f_CPU\n", (other >= 0.1 || steal >= 0.05), other, steal }')
     noise="${noise//_/ }"
 }
 

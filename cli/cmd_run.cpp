@@ -48,7 +48,7 @@ int cmd_run(const Args& args) {
         "out", po::value<std::string>(), "run record path (default: runs/<ID>-<time>.json)")(
         "json", "print the run record as JSON on stdout, nothing else")(
         "plots", po::value<std::string>(), "write plots (roofline SVG) into this folder")(
-        "trace", po::value<std::string>(), "write a Chrome trace of the run (arrives with the CUDA backend)")(
+        "trace", po::value<std::string>(), "write a Chrome trace of the lesson (Perfetto, chrome://tracing) to FILE")(
         "reveal", "show graded values too (if the course allows it)");
     po::positional_options_description pos;
     pos.add("id", 1);
@@ -59,8 +59,6 @@ int cmd_run(const Args& args) {
     const std::string id = vm["id"].as<std::string>();
     const bool json_out = vm.count("json") > 0;
     const bool reveal = vm.count("reveal") > 0;
-    if (vm.count("trace"))
-        throw UsageError("--trace is not available in this version: traces arrive with the CUDA backend");
     ChildRequest req;
     req.action = "run";
     req.device = vm["device"].as<std::string>();
@@ -97,6 +95,24 @@ int cmd_run(const Args& args) {
         if (!dir.empty()) fs::create_directories(dir, ec);
         if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", "choose another path");
     }
+
+    // The child writes the trace beside its final name; it is renamed only when the run succeeds,
+    // so a failed run leaves no half a trace.
+    fs::path trace;
+    if (vm.count("trace")) {
+        trace = vm["trace"].as<std::string>();
+        std::error_code ec;
+        if (!trace.parent_path().empty()) fs::create_directories(trace.parent_path(), ec);
+        if (ec) throw InputError(trace.parent_path().string(), "cannot create the folder (" + ec.message() + ")", "choose another --trace path");
+        req.trace_file = (trace.parent_path() / ("." + trace.filename().string() + ".partial")).string();
+    }
+    struct RemovePartial {
+        std::string path;
+        ~RemovePartial() {
+            std::error_code ec;
+            if (!path.empty()) fs::remove(path, ec);
+        }
+    } remove_partial{req.trace_file};
 
     const std::string started = utc_now("%Y-%m-%dT%H:%M:%SZ");
     auto t0 = std::chrono::steady_clock::now();
@@ -140,6 +156,15 @@ int cmd_run(const Args& args) {
         svg_path = svg.string();
     }
     write_file_atomically(out, rec.dump(2) + "\n");
+    std::string trace_note;
+    if (!trace.empty()) {
+        std::error_code ec;
+        if (fs::exists(req.trace_file)) {
+            fs::rename(req.trace_file, trace, ec);
+            if (ec) throw InputError(trace.string(), "cannot write the trace (" + ec.message() + ")");
+            trace_note = "trace: " + trace.string() + " (open it in https://ui.perfetto.dev or chrome://tracing)";
+        }
+    }
 
     if (json_out) {
         std::cout << rec.dump(2) << "\n";
@@ -147,6 +172,7 @@ int cmd_run(const Args& args) {
     }
     print_run(std::cout, view);
     if (!svg_path.empty()) std::cout << "roofline plot: " << svg_path << "\n";
+    if (!trace_note.empty()) std::cout << trace_note << "\n";
     std::cout << "run record: " << out.string() << "\n";
     return 0;
 }

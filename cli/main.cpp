@@ -18,7 +18,7 @@ const char* kUsage =
     "  info ID [--json]                 objectives, experiments, metrics of a lesson\n"
     "  device [--device D] [--json]     the device, its spec and its measured ceilings\n"
     "  calibrate [--device D] [--threads N] [--quick]   measure the ceilings and cache them\n"
-    "  run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--reveal]\n"
+    "  run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--trace FILE] [--reveal]\n"
     "  show RUN.json [--reveal] [--json]  a recorded run, re-derived from its raw measurements\n"
     "\n"
     "`lab COMMAND --help` describes a command. Exit codes: 0 ok, 1 a check failed, 2 bad usage or\n"

@@ -8,7 +8,9 @@
 #include <optional>
 #include <regex>
 
+#include "atomic_file.hpp"
 #include "ceilings_cache.hpp"
+#include "chrome_trace.hpp"
 #include "child_process.hpp"
 #include "errors.hpp"
 #include "lab/backend.hpp"
@@ -43,8 +45,9 @@ void note(const std::string& text) { send_to_parent({{"type", "note"}, {"text", 
 
 class ChildSession : public Session {
 public:
-    ChildSession(Device& d, Ceilings c, RunOptions o, EngineSettings s)
-        : device_(d), ceilings_(std::move(c)), options_(std::move(o)), settings_(std::move(s)) {}
+    ChildSession(Device& d, Ceilings c, RunOptions o, EngineSettings s, std::string lesson_file)
+        : device_(d), ceilings_(std::move(c)), options_(std::move(o)), settings_(std::move(s)),
+          lesson_file_(std::move(lesson_file)) {}
     Device& device() override { return device_; }
     const Ceilings& ceilings() const override { return ceilings_; }
     const RunOptions& options() const override { return options_; }
@@ -56,7 +59,10 @@ public:
         return measurements_.back();
     }
     void progress(const std::string& line) override { progress_line(line); }
-    void* companion_symbol(const std::string&) override { return nullptr; }
+    void* companion_symbol(const std::string& name) override {
+        if (device_.kind() != DeviceKind::cuda) return nullptr;
+        return lab::companion_symbol(lesson_file_, name);
+    }
     std::vector<Measurement>& measurements() { return measurements_; }
 
 private:
@@ -64,6 +70,7 @@ private:
     Ceilings ceilings_;
     RunOptions options_;
     EngineSettings settings_;
+    std::string lesson_file_;
     std::vector<Measurement> measurements_;
 };
 
@@ -82,7 +89,14 @@ OpenedDevice open_device(const ChildRequest& req) {
     bool want_cuda = req.device.rfind("cuda", 0) == 0;
     if (want_cuda || req.device == "auto") {
         std::string why;
-        if (auto cuda = load("cuda")) {
+        std::optional<LoadedBackend> cuda;
+        try {
+            cuda = load("cuda");
+        } catch (const InputError& e) {
+            // "GPU found, libcublasLt.so.13 missing": the backend would not load.
+            why = std::string("the CUDA backend could not be loaded: ") + e.what();
+        }
+        if (cuda) {
             why = cuda->backend->unavailable_reason();
             if (why.empty()) {
                 BackendOptions o;
@@ -92,7 +106,7 @@ OpenedDevice open_device(const ChildRequest& req) {
                 auto dev = cuda->backend->open(o);
                 return {std::move(*cuda), std::move(dev)};
             }
-        } else {
+        } else if (why.empty()) {
             why = "no CUDA backend (labdevice_cuda.so) on the plugin path";
         }
         if (want_cuda) throw DeviceError("no CUDA device: " + why);
@@ -115,7 +129,7 @@ json to_json(const ChildRequest& r) {
     return {{"action", r.action},          {"lesson_file", r.lesson_file}, {"device", r.device},
             {"threads", r.threads},        {"quick", r.quick},             {"student", r.options.student},
             {"seed", r.options.seed},      {"seed_hex", r.options.seed_hex},
-            {"lesson_budget_s", r.lesson_budget_s}};
+            {"lesson_budget_s", r.lesson_budget_s}, {"trace_file", r.trace_file}};
 }
 
 ChildRequest child_request_from_json(const json& j) {
@@ -130,6 +144,7 @@ ChildRequest child_request_from_json(const json& j) {
     r.options.seed = j.value("seed", std::uint64_t{0});
     r.options.seed_hex = j.value("seed_hex", "");
     r.lesson_budget_s = j.value("lesson_budget_s", 60.0);
+    r.trace_file = j.value("trace_file", "");
     return r;
 }
 
@@ -182,10 +197,22 @@ int child_main(const ChildRequest& req) {
         if (req.action == "run") {
             send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", req.lesson_budget_s * kBudgetSlack}});
             LoadedLesson lesson = load_lesson(req.lesson_file);
-            ChildSession session(dev, *ceilings, req.options, settings);
+            ChildSession session(dev, *ceilings, req.options, settings, req.lesson_file);
+            bool tracing = false;
+            if (!req.trace_file.empty()) {
+                std::string why;
+                tracing = dev.trace_begin(why);
+                if (!tracing) note("no trace written: " + why);
+            }
             lesson.lesson->run(session);
             dev.stream().synchronize();
             progress_done();
+            if (tracing) {
+                std::vector<TraceEvent> events = dev.trace_end();
+                TraceMetadata meta{dev.facts().name, to_string(dev.kind()), lesson.info.id, 0};
+                write_file_atomically(req.trace_file, chrome_trace(events, meta).dump() + "\n");
+                result["trace_events"] = events.size();
+            }
             for (const auto& m : session.measurements()) result["measurements"].push_back(record::to_json(m));
         }
         send_to_parent(result);

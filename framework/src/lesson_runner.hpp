@@ -22,6 +22,7 @@ struct ChildRequest {
     bool quick = false;
     RunOptions options;
     double lesson_budget_s = 60; // the lesson's wall-clock budget once calibration is done
+    std::string trace_file;      // "run": write a Chrome trace of the lesson here ("" = none)
 };
 
 nlohmann::json to_json(const ChildRequest& r);

@@ -2,6 +2,7 @@
 #include "plugin_loader.hpp"
 
 #include <boost/dll/shared_library.hpp>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <mutex>
@@ -27,10 +28,16 @@ std::shared_ptr<boost::dll::shared_library> keep_loaded(const fs::path& file) {
     boost::dll::fs::error_code ec;
     auto lib = std::make_shared<boost::dll::shared_library>();
     lib->load(boost::dll::fs::path(file), ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-    if (ec)
-        throw InputError(file.string(), "not a loadable shared library (" + ec.message() + ")",
+    if (ec) {
+        // Boost's error code drops the loader's reason; dlerror() has it ("undefined symbol: ...",
+        // "libcublasLt.so.13: cannot open shared object file").
+        std::string reason = ec.message();
+        if (void* h = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL)) dlclose(h);
+        else if (const char* e = dlerror()) reason = e;
+        throw InputError(file.string(), "not a loadable shared library (" + reason + ")",
                          "remove the file from the plugin folder, or rebuild it for this machine "
                          "(an undefined symbol means it was linked against a library that is missing here)");
+    }
     libs->emplace(key, lib);
     return lib;
 }
@@ -136,11 +143,19 @@ Catalog discover(const std::vector<fs::path>& dirs) {
             bool lesson = is_lesson_file_name(name), backend = is_backend_file_name(name);
             if (!lesson && !backend) continue;
             PluginIdentity id;
-            try {
-                id = inspect_plugin(f, lesson ? "lesson" : "device");
-            } catch (const InputError& e) {
-                cat.warnings.push_back(std::string("skipped ") + e.what());
-                continue;
+            if (backend) {
+                // Backends are catalogued by name only: loading one may pull in the CUDA runtime,
+                // which only the child process may touch. The child checks them on loading.
+                id.file = f;
+                id.kind = "device";
+                id.name = name.substr(10, name.size() - 10 - 3);
+            } else {
+                try {
+                    id = inspect_plugin(f, "lesson");
+                } catch (const InputError& e) {
+                    cat.warnings.push_back(std::string("skipped ") + e.what());
+                    continue;
+                }
             }
             auto& table = lesson ? cat.lessons : cat.backends;
             std::string key = (lesson ? "lesson:" : "device:") + id.name;
@@ -171,6 +186,23 @@ const PluginIdentity& find_lesson(const Catalog& cat, const std::string& id) {
     for (const auto& [k, v] : cat.lessons) known += (known.empty() ? "" : ", ") + k;
     throw UsageError("unknown lesson ID '" + id + "'; lessons found: " + (known.empty() ? "none" : known) +
                      "\n  fix: run `lab list`, or add the plugin's folder to LAB_PLUGIN_PATH");
+}
+
+}  // namespace lab
+
+namespace lab {
+
+void* companion_symbol(const fs::path& lesson_file, const std::string& symbol) {
+    std::string stem = lesson_file.stem().string();
+    fs::path companion = lesson_file.parent_path() / (stem + "_cuda.so");
+    if (!fs::exists(companion))
+        throw InputError(companion.string(), "the lesson has no CUDA companion, so it cannot run on a GPU",
+                         "run it with --device cpu, or build lab with nvcc so the companion is built");
+    auto lib = keep_loaded(companion);
+    if (!lib->has(symbol))
+        throw InputError(companion.string(), "the CUDA companion lacks '" + symbol + "'",
+                         "rebuild the lesson and its companion together");
+    return reinterpret_cast<void*>(&lib->get<void()>(symbol));
 }
 
 }  // namespace lab

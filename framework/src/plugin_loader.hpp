@@ -56,6 +56,10 @@ struct Catalog {
 // be read throws InputError. Broken files become warnings (they name the file and the fix).
 Catalog discover(const std::vector<std::filesystem::path>& dirs);
 
+// A symbol of a lesson's CUDA companion (lab_<ID>_cuda.so beside lab_<ID>.so), loaded on first
+// use. InputError when the companion or the symbol is missing.
+void* companion_symbol(const std::filesystem::path& lesson_file, const std::string& symbol);
+
 // The lesson file for an ID, or a UsageError listing the known IDs; a conflict throws InputError.
 const PluginIdentity& find_lesson(const Catalog& catalog, const std::string& id);
 

@@ -12,7 +12,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <string>
+
+#include "kernels_02_01.hpp"
 
 namespace {
 
@@ -30,8 +33,19 @@ std::array<int, 3> shuffle(std::uint64_t seed) {
     return perms[seed % 6];
 }
 
+// The lesson's kernels on one device: each returns a Launch and states its counts.
+struct Kernels {
+    std::function<Launch(std::int64_t iterations)> fma;         // compute bound
+    std::function<double(std::int64_t iterations)> fma_flops;
+    double fma_bytes = 0;                                        // the results it stores
+    std::function<Launch(float* a, const float* b, const float* c, std::size_t n)> triad;
+    std::function<Launch(std::int64_t iterations)> chain;        // latency bound
+    std::string chain_pipe;                                      // the roof the chain is held against
+    std::string chain_what;
+};
+
 struct Sizes {
-    std::size_t triad_n;          // large triad: 12 n bytes >= 4x LLC
+    std::size_t triad_n;          // large triad: 12 n bytes >= 4x the last-level cache
     std::int64_t fma_iterations;  // ~5-10 ms per invocation
     std::size_t tiny_n;           // a few cache lines per thread
     std::size_t per_element_n;    // the "n = 2^26" of the latency-vs-throughput pair
@@ -39,15 +53,62 @@ struct Sizes {
 };
 
 Sizes sizes_for(const Device& dev, bool quick) {
+    const bool gpu = dev.kind() == DeviceKind::cuda;
     Sizes s;
     std::size_t llc = dev.facts().last_level_cache_bytes();
     std::size_t need = std::max<std::size_t>(4 * llc / 12, std::size_t{1} << 24);
-    s.triad_n = (need + 63) / 64 * 64;
-    s.fma_iterations = quick ? 1'000'000 : 3'000'000;
-    s.tiny_n = 64 * static_cast<std::size_t>(std::max(1, dev.threads()));
+    s.triad_n = (need + 1023) / 1024 * 1024;
+    s.fma_iterations = gpu ? (quick ? 16384 : 65536) : (quick ? 1'000'000 : 3'000'000);
+    s.tiny_n = gpu ? 1024 : 64 * static_cast<std::size_t>(std::max(1, dev.threads()));
     s.per_element_n = quick ? (std::size_t{1} << 24) : (std::size_t{1} << 26);
-    s.chain_iterations = quick ? 1'000'000 : 4'000'000;
+    s.chain_iterations = gpu ? (quick ? 250'000 : 1'000'000) : (quick ? 1'000'000 : 4'000'000);
     return s;
+}
+
+Kernels cpu_kernels(Device& dev, float* fma_out, double* chain_out) {
+    const Simd simd = detect_simd();
+    const int threads = dev.threads();
+    Kernels k;
+    k.fma = [=](std::int64_t it) -> Launch {
+        return [=](Stream& st) { st.launch([=](int t, int) { fma_peak<float>(simd, it, fma_out, t); }); };
+    };
+    k.fma_flops = [=](std::int64_t it) { return fma_peak_flops<float>(simd, it, threads); };
+    k.fma_bytes = 4.0 * threads;
+    k.triad = [=](float* a, const float* b, const float* c, std::size_t n) -> Launch {
+        return [=](Stream& st) { st.launch([=](int t, int nt) { stream_triad(simd, a, b, c, 3.0f, n, t, nt); }); };
+    };
+    k.chain = [=](std::int64_t it) -> Launch {
+        return [=](Stream& st) {
+            st.launch([=](int t, int) {
+                if (t == 0) chain_out[0] = dependent_chain(simd, it);
+            });
+        };
+    };
+    k.chain_pipe = "fp64.simt";
+    k.chain_what = "one dependent chain of scalar fp64 FMAs on one thread";
+    return k;
+}
+
+Kernels gpu_kernels(Session& s, float* fma_out) {
+    auto get = reinterpret_cast<lab_02_01_kernels_fn>(s.companion_symbol(LAB_02_01_KERNELS_SYMBOL));
+    const lab_02_01::CudaKernels* g = get();
+    // 8 blocks of 256 threads per SM: 64 warps, 16 per sub-partition (the lesson asks for >= 4).
+    const unsigned blocks = static_cast<unsigned>(std::max(1, s.device().facts().compute_units)) * 8;
+    Kernels k;
+    k.fma = [=](std::int64_t it) -> Launch {
+        return [=](Stream& st) { g->fma_peak(st.native_handle(), fma_out, it, blocks); };
+    };
+    k.fma_flops = [=](std::int64_t it) { return g->fma_peak_flops(it, blocks); };
+    k.fma_bytes = 4.0 * blocks * 256;
+    k.triad = [=](float* a, const float* b, const float* c, std::size_t n) -> Launch {
+        return [=](Stream& st) { g->triad(st.native_handle(), a, b, c, 3.0f, n, blocks); };
+    };
+    k.chain = [=](std::int64_t it) -> Launch {
+        return [=](Stream& st) { g->chain(st.native_handle(), fma_out, it); };
+    };
+    k.chain_pipe = "fp32.simt";
+    k.chain_what = "one thread running one dependent chain of FFMAs";
+    return k;
 }
 
 class WhyTheGpuWaits : public Lesson {
@@ -81,27 +142,21 @@ public:
 
     void run(Session& s) override {
         Device& dev = s.device();
-        const Simd simd = dev.facts().simd == "avx512" ? Simd::avx512 : dev.facts().simd == "avx2" ? Simd::avx2 : Simd::scalar;
         const bool quick = s.options().quick;
         const Sizes z = sizes_for(dev, quick);
-        const int threads = dev.threads();
 
         // Buffers: three triad arrays of 2n floats serve the 1x and 2x large triads and both
-        // per-element runs; the tiny triad gets its own small arrays.
+        // per-element runs; the tiny triad gets its own small arrays. They come zero-filled,
+        // which is all a triad needs: values do not change its speed.
         const std::size_t big = std::max(2 * z.triad_n, z.per_element_n);
         BufferPtr a = dev.allocate(big * 4), b = dev.allocate(big * 4), c = dev.allocate(big * 4);
         BufferPtr ta = dev.allocate(2 * z.tiny_n * 4), tb = dev.allocate(2 * z.tiny_n * 4), tc = dev.allocate(2 * z.tiny_n * 4);
-        BufferPtr out = dev.allocate(64 * 8 * static_cast<std::size_t>(threads));
+        BufferPtr out = dev.allocate(std::size_t{64} << 20);  // per-thread results of the FMA kernels
         float *pa = a->as<float>(), *pb = b->as<float>(), *pc = c->as<float>();
         float *qa = ta->as<float>(), *qb = tb->as<float>(), *qc = tc->as<float>();
-        float* po = out->as<float>();
-        double* pd = out->as<double>();
-        // The buffers come zero-filled, which is all a triad needs: the values do not change its
-        // speed, and touching 2 GB once more would only lengthen the run.
+        const Kernels k = dev.kind() == DeviceKind::cuda ? gpu_kernels(s, out->as<float>())
+                                                         : cpu_kernels(dev, out->as<float>(), out->as<double>());
 
-        auto triad = [=](float* x, const float* y, const float* w, std::size_t n) -> Launch {
-            return [=](Stream& st) { st.launch([=](int t, int nt) { stream_triad(simd, x, y, w, 3.0f, n, t, nt); }); };
-        };
         auto triad_workload = [](const std::string& name, std::size_t n) {
             Workload w;
             w.name = name;
@@ -122,19 +177,19 @@ public:
                     case kCompute: {
                         std::int64_t it = z.fma_iterations * scale;
                         w = triad_workload("", 0);
-                        w.flops = fma_peak_flops<float>(simd, it, threads);
-                        w.bytes = 4.0 * threads;  // each thread stores its one result
+                        w.flops = k.fma_flops(it);
+                        w.bytes = k.fma_bytes;
                         w.params = {{"work", static_cast<double>(it)}};
-                        launch = [=](Stream& st) { st.launch([=](int t, int) { fma_peak<float>(simd, it, po, t); }); };
+                        launch = k.fma(it);
                         break;
                     }
                     case kMemory:
                         w = triad_workload("", z.triad_n * scale);
-                        launch = triad(pa, pb, pc, z.triad_n * scale);
+                        launch = k.triad(pa, pb, pc, z.triad_n * scale);
                         break;
                     case kOverhead:
                         w = triad_workload("", z.tiny_n * scale);
-                        launch = triad(qa, qb, qc, z.tiny_n * scale);
+                        launch = k.triad(qa, qb, qc, z.tiny_n * scale);
                         break;
                 }
                 w.name = scale == 1 ? name : name + "_x2";
@@ -145,21 +200,16 @@ public:
             }
         }
 
-        // A single dependent chain: each FMA waits ~4 cycles for the last.
+        // A single dependent chain: each FMA waits for the last (about 4 cycles).
         {
             Workload w;
             w.name = "chain";
-            w.description = "one dependent chain of scalar fp64 FMAs on one thread";
+            w.description = k.chain_what;
             w.flops = 2.0 * z.chain_iterations;
             w.bytes = 8;
-            w.pipe = "fp64.simt";
+            w.pipe = k.chain_pipe;
             w.params = {{"iterations", static_cast<double>(z.chain_iterations)}};
-            const std::int64_t it = z.chain_iterations;
-            s.measure(w, [=](Stream& st) {
-                st.launch([=](int t, int) {
-                    if (t == 0) pd[0] = dependent_chain(simd, it);
-                });
-            });
+            s.measure(w, k.chain(z.chain_iterations));
         }
 
         // Latency vs throughput: the same triad on 1 element and on 2^26.
@@ -167,7 +217,7 @@ public:
             Workload w = triad_workload(n == 1 ? "per_element.small" : "per_element.large", n);
             w.params = {{"n", static_cast<double>(n)}};
             w.description = "one triad launch over n elements";
-            s.measure(w, triad(pa, pb, pc, n));
+            s.measure(w, k.triad(pa, pb, pc, n));
         }
     }
 

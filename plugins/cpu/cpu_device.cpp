@@ -70,11 +70,13 @@ BufferPtr CpuDevice::allocate(std::size_t bytes) {
     // First touch on the team, so each thread's share of the pages is mapped by that thread
     // (NUMA-local) and page faults are paid now rather than inside a timed kernel.
     auto* p = static_cast<unsigned char*>(buf->data());
-    stream_->launch([p, bytes](int t, int n) {
-        std::size_t lines = (bytes + 63) / 64;
-        std::size_t b = lines * t / n * 64, e = std::min(bytes, lines * (t + 1) / n * 64);
-        if (e > b) std::memset(p + b, 0, e - b);
-    });
+    stream_->launch(
+        [p, bytes](int t, int n) {
+            std::size_t lines = (bytes + 63) / 64;
+            std::size_t b = lines * t / n * 64, e = std::min(bytes, lines * (t + 1) / n * 64);
+            if (e > b) std::memset(p + b, 0, e - b);
+        },
+        TaskLabel{"kernel", "first touch", true});
     stream_->synchronize();
     return buf;
 }
@@ -89,7 +91,11 @@ void CpuDevice::flush_caches(Stream& stream) {
     }
     float* f = flush_buffer_->as<float>();
     std::size_t n = flush_buffer_->count<float>();
-    stream.launch([f, n](int t, int threads) { fill(f, n, 1.0f, t, threads); });
+    auto kernel = [f, n](int t, int threads) { fill(f, n, 1.0f, t, threads); };
+    // Named in traces when it runs on the device's own stream, so a flush is not mistaken for
+    // the lesson's kernel.
+    if (auto* s = dynamic_cast<TaskStream*>(&stream)) s->launch(kernel, TaskLabel{"kernel", "flush caches", true});
+    else stream.launch(kernel);
 }
 
 void CpuDevice::gemm(Stream& stream, const Gemm& g) {
@@ -99,6 +105,7 @@ void CpuDevice::gemm(Stream& stream, const Gemm& g) {
     auto* s = dynamic_cast<TaskStream*>(&stream);
     if (!s) throw std::invalid_argument("CPU GEMM needs the CPU device's stream");
     const OpenBlas& blas = openblas(simd_);
+    const TaskLabel label{"gemm", g.dtype == Dtype::fp32 ? "sgemm" : "dgemm", false, {g.m, g.n, g.k}};
     s->enqueue([g, &blas] {
         if (g.dtype == Dtype::fp32)
             blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k,
@@ -109,7 +116,15 @@ void CpuDevice::gemm(Stream& stream, const Gemm& g) {
             blas.dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k, g.alpha,
                         static_cast<const double*>(g.a), g.k, static_cast<const double*>(g.b), g.n,
                         g.beta, static_cast<double*>(g.c), g.n);
-    });
+    }, label);
 }
+
+bool CpuDevice::trace_begin(std::string& note) {
+    note.clear();
+    stream_->trace_begin();
+    return true;
+}
+
+std::vector<TraceEvent> CpuDevice::trace_end() { return stream_->trace_end(); }
 
 }  // namespace lab::cpu

@@ -1,5 +1,6 @@
 // The CPU device: a pinned thread team behind an in-order stream, 2 MiB-aligned buffers
-// first-touched by the threads that will use them, OpenBLAS for GEMM.
+// first-touched by the threads that will use them, OpenBLAS for GEMM, and traces of what the
+// stream ran (kernels, GEMMs, event records) and what the host asked (launches, syncs).
 #pragma once
 
 #include <memory>
@@ -34,6 +35,9 @@ public:
     void flush_caches(Stream& stream) override;
     bool supports(Dtype dtype) const override { return dtype == Dtype::fp32 || dtype == Dtype::fp64; }
     void gemm(Stream& stream, const Gemm& g) override;
+    // Always available: the stream records its own tasks. Times are seconds from trace_begin.
+    bool trace_begin(std::string& note) override;
+    std::vector<TraceEvent> trace_end() override;
 
     Simd simd() const { return simd_; }
     TaskStream& task_stream() { return *stream_; }

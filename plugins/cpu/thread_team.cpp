@@ -4,8 +4,10 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <string>
 
 namespace lab::cpu {
 
@@ -25,7 +27,111 @@ inline void cpu_relax() { __builtin_ia32_pause(); }
 // batch without a futex wake, short enough not to steal a core from OpenBLAS between kernels.
 constexpr auto kSpin = std::chrono::microseconds(50);
 
+double seconds(StreamTracer::Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string name_of(const TaskLabel& label, std::uint64_t correlation) {
+    std::string name = label.name;
+    if (label.dims[0] > 0)
+        name += " " + std::to_string(label.dims[0]) + " x " + std::to_string(label.dims[1]) + " x " +
+                std::to_string(label.dims[2]);
+    if (label.numbered) name += " #" + std::to_string(correlation);
+    return name;
+}
+
+// Host-side launches and synchronisations are on the host's track 0, device tasks on stream 0.
+constexpr int kTrack = 0;
+
 }  // namespace
+
+void StreamTracer::begin() {
+    std::lock_guard lock(mutex_);
+    ++session_;
+    correlation_ = 0;
+    events_.clear();
+    dropped_ = 0;
+    origin_ = Clock::now();
+    active_.store(true, std::memory_order_relaxed);
+}
+
+std::vector<TraceEvent> StreamTracer::end() {
+    std::vector<TraceEvent> out;
+    std::size_t dropped;
+    {
+        std::lock_guard lock(mutex_);
+        active_.store(false, std::memory_order_relaxed);
+        out.swap(events_);
+        dropped = dropped_;
+    }
+    // The host and stream threads interleave their pushes; order by start as the device would.
+    std::stable_sort(out.begin(), out.end(),
+                     [](const TraceEvent& a, const TraceEvent& b) { return a.start_s < b.start_s; });
+    if (dropped > 0) {
+        TraceEvent d;
+        d.name = "dropped " + std::to_string(dropped) + " events";
+        d.category = "marker";
+        d.track = kTrack;
+        for (const auto& e : out) d.start_s = std::max(d.start_s, e.start_s + e.duration_s);
+        d.args["dropped"] = std::to_string(dropped);
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+void StreamTracer::next_correlation(std::uint64_t& session, std::uint64_t& correlation) {
+    std::lock_guard lock(mutex_);
+    if (!active_.load(std::memory_order_relaxed)) {
+        session = correlation = 0;
+        return;
+    }
+    session = session_;
+    correlation = ++correlation_;
+}
+
+void StreamTracer::push(TraceEvent e) {
+    if (events_.size() >= kMaxEvents) {
+        ++dropped_;
+        return;
+    }
+    events_.push_back(std::move(e));
+}
+
+void StreamTracer::add(std::uint64_t session, const TaskLabel& label, std::uint64_t correlation, bool host,
+                       Clock::time_point start, Clock::time_point end) {
+    std::lock_guard lock(mutex_);
+    if (session != session_ || !active_.load(std::memory_order_relaxed)) return;
+    TraceEvent e;
+    if (host) {
+        e.name = "launch";
+        e.category = "runtime";
+    } else {
+        e.name = name_of(label, correlation);
+        e.category = label.category;
+    }
+    e.start_s = seconds(start - origin_);
+    e.duration_s = seconds(end - start);
+    e.track = kTrack;
+    e.host = host;
+    e.args["correlation"] = std::to_string(correlation);
+    push(std::move(e));
+}
+
+void StreamTracer::add_sync(Clock::time_point start, Clock::time_point end) {
+    std::lock_guard lock(mutex_);
+    if (!active_.load(std::memory_order_relaxed)) return;
+    TraceEvent e;
+    e.name = "synchronize";
+    e.category = "sync";
+    e.start_s = seconds(start - origin_);
+    e.duration_s = seconds(end - start);
+    e.track = kTrack;
+    e.host = true;
+    push(std::move(e));
+}
+
+std::size_t StreamTracer::dropped() const {
+    std::lock_guard lock(mutex_);
+    return dropped_;
+}
 
 ThreadTeam::ThreadTeam(std::vector<int> cpus) : cpus_(std::move(cpus)) {
     if (cpus_.empty()) throw std::invalid_argument("a thread team needs at least one CPU");
@@ -99,38 +205,65 @@ TaskStream::~TaskStream() {
     thread_.join();
 }
 
-void TaskStream::enqueue(std::function<void()> task) {
+void TaskStream::enqueue(std::function<void()> task, const TaskLabel& label) {
+    if (!tracer_.active()) {
+        {
+            std::lock_guard lock(mutex_);
+            queue_.push_back({std::move(task), label});
+            ++enqueued_;
+        }
+        wake_.notify_one();
+        return;
+    }
+    // Traced: the launch's duration is what enqueuing costs the host (locking, waking the
+    // stream thread), the CPU analogue of cudaLaunchKernel's time on the CPU.
+    const auto start = StreamTracer::Clock::now();
+    Task t{std::move(task), label};
+    tracer_.next_correlation(t.session, t.correlation);
+    const std::uint64_t session = t.session, correlation = t.correlation;
     {
         std::lock_guard lock(mutex_);
-        queue_.push_back(std::move(task));
+        queue_.push_back(std::move(t));
         ++enqueued_;
     }
     wake_.notify_one();
+    if (session != 0) tracer_.add(session, label, correlation, true, start, StreamTracer::Clock::now());
 }
 
-void TaskStream::launch(HostKernel kernel) {
-    enqueue([this, k = std::move(kernel)] { team_.run(k); });
+void TaskStream::launch(HostKernel kernel) { launch(std::move(kernel), TaskLabel{"kernel", "host kernel", true}); }
+
+void TaskStream::launch(HostKernel kernel, const TaskLabel& label) {
+    enqueue([this, k = std::move(kernel)] { team_.run(k); }, label);
 }
 
 void TaskStream::record(Event& event) {
     auto* e = dynamic_cast<CpuEvent*>(&event);
     if (!e) throw std::invalid_argument("a CPU stream records only CPU events");
-    enqueue([e] {
-        e->ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::steady_clock::now().time_since_epoch())
-                    .count();
-    });
+    enqueue(
+        [e] {
+            e->ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count();
+        },
+        TaskLabel{"marker", "event"});
+}
+
+void TaskStream::wait_for(std::uint64_t target) {
+    for (std::uint64_t c = completed_.load(std::memory_order_acquire); c < target;
+         c = completed_.load(std::memory_order_acquire))
+        completed_.wait(c, std::memory_order_acquire);
 }
 
 void TaskStream::synchronize() {
+    const bool traced = tracer_.active();
+    const auto start = traced ? StreamTracer::Clock::now() : StreamTracer::Clock::time_point{};
     std::uint64_t target;
     {
         std::lock_guard lock(mutex_);
         target = enqueued_;
     }
-    for (std::uint64_t c = completed_.load(std::memory_order_acquire); c < target;
-         c = completed_.load(std::memory_order_acquire))
-        completed_.wait(c, std::memory_order_acquire);
+    wait_for(target);
+    if (traced) tracer_.add_sync(start, StreamTracer::Clock::now());
     std::lock_guard lock(mutex_);
     if (error_) {
         auto e = error_;
@@ -139,10 +272,22 @@ void TaskStream::synchronize() {
     }
 }
 
+void TaskStream::trace_begin() { tracer_.begin(); }
+
+std::vector<TraceEvent> TaskStream::trace_end() {
+    std::uint64_t target;
+    {
+        std::lock_guard lock(mutex_);
+        target = enqueued_;
+    }
+    wait_for(target);
+    return tracer_.end();
+}
+
 void TaskStream::loop() {
     team_.pin_caller();
     for (;;) {
-        std::function<void()> task;
+        Task task;
         {
             std::unique_lock lock(mutex_);
             wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
@@ -150,12 +295,19 @@ void TaskStream::loop() {
             task = std::move(queue_.front());
             queue_.pop_front();
         }
+        // Whether to time was decided when the task was enqueued: nothing more is paid here
+        // for untraced work.
+        const auto start = task.session ? StreamTracer::Clock::now() : StreamTracer::Clock::time_point{};
         try {
-            task();
+            task.run();
         } catch (...) {
             std::lock_guard lock(mutex_);
             if (!error_) error_ = std::current_exception();
         }
+        // Recorded before the task counts as completed, so a synchronize() followed by
+        // trace_end() always finds it.
+        if (task.session)
+            tracer_.add(task.session, task.label, task.correlation, false, start, StreamTracer::Clock::now());
         completed_.fetch_add(1, std::memory_order_release);
         completed_.notify_all();
     }

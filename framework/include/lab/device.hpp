@@ -139,7 +139,8 @@ inline const char* to_string(Dtype d) {
 }
 
 // C[m,n] = alpha * A[m,k] * B[k,n] + beta * C, row-major, all in `dtype` (fp32 accumulate for
-// 16-bit and smaller types where the library allows).
+// 16-bit types). fp8 and int8 follow the tensor cores' "TN" rule: B is given transposed (stored
+// [n,k]) and C is bf16 (fp8) or int32 (int8).
 struct Gemm {
     Dtype dtype = Dtype::fp32;
     int m = 0, n = 0, k = 0;

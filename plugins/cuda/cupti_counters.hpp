@@ -1,0 +1,52 @@
+// Hardware counters with the CUPTI Range Profiler (cupti_range_profiler.h + cupti_profiler_host.h;
+// not the deprecated Event/Metric APIs): user ranges, user replay, one range per measurement.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lab::cuda {
+
+// Roofline metric names (Nsight Compute's), for workloads to ask for.
+inline const std::vector<std::string>& roofline_metrics() {
+    static const std::vector<std::string> m = {
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
+        "dram__bytes_read.sum",
+        "dram__bytes_write.sum",
+    };
+    return m;
+}
+
+class RangeProfiler {
+public:
+    // For CUDA device `device_index` (the current device of the calling thread's context).
+    explicit RangeProfiler(int device_index);
+    ~RangeProfiler();
+    RangeProfiler(const RangeProfiler&) = delete;
+    RangeProfiler& operator=(const RangeProfiler&) = delete;
+
+    // Values of `metrics` over one invocation. `run` enqueues the work and synchronises; it is
+    // called once per replay pass (several times when the metrics need several passes).
+    // Returns {} with `note` set when counters are unavailable (driver refuses: "ERR_NVGPUCTRPERM",
+    // a virtual machine without profiling, an unknown metric name); never throws for those.
+    std::map<std::string, double> measure(const std::function<void()>& run, const std::vector<std::string>& metrics,
+                                          std::string& note);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+    int device_ = 0;
+};
+
+}  // namespace lab::cuda

@@ -1,0 +1,166 @@
+// Tracing on the CPU device, loaded as the host loads it: what a trace holds (kernels, GEMMs,
+// event records on the stream; launches and synchronisations on the host), that launches pair
+// with their tasks by correlation ID, that task starts follow their launches, and that each
+// trace starts empty. No duration is asserted beyond being non-negative.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plugin_loader.hpp"
+#include "test_support.hpp"
+
+using namespace lab;
+
+namespace {
+
+struct Fixture {
+    LoadedBackend backend = load_backend(lab_test::build_root() / "plugins/cpu/labdevice_cpu.so");
+    std::unique_ptr<Device> device = backend.backend->open({});
+};
+
+Fixture& fixture() {
+    static Fixture f;
+    return f;
+}
+
+std::vector<const TraceEvent*> with(const std::vector<TraceEvent>& events, const std::string& category, bool host) {
+    std::vector<const TraceEvent*> out;
+    for (const auto& e : events)
+        if (e.category == category && e.host == host) out.push_back(&e);
+    return out;
+}
+
+// Three kernels, a GEMM, an event record, then a synchronisation.
+std::vector<TraceEvent> traced_work(Device& d) {
+    const int m = 16, n = 8, k = 4;
+    BufferPtr a = d.allocate(m * k * 4), b = d.allocate(k * n * 4), c = d.allocate(m * n * 4);
+    EventPtr ev = d.create_event();
+    std::string note = "unchanged";
+    REQUIRE(d.trace_begin(note));
+    CHECK(note.empty());
+    for (int i = 0; i < 3; ++i) d.stream().launch([](int, int) {});
+    d.gemm(d.stream(), {Dtype::fp32, m, n, k, a->data(), b->data(), c->data(), 1.0, 0.0});
+    d.stream().record(*ev);
+    d.stream().synchronize();
+    return d.trace_end();
+}
+
+}  // namespace
+
+TEST_CASE("a CPU trace holds the stream's tasks and the host's launches and syncs", "[cputrace]") {
+    Device& d = *fixture().device;
+    auto events = traced_work(d);
+
+    auto kernels = with(events, "kernel", false);
+    auto gemms = with(events, "gemm", false);
+    auto markers = with(events, "marker", false);
+    auto launches = with(events, "runtime", true);
+    auto syncs = with(events, "sync", true);
+    REQUIRE(kernels.size() == 3);
+    REQUIRE(gemms.size() == 1);
+    REQUIRE(markers.size() == 1);
+    CHECK(launches.size() == 5);  // every enqueue: 3 kernels, the GEMM, the record
+    REQUIRE(syncs.size() == 1);
+
+    CHECK(gemms[0]->name == "sgemm 16 x 8 x 4");
+    CHECK(markers[0]->name == "event");
+    CHECK(syncs[0]->name == "synchronize");
+    for (const auto* l : launches) CHECK(l->name == "launch");
+    for (const auto* k : kernels) {
+        CHECK(k->name == "host kernel #" + k->args.at("correlation"));
+        CHECK(k->track == 0);
+    }
+    for (const auto& e : events) {
+        CHECK(e.duration_s >= 0);
+        CHECK(e.start_s >= 0);
+    }
+    // The synchronisation waits for everything enqueued before it.
+    for (const auto* k : kernels) CHECK(k->start_s <= syncs[0]->start_s + syncs[0]->duration_s);
+    // trace_end hands events back in start order.
+    for (std::size_t i = 1; i < events.size(); ++i) CHECK(events[i - 1].start_s <= events[i].start_s);
+}
+
+TEST_CASE("every launch pairs with one task by correlation, and the task starts after it", "[cputrace]") {
+    Device& d = *fixture().device;
+    auto events = traced_work(d);
+
+    std::map<std::string, const TraceEvent*> launch_of, task_of;
+    for (const auto& e : events) {
+        auto c = e.args.find("correlation");
+        if (c == e.args.end()) continue;
+        auto& side = e.host ? launch_of : task_of;
+        CHECK(side.emplace(c->second, &e).second);  // correlation IDs are unique per side
+    }
+    REQUIRE(launch_of.size() == 5);
+    REQUIRE(task_of.size() == launch_of.size());
+    for (const auto& [id, launch] : launch_of) {
+        INFO("correlation " << id);
+        REQUIRE(task_of.count(id) == 1);
+        const TraceEvent* task = task_of.at(id);
+        CHECK(task->start_s >= launch->start_s);
+    }
+    // The stream runs tasks in the order they were launched.
+    std::vector<const TraceEvent*> by_launch;
+    for (const auto& [id, launch] : launch_of) by_launch.push_back(launch);
+    std::sort(by_launch.begin(), by_launch.end(),
+              [](const TraceEvent* a, const TraceEvent* b) { return a->start_s < b->start_s; });
+    for (std::size_t i = 1; i < by_launch.size(); ++i) {
+        const TraceEvent* prev = task_of.at(by_launch[i - 1]->args.at("correlation"));
+        const TraceEvent* next = task_of.at(by_launch[i]->args.at("correlation"));
+        CHECK(prev->start_s + prev->duration_s <= next->start_s);
+    }
+}
+
+TEST_CASE("each trace starts empty and work outside a trace is not recorded", "[cputrace]") {
+    Device& d = *fixture().device;
+    auto first = traced_work(d);
+    REQUIRE_FALSE(first.empty());
+
+    // Untraced work between traces leaves nothing behind.
+    d.stream().launch([](int, int) {});
+    d.stream().synchronize();
+
+    std::string note;
+    REQUIRE(d.trace_begin(note));
+    auto empty = d.trace_end();
+    CHECK(empty.empty());
+
+    REQUIRE(d.trace_begin(note));
+    d.stream().launch([](int, int) {});
+    d.stream().synchronize();
+    auto second = d.trace_end();
+    REQUIRE(with(second, "kernel", false).size() == 1);
+    CHECK(with(second, "runtime", true).size() == 1);
+    CHECK(with(second, "sync", true).size() == 1);
+    // Correlation IDs start again with the trace.
+    CHECK(with(second, "kernel", false)[0]->args.at("correlation") == "1");
+}
+
+TEST_CASE("trace_end waits for work still queued, so no launch lacks its task", "[cputrace]") {
+    Device& d = *fixture().device;
+    std::string note;
+    REQUIRE(d.trace_begin(note));
+    for (int i = 0; i < 20; ++i) d.stream().launch([](int, int) {});
+    auto events = d.trace_end();  // no synchronize
+    CHECK(with(events, "kernel", false).size() == 20);
+    CHECK(with(events, "runtime", true).size() == 20);
+    d.stream().synchronize();
+}
+
+TEST_CASE("a trace keeps at most 200000 events and ends with a note of how many it dropped", "[cputrace]") {
+    Device& d = *fixture().device;
+    EventPtr ev = d.create_event();
+    std::string note;
+    REQUIRE(d.trace_begin(note));
+    // Each record is two events (its launch and the task): 10 pairs past the cap.
+    for (int i = 0; i < 100'010; ++i) d.stream().record(*ev);
+    d.stream().synchronize();  // one more host event, dropped too
+    auto events = d.trace_end();
+    REQUIRE(events.size() == 200'001);
+    CHECK(events.back().name == "dropped 21 events");
+    CHECK(events.back().args.at("dropped") == "21");
+    CHECK(events.back().duration_s == 0);
+}
