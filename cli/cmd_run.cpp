@@ -53,7 +53,8 @@ int cmd_run(const Args& args) {
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
-    const char* usage = "lab run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--reveal]";
+    const char* usage =
+        "lab run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--trace FILE[.gz]] [--reveal]";
     if (!parse("run", usage, args, opts, pos, vm)) return 0;
 
     const std::string id = vm["id"].as<std::string>();
@@ -105,6 +106,7 @@ int cmd_run(const Args& args) {
         if (!trace.parent_path().empty()) fs::create_directories(trace.parent_path(), ec);
         if (ec) throw InputError(trace.parent_path().string(), "cannot create the folder (" + ec.message() + ")", "choose another --trace path");
         req.trace_file = (trace.parent_path() / ("." + trace.filename().string() + ".partial")).string();
+        req.trace_final_name = trace.string();
     }
     struct RemovePartial {
         std::string path;

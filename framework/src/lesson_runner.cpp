@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <regex>
@@ -11,6 +12,7 @@
 #include "atomic_file.hpp"
 #include "ceilings_cache.hpp"
 #include "chrome_trace.hpp"
+#include "gzip.hpp"
 #include "child_process.hpp"
 #include "errors.hpp"
 #include "lab/backend.hpp"
@@ -129,7 +131,7 @@ json to_json(const ChildRequest& r) {
     return {{"action", r.action},          {"lesson_file", r.lesson_file}, {"device", r.device},
             {"threads", r.threads},        {"quick", r.quick},             {"student", r.options.student},
             {"seed", r.options.seed},      {"seed_hex", r.options.seed_hex},
-            {"lesson_budget_s", r.lesson_budget_s}, {"trace_file", r.trace_file}};
+            {"lesson_budget_s", r.lesson_budget_s}, {"trace_file", r.trace_file}, {"trace_final_name", r.trace_final_name}};
 }
 
 ChildRequest child_request_from_json(const json& j) {
@@ -145,6 +147,7 @@ ChildRequest child_request_from_json(const json& j) {
     r.options.seed_hex = j.value("seed_hex", "");
     r.lesson_budget_s = j.value("lesson_budget_s", 60.0);
     r.trace_file = j.value("trace_file", "");
+    r.trace_final_name = j.value("trace_final_name", "");
     return r;
 }
 
@@ -210,7 +213,14 @@ int child_main(const ChildRequest& req) {
             if (tracing) {
                 std::vector<TraceEvent> events = dev.trace_end();
                 TraceMetadata meta{dev.facts().name, to_string(dev.kind()), lesson.info.id, 0};
-                write_file_atomically(req.trace_file, chrome_trace(events, meta).dump() + "\n");
+                for (const auto& e : events)  // the tracer's "dropped N events" marker, if it filled up
+                    if (e.category == "marker" && e.name.rfind("dropped ", 0) == 0)
+                        meta.dropped = std::strtoull(e.name.c_str() + 8, nullptr, 10);
+                std::string text = chrome_trace(events, meta).dump() + "\n";
+                // A trace named *.gz is written gzip-compressed, as PyTorch writes its traces.
+                const std::string& path = req.trace_final_name.empty() ? req.trace_file : req.trace_final_name;
+                if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) text = gzip_compress(text);
+                write_file_atomically(req.trace_file, text);
                 result["trace_events"] = events.size();
             }
             for (const auto& m : session.measurements()) result["measurements"].push_back(record::to_json(m));

@@ -23,6 +23,7 @@ struct ChildRequest {
     RunOptions options;
     double lesson_budget_s = 60; // the lesson's wall-clock budget once calibration is done
     std::string trace_file;      // "run": write a Chrome trace of the lesson here ("" = none)
+    std::string trace_final_name;  // the name it will be renamed to (its .gz says: compress)
 };
 
 nlohmann::json to_json(const ChildRequest& r);

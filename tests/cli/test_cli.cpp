@@ -228,3 +228,34 @@ TEST_CASE("lab show refuses an edited, a truncated and a foreign run record with
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(file) && Catch::Contains(message));
 }
+
+TEST_CASE("lab run --trace writes a Chrome trace of the lesson, gzip-compressed when named .gz", "[run]") {
+    lab_test::TempDir out;
+    auto r = run_lab({"run", "02.05", "--quick", "--student", "t", "--trace", (out / "t.json.gz").string(), "--out",
+                      (out / "r.json").string()});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("trace: "));
+    json trace = json::parse(lab_test::gunzip_file(out / "t.json.gz"));
+    int kernels = 0, launches = 0, names = 0;
+    for (const auto& e : trace["traceEvents"]) {
+        if (e.value("ph", "") == "X" && e.value("cat", "") == "kernel") ++kernels;
+        if (e.value("ph", "") == "X" && e.value("cat", "") == "runtime") ++launches;
+        if (e.value("ph", "") == "M") ++names;
+    }
+    CHECK(kernels > 8);
+    CHECK(launches >= kernels);
+    CHECK(names >= 2);
+    CHECK(trace["otherData"]["lesson"] == "02.05");
+    for (const auto& f : fs::directory_iterator(out.path())) CHECK(f.path().filename().string().find(".partial") == std::string::npos);
+}
+
+TEST_CASE("a failed run leaves no trace behind", "[isolation]") {
+    PluginFolder f("crashing_lesson");
+    lab_test::TempDir out;
+    auto r = run_lab({"run", "99.01", "--quick", "--student", "s", "--trace", (out / "t.json").string(), "--out",
+                      (out / "run.json").string()},
+                     f.env());
+    CHECK(r.exit_code == 3);
+    CHECK(fs::is_empty(out.path()));
+}

@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -38,6 +39,17 @@ std::string read_file(const fs::path& p) {
 void write_file(const fs::path& p, const std::string& content) {
     std::ofstream out(p, std::ios::binary);
     out << content;
+}
+
+std::string gunzip_file(const fs::path& p) {
+    gzFile f = gzopen(p.c_str(), "rb");
+    if (!f) throw std::runtime_error("cannot open " + p.string());
+    std::string out;
+    char buf[65536];
+    int n;
+    while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+    gzclose(f);
+    return out;
 }
 
 fs::path lab_executable() { return LAB_TEST_EXE; }

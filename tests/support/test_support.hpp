@@ -35,6 +35,7 @@ LabResult run_lab(const std::vector<std::string>& args, const std::map<std::stri
 
 std::string read_file(const std::filesystem::path& p);
 void write_file(const std::filesystem::path& p, const std::string& content);
+std::string gunzip_file(const std::filesystem::path& p);
 
 // The build folder of the fixture plugins, the built lab, the source root.
 std::filesystem::path fixture_plugin(const std::string& name);  // "wrong_api" -> .../lab_wrong_api.so

@@ -1,0 +1,54 @@
+// In-memory gzip through zlib (see gzip.hpp).
+#include "gzip.hpp"
+
+#include <zlib.h>
+
+#include <stdexcept>
+
+namespace lab {
+
+namespace {
+constexpr int kGzipWindow = 15 + 16;      // 15-bit window, gzip header
+constexpr int kAutoDetectWindow = 15 + 32; // gzip or zlib, detected from the header
+}  // namespace
+
+std::string gzip_compress(const std::string& data) {
+    z_stream z{};
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, kGzipWindow, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("zlib deflateInit2 failed");
+    std::string out;
+    out.resize(deflateBound(&z, data.size()) + 32);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    z.avail_in = static_cast<uInt>(data.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    int rc = deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) throw std::runtime_error("zlib deflate failed");
+    return out;
+}
+
+std::string gzip_decompress(const std::string& data) {
+    z_stream z{};
+    if (inflateInit2(&z, kAutoDetectWindow) != Z_OK) throw std::runtime_error("zlib inflateInit2 failed");
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    z.avail_in = static_cast<uInt>(data.size());
+    std::string out;
+    char chunk[1 << 16];
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        z.next_out = reinterpret_cast<Bytef*>(chunk);
+        z.avail_out = sizeof chunk;
+        rc = inflate(&z, Z_NO_FLUSH);
+        if (rc != Z_OK && rc != Z_STREAM_END) {
+            inflateEnd(&z);
+            throw std::runtime_error(rc == Z_BUF_ERROR ? "the compressed data is truncated" : "the data is not valid gzip");
+        }
+        out.append(chunk, sizeof chunk - z.avail_out);
+    }
+    inflateEnd(&z);
+    return out;
+}
+
+}  // namespace lab

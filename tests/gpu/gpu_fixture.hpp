@@ -1,0 +1,22 @@
+// The CUDA device the GPU tests share, opened through the backend plugin as the child process
+// opens it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lab/backend.hpp"
+#include "plugin_loader.hpp"
+
+namespace lab_gpu_test {
+
+// "" when the CUDA backend loads and reports a working device; else why not.
+std::string why_no_gpu();
+
+struct Gpu {
+    lab::LoadedBackend backend;
+    std::unique_ptr<lab::Device> device;
+};
+Gpu& gpu();
+
+}  // namespace lab_gpu_test
