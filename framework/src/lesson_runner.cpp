@@ -58,6 +58,12 @@ public:
             if (m.workload.name == w.name) throw std::invalid_argument("workload '" + w.name + "' measured twice");
         progress_line("measuring " + w.name);
         measurements_.push_back(measure_workload(device_, w, launch, settings_));
+        // "Counters refused" is said once, not once per workload; the run goes on with timing.
+        const std::string& why = measurements_.back().counters_note;
+        if (!why.empty() && !counters_noted_) {
+            note("hardware counters: " + why);
+            counters_noted_ = true;
+        }
         return measurements_.back();
     }
     void progress(const std::string& line) override { progress_line(line); }
@@ -74,6 +80,7 @@ private:
     EngineSettings settings_;
     std::string lesson_file_;
     std::vector<Measurement> measurements_;
+    bool counters_noted_ = false;
 };
 
 struct OpenedDevice {

@@ -193,6 +193,7 @@ public:
                         break;
                 }
                 w.name = scale == 1 ? name : name + "_x2";
+                w.telemetry = true;  // clocks and power while it runs, where the device reports them
                 w.doubles = scale == 1 ? "" : name;
                 w.description = "mystery kernel " + std::string(1, static_cast<char>('A' + m)) +
                                 (scale == 1 ? "" : ", twice the work");

@@ -36,6 +36,12 @@ const std::vector<Placed> kKernels = {{"read", false},     {"copy", false},     
 
 // k FMAs per element: few keeps the kernel left of every fp32 ridge (AI 2), many puts it right of
 // it (a CPU's fp32 ridge is near 10 FLOP/B, a GPU's near 15-20: AI 16 and 64).
+// The kernels a GPU also places from hardware counters (GEMMs run on tensor cores, which these
+// counters do not see).
+bool counted(const std::string& name) {
+    return name == "read" || name == "triad" || name == "fma_few" || name == "fma_many" || name == "fma_peak_fp32";
+}
+
 int fma_many_k(DeviceKind kind) { return kind == DeviceKind::cuda ? 256 : 64; }
 constexpr int kFmaFewK = 8;
 
@@ -127,7 +133,8 @@ public:
         };
         for (const auto& k : kKernels) {
             std::size_t first = i.metrics.size();
-            declare_workload_metrics(i.metrics, k.name, {"predicted_regime", "measured_regime", "roof_fraction"});
+            declare_workload_metrics(i.metrics, k.name, {"predicted_regime", "measured_regime", "roof_fraction"}, false,
+                                     counted(k.name));
             if (k.gpu_only)
                 for (std::size_t j = first; j < i.metrics.size(); ++j) i.metrics[j].devices = {"cuda"};
         }
@@ -170,6 +177,7 @@ public:
             w.flops = flops_per * static_cast<double>(n);
             w.bytes = bytes_per * static_cast<double>(n);
             w.params = {{"n", static_cast<double>(n)}};
+            if (counted(name)) w.counters = counters::roofline_metric_names();
             return w;
         };
         // read: one add per element loaded; 4 bytes in.
@@ -219,6 +227,7 @@ public:
             w.flops = k.fma_peak_flops(it);
             w.bytes = k.fma_peak_bytes;
             w.params = {{"iterations", static_cast<double>(it)}};
+            w.counters = counters::roofline_metric_names();
             s.measure(w, k.fma_peak(it));
         }
     }
@@ -245,6 +254,9 @@ public:
             "The same k-FMA kernel sits either side: few FMAs is {fma_few.predicted_regime}, many is {fma_many.predicted_regime}.",
             "Triad achieves {triad.roof_fraction} of its roof; SGEMM {sgemm.roof_fraction}.",
         };
+        if (d.find("triad.counted_ai"))
+            d.teaching.push_back("Hardware counters agree? Triad's counted AI is {triad.counted_ai} (analytic {triad.ai}); "
+                                 "many-FMA's {fma_many.counted_ai} (analytic {fma_many.ai}).");
         return d;
     }
 };

@@ -81,6 +81,17 @@ BufferPtr CpuDevice::allocate(std::size_t bytes) {
     return buf;
 }
 
+void CpuDevice::copy(Stream& stream, void* dst, const void* src, std::size_t bytes) {
+    // Host to host: every team thread copies its share, as a streaming kernel would.
+    auto* d = static_cast<unsigned char*>(dst);
+    auto* s = static_cast<const unsigned char*>(src);
+    stream.launch([d, s, bytes](int t, int n) {
+        std::size_t lines = (bytes + 63) / 64;
+        std::size_t b = lines * t / n * 64, e = std::min(bytes, lines * (t + 1) / n * 64);
+        if (e > b) std::memcpy(d + b, s + b, e - b);
+    });
+}
+
 EventPtr CpuDevice::create_event() { return std::make_unique<CpuEvent>(); }
 
 void CpuDevice::flush_caches(Stream& stream) {

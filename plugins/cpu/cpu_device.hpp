@@ -32,9 +32,15 @@ public:
     int threads() const override { return team_->size(); }
     BufferPtr allocate(std::size_t bytes) override;
     EventPtr create_event() override;
+    void copy(Stream& stream, void* dst, const void* src, std::size_t bytes) override;
     void flush_caches(Stream& stream) override;
     bool supports(Dtype dtype) const override { return dtype == Dtype::fp32 || dtype == Dtype::fp64; }
     void gemm(Stream& stream, const Gemm& g) override;
+    std::map<std::string, double> measure_counters(const std::function<void()>&, const std::vector<std::string>&,
+                                                   std::string& note) override {
+        note = "the CPU device reads no hardware counters (analytic counts only)";
+        return {};
+    }
     // Always available: the stream records its own tasks. Times are seconds from trace_begin.
     bool trace_begin(std::string& note) override;
     std::vector<TraceEvent> trace_end() override;

@@ -44,6 +44,21 @@ private:
     std::size_t bytes_;
 };
 
+class PinnedBuffer : public Buffer {
+public:
+    explicit PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
+        LAB_CUDA(cudaHostAlloc(&data_, std::max<std::size_t>(bytes, 64), cudaHostAllocDefault));
+        std::memset(data_, 0, std::max<std::size_t>(bytes, 64));
+    }
+    ~PinnedBuffer() override { cudaFreeHost(data_); }
+    void* data() override { return data_; }
+    std::size_t bytes() const override { return bytes_; }
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_;
+};
+
 class CudaEvent : public Event {
 public:
     CudaEvent() { LAB_CUDA(cudaEventCreate(&event_)); }
@@ -181,6 +196,13 @@ CudaDevice::~CudaDevice() {
 }
 
 BufferPtr CudaDevice::allocate(std::size_t bytes) { return std::make_unique<DeviceBuffer>(bytes); }
+
+BufferPtr CudaDevice::allocate_host(std::size_t bytes) { return std::make_unique<PinnedBuffer>(bytes); }
+
+void CudaDevice::copy(Stream& s, void* dst, const void* src, std::size_t bytes) {
+    // Unified addressing tells the driver which way the copy goes.
+    LAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(s.native_handle())));
+}
 
 EventPtr CudaDevice::create_event() { return std::make_unique<CudaEvent>(); }
 

@@ -48,6 +48,8 @@ public:
     Stream& stream() override { return *stream_; }
     int threads() const override { return 1; }
     BufferPtr allocate(std::size_t bytes) override;
+    BufferPtr allocate_host(std::size_t bytes) override;
+    void copy(Stream& stream, void* dst, const void* src, std::size_t bytes) override;
     EventPtr create_event() override;
     void flush_caches(Stream& stream) override;
     bool supports(Dtype dtype) const override;

@@ -10,23 +10,7 @@
 
 namespace lab::cuda {
 
-// Roofline metric names (Nsight Compute's), for workloads to ask for.
-inline const std::vector<std::string>& roofline_metrics() {
-    static const std::vector<std::string> m = {
-        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-        "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-        "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-        "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-        "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-        "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-        "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-        "dram__bytes_read.sum",
-        "dram__bytes_write.sum",
-    };
-    return m;
-}
+// The metric names lessons ask for are in lab/counters.hpp.
 
 class RangeProfiler {
 public:

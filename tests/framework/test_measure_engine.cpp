@@ -38,6 +38,7 @@ public:
     int threads() const override { return 1; }
     BufferPtr allocate(std::size_t) override { return nullptr; }
     EventPtr create_event() override { return std::make_unique<ScriptedEvent>(); }
+    void copy(Stream&, void*, const void*, std::size_t) override {}
     void flush_caches(Stream&) override { ++flushes; }
     bool supports(Dtype) const override { return false; }
     void gemm(Stream&, const Gemm&) override {}

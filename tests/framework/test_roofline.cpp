@@ -7,6 +7,7 @@
 #include <optional>
 #include <tuple>
 
+#include "lab/lesson.hpp"
 #include "lab/roofline.hpp"
 
 using namespace lab::roofline;
@@ -82,4 +83,44 @@ TEST_CASE("students may write a regime in several ways; bandwidth bound means me
     CHECK_FALSE(parse_regime("io bound").has_value());
     for (auto r : {Regime::compute_bound, Regime::memory_bound, Regime::overhead_bound, Regime::latency_bound})
         CHECK(parse_regime(to_string(r)) == r);
+}
+
+TEST_CASE("counted FLOP and bytes follow Nsight Compute's roofline formula", "[roofline]") {
+    std::map<std::string, double> c = {
+        {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", 10},
+        {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", 20},
+        {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 30},
+        {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", 5},
+        {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", 1},
+        {"dram__bytes_read.sum", 800},
+        {"dram__bytes_write.sum", 400},
+    };
+    auto r = lab::counters::from_counters(c);
+    CHECK(r.has_flops);
+    CHECK(r.has_bytes);
+    CHECK(r.flops == 10 + 20 + 2 * 30 + 2 * 5 + 4 * 1);
+    CHECK(r.bytes == 1200);
+    auto none = lab::counters::from_counters({});
+    CHECK_FALSE(none.has_flops);
+    CHECK_FALSE(none.has_bytes);
+}
+
+TEST_CASE("a workload measured with counters is placed from them too", "[roofline]") {
+    lab::RawRun run;
+    run.ceilings.flops_per_s["fp32.simt"] = {1e12, "FLOP/s", "", ""};
+    run.ceilings.bandwidth_bytes_per_s["best"] = {1e11, "B/s", "", ""};
+    lab::Measurement m;
+    m.workload.name = "triad";
+    m.workload.flops = 2e6;
+    m.workload.bytes = 12e6;
+    m.time.median = 1e-4;
+    m.counters = {{"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1e6},
+                  {"dram__bytes_read.sum", 8e6}, {"dram__bytes_write.sum", 4.2e6}};
+    run.measurements = {m};
+    lab::Derivation d;
+    lab::place_workload(run, "triad", d);
+    REQUIRE(d.find("triad.counted_ai"));
+    CHECK(d.find("triad.counted_flops")->number == 2e6);
+    CHECK(d.find("triad.counted_bytes")->number == 12.2e6);
+    CHECK_THAT(d.find("triad.counted_ai")->number, WithinRel(2e6 / 12.2e6, 1e-12));
 }

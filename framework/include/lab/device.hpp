@@ -158,6 +158,10 @@ public:
     virtual Stream& stream() = 0;                        // the dedicated measurement stream
     virtual int threads() const = 0;                     // team size (CPU) or 1
     virtual BufferPtr allocate(std::size_t bytes) = 0;   // device memory, zero-filled
+    // Host memory the device copies from and to at full speed (pinned on a GPU), zero-filled.
+    virtual BufferPtr allocate_host(std::size_t bytes) { return allocate(bytes); }
+    // Enqueue a copy of `bytes` from src to dst; either may be device or host memory.
+    virtual void copy(Stream& stream, void* dst, const void* src, std::size_t bytes) = 0;
     virtual EventPtr create_event() = 0;
     // Enqueue work that evicts the caches (a write over more than the last-level cache on CPU,
     // an L2 memset on CUDA), so the next kernel starts cold.

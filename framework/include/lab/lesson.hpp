@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/counters.hpp"
 #include "lab/device.hpp"
 #include "lab/roofline.hpp"
 #include "lab/types.hpp"
@@ -101,7 +102,8 @@ struct Derivation {
 // Places a recorded workload on the roofline of the run's ceilings, and publishes the standard
 // per-workload metrics "<name>.time_s", ".flops_per_s", ".bytes_per_s", ".ai",
 // ".roof_fraction", ".predicted_regime", ".measured_regime" (and ".doubling_ratio" when the run
-// holds a workload that doubles this one).
+// holds a workload that doubles this one; ".counted_flops", ".counted_bytes", ".counted_ai" when
+// the device read hardware counters for it).
 inline const WorkloadDerivation& place_workload(const RawRun& run, const std::string& name,
                                                 Derivation& out) {
     const Measurement& m = run.at(name);
@@ -122,6 +124,13 @@ inline const WorkloadDerivation& place_workload(const RawRun& run, const std::st
     out.category(name + ".predicted_regime", roofline::to_string(p.predicted));
     out.category(name + ".measured_regime", roofline::to_string(p.measured));
     if (doubling) out.number(name + ".doubling_ratio", *doubling, "ratio");
+    // Placed from hardware counters too, where the device measured them.
+    if (!m.counters.empty()) {
+        counters::Counted c = counters::from_counters(m.counters);
+        if (c.has_flops) out.number(name + ".counted_flops", c.flops, "FLOP");
+        if (c.has_bytes) out.number(name + ".counted_bytes", c.bytes, "B");
+        if (c.has_flops && c.has_bytes && c.bytes > 0) out.number(name + ".counted_ai", c.flops / c.bytes, "FLOP/B");
+    }
     return out.workloads.back();
 }
 
@@ -129,7 +138,7 @@ inline const WorkloadDerivation& place_workload(const RawRun& run, const std::st
 // the suffixes ("measured_regime", "roof_fraction", ...) that are graded answers.
 inline void declare_workload_metrics(std::vector<MetricDecl>& out, const std::string& name,
                                      const std::vector<std::string>& graded = {},
-                                     bool doubling = false) {
+                                     bool doubling = false, bool counted = false) {
     struct S { const char* suffix; const char* unit; MetricKind kind; const char* what; };
     static const S standard[] = {
         {"time_s", "s", MetricKind::number, "median time per invocation"},
@@ -152,6 +161,20 @@ inline void declare_workload_metrics(std::vector<MetricDecl>& out, const std::st
         for (const auto& g : graded)
             if (g == suffix) d.graded = true;
         out.push_back(d);
+    }
+    if (counted) {
+        struct C { const char* suffix; const char* unit; const char* what; };
+        static const C cs[] = {{"counted_flops", "FLOP", "FLOP counted by hardware counters"},
+                               {"counted_bytes", "B", "DRAM bytes counted by hardware counters"},
+                               {"counted_ai", "FLOP/B", "arithmetic intensity from hardware counters"}};
+        for (const auto& c : cs) {
+            MetricDecl d;
+            d.name = name + "." + c.suffix;
+            d.unit = c.unit;
+            d.description = std::string(c.what) + " for one invocation of " + name;
+            d.devices = {"cuda"};
+            out.push_back(d);
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "lab/cpu_kernels.hpp"
@@ -187,4 +188,15 @@ TEST_CASE("measured: a large copy is memory bound and the FMA peak kernel is com
     auto pf = roofline::place(fma.flops, fma.bytes, mf.time.median, c.peak_flops("fp32.simt"), c.peak_bandwidth(), c.launch_s.value);
     CHECK(pf.measured == roofline::Regime::compute_bound);
     CHECK(pf.predicted == roofline::Regime::compute_bound);
+}
+
+TEST_CASE("copies on the CPU device land whole, in stream order", "[cpu]") {
+    Device& d = *fixture().device;
+    const std::size_t n = 1'000'003;  // not a multiple of a cache line
+    BufferPtr src = d.allocate_host(n), dst = d.allocate(n);
+    auto* s = static_cast<unsigned char*>(src->data());
+    for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<unsigned char>(i * 7);
+    d.copy(d.stream(), dst->data(), src->data(), n);
+    d.stream().synchronize();
+    CHECK(std::memcmp(dst->data(), src->data(), n) == 0);
 }
