@@ -15,6 +15,10 @@ int cmd_device(const Args& args);
 int cmd_calibrate(const Args& args);
 int cmd_run(const Args& args);
 int cmd_show(const Args& args);
+int cmd_answers(const Args& args);
+int cmd_submit(const Args& args);
+int cmd_grade(const Args& args);
+int cmd_check_spec(const Args& args);
 int cmd_child(const Args& args);  // hidden: the child process of run/device/calibrate
 
 }  // namespace lab::cli

@@ -20,6 +20,10 @@ const char* kUsage =
     "  calibrate [--device D] [--threads N] [--quick]   measure the ceilings and cache them\n"
     "  run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--trace FILE] [--reveal]\n"
     "  show RUN.json [--reveal] [--json]  a recorded run, re-derived from its raw measurements\n"
+    "  answers ID --run RUN.json        a YAML answers template bound to that run\n"
+    "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--json]   grade your claims\n"
+    "  grade SUBMISSIONS_DIR [--out gradebook.csv]   grade a class's recorded runs\n"
+    "  check-spec FILE | --keys         validate a grading spec against its lesson\n"
     "\n"
     "`lab COMMAND --help` describes a command. Exit codes: 0 ok, 1 a check failed, 2 bad usage or\n"
     "input, 3 the device or a plugin failed.\n";
@@ -40,6 +44,8 @@ int main(int argc, char** argv) {
     static const std::map<std::string, int (*)(const cli::Args&)> commands = {
         {"list", cli::cmd_list},       {"info", cli::cmd_info}, {"device", cli::cmd_device},
         {"calibrate", cli::cmd_calibrate}, {"run", cli::cmd_run}, {"show", cli::cmd_show},
+        {"answers", cli::cmd_answers}, {"submit", cli::cmd_submit}, {"grade", cli::cmd_grade},
+        {"check-spec", cli::cmd_check_spec},
         {"__child", cli::cmd_child},
     };
     auto it = commands.find(args[0]);

@@ -1,0 +1,174 @@
+// The grading commands: `lab answers` (a template bound to a run), `lab submit` (grade one
+// submission; --results writes Gradescope's results.json, also when grading fails), `lab grade`
+// (a class's submissions, a CSV gradebook) and `lab check-spec` (validate a grading spec).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "answers.hpp"
+#include "atomic_file.hpp"
+#include "batch.hpp"
+#include "commands.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "paths.hpp"
+#include "reports.hpp"
+#include "run_record.hpp"
+#include "submission.hpp"
+
+namespace fs = std::filesystem;
+
+namespace lab::cli {
+
+int cmd_answers(const Args& args) {
+    po::options_description opts("options");
+    opts.add_options()("id", po::value<std::string>()->required(), "lesson ID")(
+        "run", po::value<std::string>()->required(), "the run record the answers are for");
+    po::positional_options_description pos;
+    pos.add("id", 1);
+    po::variables_map vm;
+    if (!parse("answers", "lab answers ID --run RUN.json", args, opts, pos, vm)) return 0;
+    const std::string id = vm["id"].as<std::string>();
+    nlohmann::json rec = record::read_record(vm["run"].as<std::string>());
+    std::string rec_lesson = rec["lesson"].value("id", "");
+    if (rec_lesson != id)
+        throw InputError(vm["run"].as<std::string>(), "the run is of lesson " + rec_lesson + ", not " + id,
+                         "use lab answers " + rec_lesson + " --run ...");
+    grader::GradingContext ctx;
+    std::cout << grader::answers_template(ctx.spec(id), rec);
+    return 0;
+}
+
+int cmd_submit(const Args& args) {
+    po::options_description opts("options");
+    opts.add_options()("id", po::value<std::string>()->required(), "lesson ID")(
+        "answers", po::value<std::string>()->required(), "your answers file (YAML)")(
+        "run", po::value<std::string>(), "the run record to grade (default: run the lesson now, then grade)")(
+        "results", po::value<std::string>(), "write Gradescope's results.json here (needs --run)")(
+        "student", po::value<std::string>()->default_value(""), "with no --run: the student the run is recorded for")(
+        "json", "print the grade as JSON");
+    po::positional_options_description pos;
+    pos.add("id", 1).add("answers", 1);
+    po::variables_map vm;
+    if (!parse("submit", "lab submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--json]", args, opts, pos, vm))
+        return 0;
+    const std::string id = vm["id"].as<std::string>();
+    const std::string answers = vm["answers"].as<std::string>();
+    const bool results = vm.count("results") > 0;
+    if (results && !vm.count("run"))
+        throw UsageError("--results needs --run: a grader must grade the student's own recorded run, never one it makes itself");
+
+    auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    // With --results every failure still leaves a results.json: score 0 for the student, the
+    // diagnostic for instructors.
+    auto fail_results = [&](const std::string& student_msg, const std::string& diagnostic) {
+        if (results)
+            write_file_atomically(vm["results"].as<std::string>(),
+                                  grader::gradescope_failure(student_msg, diagnostic).dump(2) + "\n");
+    };
+    try {
+        std::string run;
+        if (vm.count("run")) {
+            run = vm["run"].as<std::string>();
+        } else {
+            // Convenience for students: record a run now, then grade it.
+            fs::path dir = fs::path("runs");
+            run = (dir / (id + "-submit.json")).string();
+            Args run_args = {id, "--out", run};
+            if (!vm["student"].as<std::string>().empty()) run_args.insert(run_args.end(), {"--student", vm["student"].as<std::string>()});
+            std::cerr << "no --run given: running lesson " << id << " first\n";
+            int rc = cmd_run(run_args);
+            if (rc != 0) return rc;
+        }
+        grader::GradingContext ctx;
+        grader::GradeReport report = grader::grade_files(ctx, id, answers, run);
+        if (results)
+            write_file_atomically(vm["results"].as<std::string>(), grader::gradescope_results(report, elapsed()).dump(2) + "\n");
+        if (vm.count("json")) std::cout << grader::json_report(report).dump(2) << "\n";
+        else std::cout << grader::console_report(report);
+        return report.graded ? 0 : 1;
+    } catch (const InputError& e) {
+        fail_results("Your submission could not be graded: " + std::string(e.what()), e.what());
+        throw;
+    } catch (const UsageError& e) {
+        fail_results("Your submission could not be graded: " + std::string(e.what()), e.what());
+        throw;
+    } catch (const std::exception& e) {
+        fail_results("The autograder failed while grading your submission; your instructor has been given the details.",
+                     std::string("autograder failure: ") + e.what());
+        throw;
+    }
+}
+
+int cmd_grade(const Args& args) {
+    po::options_description opts("options");
+    opts.add_options()("dir", po::value<std::string>()->required(), "one folder per student, each with answers and a run record")(
+        "out", po::value<std::string>()->default_value("gradebook.csv"), "the CSV gradebook")("json", "print the summary as JSON");
+    po::positional_options_description pos;
+    pos.add("dir", 1);
+    po::variables_map vm;
+    if (!parse("grade", "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--json]", args, opts, pos, vm)) return 0;
+    grader::GradingContext ctx;
+    auto t0 = std::chrono::steady_clock::now();
+    grader::BatchResult r = grader::grade_directory(ctx, vm["dir"].as<std::string>());
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
+    int graded = 0, not_graded = 0, errors = 0;
+    for (const auto& e : r.entries) (e.ok ? (e.report.graded ? graded : not_graded) : errors)++;
+    if (vm.count("json")) {
+        nlohmann::json missed = nlohmann::json::array();
+        for (const auto& [q, f] : r.most_missed) missed.push_back({{"question", q}, {"missed_fraction", f}});
+        nlohmann::json errs = nlohmann::json::array();
+        for (const auto& e : r.entries)
+            if (!e.ok) errs.push_back({{"folder", e.folder}, {"error", e.error}});
+        std::cout << nlohmann::json{{"submissions", r.entries.size()}, {"graded", graded}, {"not_graded", not_graded},
+                                    {"errors", errs}, {"most_missed", missed}, {"duplicates", r.duplicates},
+                                    {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs}}
+                         .dump(2)
+                  << "\n";
+        return 0;
+    }
+    std::cout << fmt::format("{} submissions in {:.2f} s: {} graded, {} not graded (implausible or refused), {} could not be read\n",
+                             r.entries.size(), secs, graded, not_graded, errors);
+    for (const auto& e : r.entries)
+        if (!e.ok) std::cout << "  " << e.folder << ": " << e.error << "\n";
+    if (!r.most_missed.empty()) {
+        std::cout << "\nMost missed questions\n";
+        for (const auto& [q, f] : r.most_missed) std::cout << fmt::format("  {:<24} {:.0f}% not correct\n", q, 100 * f);
+    }
+    if (!r.duplicates.empty()) {
+        std::cout << "\nIdentical run measurements from different students\n";
+        for (const auto& d : r.duplicates) std::cout << "  " << d << "\n";
+    }
+    std::cout << "\ngradebook: " << vm["out"].as<std::string>() << "\n";
+    return 0;
+}
+
+int cmd_check_spec(const Args& args) {
+    po::options_description opts("options");
+    opts.add_options()("file", po::value<std::string>(), "a grading spec (configs/grading/<ID>.yaml)")(
+        "keys", "list the spec's keys, each with its meaning and default");
+    po::positional_options_description pos;
+    pos.add("file", 1);
+    po::variables_map vm;
+    if (!parse("check-spec", "lab check-spec FILE | --keys", args, opts, pos, vm)) return 0;
+    if (vm.count("keys")) {
+        for (const auto& k : grader::schema())
+            std::cout << fmt::format("{:<10} {:<18} {}  (default: {})\n", k.where, k.key, k.meaning, k.default_value);
+        return 0;
+    }
+    if (!vm.count("file")) throw UsageError("lab check-spec: give a spec file, or --keys");
+    grader::GradingContext ctx;
+    grader::GradingSpec spec = grader::load_spec(vm["file"].as<std::string>(), ctx.course().accept_quick, ctx.course().show_expected);
+    grader::check_spec_against(spec, ctx.lesson(spec.lesson).info);
+    double points = 0;
+    for (const auto& q : spec.questions) points += q.points;
+    std::cout << fmt::format("{}: lesson {}, {} questions, {:g} points; every metric is declared by the plugin\n",
+                             vm["file"].as<std::string>(), spec.lesson, spec.questions.size(), points);
+    return 0;
+}
+
+}  // namespace lab::cli

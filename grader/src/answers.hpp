@@ -1,0 +1,38 @@
+// A student's answers file (YAML): lesson, student, run (the digest of the run it answers) and
+// answers {question id: claim}. Claims keep their text and line; units are read at grading time.
+// `answers_template` writes the file a student fills in, bound to one run.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "spec.hpp"
+
+namespace lab::grader {
+
+struct Claim {
+    std::string text;   // as written ("1.2 TB/s", "memory_bound", "42")
+    int line = 0;
+    bool empty = false; // left blank (null or "")
+};
+
+struct AnswersFile {
+    std::string lesson;
+    std::string student;
+    std::string run;    // "sha256:..." of the run record
+    std::map<std::string, Claim> answers;
+    std::string file;
+};
+
+// InputError (file:line) on malformed YAML, missing keys, unknown keys, an answer that is a list.
+AnswersFile load_answers(const std::filesystem::path& file);
+// True when the text looks like an answers file (has lesson and answers keys), for batch grading.
+bool looks_like_answers(const std::string& yaml_text);
+
+// The template for a run: one key per question, prompt and unit as a comment above it.
+std::string answers_template(const GradingSpec& spec, const nlohmann::json& record);
+
+}  // namespace lab::grader

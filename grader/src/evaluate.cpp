@@ -1,0 +1,299 @@
+// Evaluation of claims and plausibility of runs (see evaluate.hpp).
+#include "evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include "course.hpp"
+#include "errors.hpp"
+#include "lab/roofline.hpp"
+#include "units.hpp"
+
+namespace lab::grader {
+
+const char* to_string(Verdict v) {
+    switch (v) {
+        case Verdict::correct: return "correct";
+        case Verdict::partial: return "partly correct";
+        case Verdict::wrong: return "wrong";
+        case Verdict::missing: return "no answer";
+        case Verdict::invalid: return "unreadable answer";
+        case Verdict::void_question: return "void";
+    }
+    return "?";
+}
+
+namespace {
+
+// Rates may exceed their roof by this much before a run is implausible: the ceilings are
+// measured, and a later run on a quieter machine can beat them a little.
+constexpr double kRoofSlack = 1.10;
+
+bool within(double claim, double expected, const Tolerance& t, double scale) {
+    if (t.factor) {
+        if (claim <= 0 || expected <= 0) return claim == expected;
+        double f = std::pow(*t.factor, scale);
+        return claim <= expected * f && claim >= expected / f;
+    }
+    double abs = t.abs.value_or(0) * scale, rel = t.rel.value_or(0) * scale;
+    // A hair of relative slack absorbs the rounding of a value written to the precision shown.
+    return std::fabs(claim - expected) <= abs + rel * std::fabs(expected) + 1e-12 * std::fabs(expected);
+}
+
+std::string describe_tolerance(const Question& q) {
+    const Tolerance& t = q.tolerance;
+    const std::string dim = units::dimension_of(q.unit).value_or("");
+    if (t.factor) return "within x/÷ " + units::format(*t.factor, "") + " of the expected value";
+    if (t.steps) return "within " + std::to_string(*t.steps) + " step(s) of the sweep";
+    std::string s;
+    if (t.rel && *t.rel > 0) s += "±" + units::format(*t.rel, "ratio");
+    if (t.abs && *t.abs > 0) s += (s.empty() ? "±" : " + ") + units::format(*t.abs, dim);
+    return s.empty() ? "exactly" : "within " + s;
+}
+
+std::vector<double> sweep_points(const Question& q, const RawRun& raw) {
+    std::vector<double> pts = q.tolerance.sweep;
+    if (!q.tolerance.sweep_param.empty())
+        for (const auto& m : raw.measurements)
+            for (const auto& p : m.workload.params)
+                if (p.name == q.tolerance.sweep_param) pts.push_back(p.value);
+    std::sort(pts.begin(), pts.end());
+    pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+    return pts;
+}
+
+int index_of_nearest(const std::vector<double>& pts, double v) {
+    int best = 0;
+    for (int i = 1; i < static_cast<int>(pts.size()); ++i)
+        if (std::fabs(pts[i] - v) < std::fabs(pts[best] - v)) best = i;
+    return best;
+}
+
+bool parse_bool(std::string s, bool& out) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (s == "yes" || s == "true" || s == "y") return out = true, true;
+    if (s == "no" || s == "false" || s == "n") return out = false, true;
+    return false;
+}
+
+std::string lower(std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+void grade_number(QuestionResult& r, const Question& q, double expected, const RawRun& raw) {
+    const std::string unit = q.unit;
+    const std::string dim = units::dimension_of(unit).value_or("");
+    r.expected = units::format(expected, dim);
+    units::Quantity claim;
+    try {
+        claim = units::parse_claim(r.claim, unit);
+    } catch (const units::UnitError& e) {
+        r.verdict = Verdict::invalid;
+        r.feedback = e.what();
+        return;
+    }
+    if (q.type == QuestionType::integer && claim.value != std::floor(claim.value)) {
+        r.verdict = Verdict::invalid;
+        r.feedback = "a whole number is asked for";
+        return;
+    }
+    if (q.tolerance.steps) {
+        auto pts = sweep_points(q, raw);
+        if (pts.empty()) {
+            r.verdict = Verdict::wrong;
+            r.feedback = "the run holds no sweep to compare with";
+            return;
+        }
+        int d = std::abs(index_of_nearest(pts, claim.value) - index_of_nearest(pts, expected));
+        bool on_sweep = std::fabs(pts[index_of_nearest(pts, claim.value)] - claim.value) <= 1e-9 * std::fabs(claim.value);
+        if (on_sweep && d <= *q.tolerance.steps) r.verdict = Verdict::correct;
+        else if (on_sweep && q.partial.within > 0 && d <= *q.tolerance.steps * q.partial.within) r.verdict = Verdict::partial;
+        else r.verdict = Verdict::wrong;
+        r.feedback = describe_tolerance(q) + (on_sweep ? "" : "; your answer is not one of the sweep's points");
+        return;
+    }
+    if (within(claim.value, expected, q.tolerance, 1)) r.verdict = Verdict::correct;
+    else if (q.partial.within > 0 && within(claim.value, expected, q.tolerance, q.partial.within)) r.verdict = Verdict::partial;
+    else r.verdict = Verdict::wrong;
+    r.feedback = "accepted " + describe_tolerance(q) + (r.verdict == Verdict::partial ? " (partial credit band)" : "");
+}
+
+}  // namespace
+
+bool expected_visible(const GradingSpec& spec) {
+    if (spec.show_expected == "always") return true;
+    if (spec.show_expected == "never" || spec.due.empty()) return false;
+    std::time_t t = std::time(nullptr);
+    char today[16];
+    std::strftime(today, sizeof today, "%Y-%m-%d", std::gmtime(&t));
+    return std::string(today) > spec.due;
+}
+
+std::vector<std::string> plausibility_problems(const nlohmann::json& record, const RawRun& raw, const Derivation& d) {
+    std::vector<std::string> problems;
+    const double bw = raw.ceilings.peak_bandwidth();
+    for (const auto& m : raw.measurements) {
+        const Workload& w = m.workload;
+        if (!(m.time.median > 0) || !std::isfinite(m.time.median)) {
+            problems.push_back("workload '" + w.name + "' has no positive median time");
+            continue;
+        }
+        if (w.flops < 0 || w.bytes < 0) problems.push_back("workload '" + w.name + "' has negative counts");
+        if (w.name.rfind("calibrate.", 0) == 0) continue;
+        double peak = raw.ceilings.peak_flops(w.pipe);
+        double fps = w.flops / m.time.median, bps = w.bytes / m.time.median;
+        if (peak > 0 && fps > kRoofSlack * peak)
+            problems.push_back("workload '" + w.name + "' claims " + units::format(fps, "FLOP/s") + ", above its " + w.pipe +
+                               " roof of " + units::format(peak, "FLOP/s"));
+        if (w.level == "dram" && bw > 0 && bps > kRoofSlack * bw)
+            problems.push_back("workload '" + w.name + "' claims " + units::format(bps, "B/s") + ", above the DRAM roof of " +
+                               units::format(bw, "B/s"));
+    }
+    // Ceilings against the datasheet, where the device has one: a forged ceiling would lift every roof.
+    const auto& spec = record["device"].value("spec", nlohmann::json::object());
+    if (spec.value("kind", "") == "datasheet") {
+        const auto flops = spec.value("flops_per_s", nlohmann::json::object());
+        for (const auto& [pipe, c] : raw.ceilings.flops_per_s)
+            if (flops.contains(pipe) && flops[pipe].is_number() && c.value > kRoofSlack * flops[pipe].get<double>())
+                problems.push_back("the measured " + pipe + " ceiling " + units::format(c.value, "FLOP/s") +
+                                   " exceeds the datasheet's " + units::format(flops[pipe].get<double>(), "FLOP/s"));
+        if (spec.contains("bandwidth_bytes_per_s") && spec["bandwidth_bytes_per_s"].is_number() &&
+            bw > kRoofSlack * spec["bandwidth_bytes_per_s"].get<double>())
+            problems.push_back("the measured bandwidth ceiling " + units::format(bw, "B/s") + " exceeds the datasheet's");
+    }
+    // Stored derived values must be what the lesson's code derives from the raw measurements.
+    const auto& stored = record.value("metrics", nlohmann::json::object());
+    for (const auto& m : d.metrics) {
+        if (!stored.contains(m.name)) continue;
+        const auto& v = stored[m.name]["value"];
+        bool same = m.kind == MetricKind::category ? (v.is_string() && v.get<std::string>() == m.text)
+                    : v.is_number()               ? std::fabs(v.get<double>() - m.number) <= 1e-9 * std::fabs(m.number) + 1e-300
+                                                  : v.is_null();
+        if (!same) problems.push_back("the record's stored " + m.name + " differs from the value its measurements give");
+    }
+    return problems;
+}
+
+void check_binding(const Submission& s) {
+    const AnswersFile& a = s.answers;
+    if (a.lesson != s.spec.lesson)
+        throw InputError(a.file, "the answers are for lesson '" + a.lesson + "' but are being graded as " + s.spec.lesson,
+                         "submit them for lesson " + a.lesson);
+    if (s.raw.lesson_id != s.spec.lesson)
+        throw InputError("", "the run record is of lesson '" + s.raw.lesson_id + "', not " + s.spec.lesson,
+                         "submit the run of lesson " + s.spec.lesson);
+    std::string digest = s.record.value("digest", "");
+    if (a.run != digest)
+        throw InputError(a.file, "the answers are bound to run " + a.run.substr(0, 19) + "…, but the run given is " +
+                                     digest.substr(0, 19) + "…",
+                         "submit the run the answers were written for, or make a new template with `lab answers`");
+    if (normalise_student(a.student) != normalise_student(s.raw.options.student))
+        throw InputError(a.file, "the answers are from '" + a.student + "' but the run was recorded by '" +
+                                     s.raw.options.student + "'",
+                         "each student submits their own run");
+}
+
+GradeReport grade(const Submission& s) {
+    GradeReport rep;
+    rep.lesson = s.spec.lesson;
+    rep.student = s.raw.options.student;
+    rep.run_digest = s.record.value("digest", "");
+    rep.device = std::string(lab::to_string(s.raw.device_kind)) + ": " + s.raw.facts.name;
+    rep.show_expected = expected_visible(s.spec);
+
+    if (s.raw.options.quick && !s.spec.accept_quick)
+        rep.problems.push_back("this run was made with --quick, and lesson " + s.spec.lesson +
+                               " grades full runs only: run `lab run " + s.spec.lesson + "` without --quick");
+    std::string plugin_major = s.record["lesson"].value("plugin_version", "");
+    plugin_major = plugin_major.substr(0, plugin_major.find('.'));
+    if (plugin_major != s.info.version.substr(0, s.info.version.find('.')))
+        rep.problems.push_back("the run was recorded with lesson plugin " + s.record["lesson"].value("plugin_version", "") +
+                               " but grading uses " + s.info.version + ": record the run again");
+    for (auto& p : plausibility_problems(s.record, s.raw, s.derivation)) rep.problems.push_back("implausible: " + p);
+    rep.graded = rep.problems.empty();
+
+    const std::string kind = lab::to_string(s.raw.device_kind);
+    for (const auto& q : s.spec.questions) {
+        QuestionResult r;
+        r.question = q;
+        r.max_points = q.points;
+        auto claim = s.answers.answers.find(q.id);
+        if (claim != s.answers.answers.end() && !claim->second.empty) r.claim = claim->second.text;
+
+        // Void: the question does not apply to this device, or the run cannot have its metric.
+        bool applies = q.applies_to.empty() ||
+                       std::find(q.applies_to.begin(), q.applies_to.end(), kind) != q.applies_to.end();
+        const MetricValue* metric = q.expected.metric.empty() ? nullptr : s.derivation.find(q.expected.metric);
+        if (!applies || (!q.expected.metric.empty() && !metric)) {
+            r.verdict = Verdict::void_question;
+            r.max_points = 0;
+            r.feedback = applies ? "the run has no " + q.expected.metric + " on this device" : "does not apply to a " + kind + " run";
+            rep.results.push_back(r);
+            continue;
+        }
+        if (r.claim.empty()) {
+            r.verdict = Verdict::missing;
+            r.feedback = "no answer";
+        } else if (q.type == QuestionType::number || q.type == QuestionType::integer) {
+            double expected = metric ? metric->number : units::parse_claim(*q.expected.value, q.unit).value;
+            grade_number(r, q, expected, s.raw);
+        } else if (q.type == QuestionType::regime) {
+            std::string want = metric ? metric->text : *q.expected.value;
+            r.expected = want;
+            auto c = roofline::parse_regime(r.claim);
+            auto e = roofline::parse_regime(want);
+            if (!c) {
+                r.verdict = Verdict::invalid;
+                r.feedback = "not a regime: write compute_bound, memory_bound, overhead_bound or latency_bound";
+            } else {
+                r.verdict = (e && *c == *e) ? Verdict::correct : Verdict::wrong;
+                // Near the ridge either side of it is a fair reading of a noisy measurement.
+                if (r.verdict == Verdict::wrong && q.near_ridge_either > 0 && !q.expected.metric.empty() &&
+                    (*c == roofline::Regime::memory_bound || *c == roofline::Regime::compute_bound)) {
+                    std::string wl = q.expected.metric.substr(0, q.expected.metric.rfind('.'));
+                    for (const auto& wd : s.derivation.workloads)
+                        if (wd.workload == wl && wd.placement.ridge > 0 && std::isfinite(wd.placement.ai) &&
+                            wd.placement.ai <= wd.placement.ridge * q.near_ridge_either &&
+                            wd.placement.ai >= wd.placement.ridge / q.near_ridge_either) {
+                            r.verdict = Verdict::correct;
+                            r.feedback = "either regime accepted: the kernel sits near the ridge";
+                        }
+                }
+            }
+        } else if (q.type == QuestionType::choice) {
+            std::string want = metric ? metric->text : *q.expected.value;
+            r.expected = want;
+            bool known = false;
+            for (const auto& o : q.options) known = known || lower(o) == lower(r.claim);
+            if (!known) {
+                r.verdict = Verdict::invalid;
+                r.feedback = "not one of the options";
+            } else {
+                r.verdict = lower(r.claim) == lower(want) ? Verdict::correct : Verdict::wrong;
+            }
+        } else {
+            bool want = false, got = false;
+            std::string w = metric ? (metric->kind == MetricKind::category ? metric->text : (metric->number != 0 ? "yes" : "no"))
+                                   : *q.expected.value;
+            parse_bool(w, want);
+            r.expected = want ? "yes" : "no";
+            if (!parse_bool(r.claim, got)) {
+                r.verdict = Verdict::invalid;
+                r.feedback = "write yes or no";
+            } else {
+                r.verdict = got == want ? Verdict::correct : Verdict::wrong;
+            }
+        }
+        r.points = r.verdict == Verdict::correct ? q.points : r.verdict == Verdict::partial ? q.points * q.partial.credit : 0;
+        rep.results.push_back(r);
+    }
+    for (const auto& r : rep.results) {
+        rep.max_score += r.max_points;
+        if (rep.graded) rep.score += r.points;
+    }
+    return rep;
+}
+
+}  // namespace lab::grader

@@ -1,0 +1,66 @@
+// Grading one submission: plausibility of the run first, then every question's claim against
+// the value re-derived from the run's raw measurements by the lesson's own code. The result is
+// plain data; reporters (console, JSON, Gradescope) decide what each audience sees.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "answers.hpp"
+#include "lab/lesson.hpp"
+#include "spec.hpp"
+
+namespace lab::grader {
+
+enum class Verdict { correct, partial, wrong, missing, invalid, void_question };
+const char* to_string(Verdict v);
+
+struct QuestionResult {
+    Question question;
+    Verdict verdict = Verdict::missing;
+    double points = 0;
+    double max_points = 0;         // 0 when void
+    std::string claim;             // as written
+    std::string expected;          // formatted, for reports that may show it
+    std::string feedback;          // why (the tolerance, the unit error, "either regime accepted near the ridge")
+};
+
+struct GradeReport {
+    std::string lesson;
+    std::string student;
+    std::string run_digest;
+    std::string device;            // "cpu: Intel(R) ..." / "cuda: NVIDIA H200"
+    bool graded = false;           // false: not graded (implausible run, quick run not accepted, ...)
+    std::vector<std::string> problems;   // why it was not graded
+    std::vector<QuestionResult> results;
+    double score = 0;
+    double max_score = 0;
+    bool show_expected = false;    // the spec's policy, resolved for now
+};
+
+// Plausibility (DESIGN.md): every achieved rate at most the roof of the level it declares
+// (+10%); the ceilings at most the datasheet's (+10%); counts and AI consistent; stored
+// derived values (when present) equal the recomputed ones. Each problem is one line.
+std::vector<std::string> plausibility_problems(const nlohmann::json& record, const RawRun& raw, const Derivation& derived);
+
+struct Submission {
+    const GradingSpec& spec;
+    const LessonInfo& info;
+    const nlohmann::json& record;   // already read (digest checked)
+    const RawRun& raw;
+    const Derivation& derivation;   // re-derived by the lesson's code
+    const AnswersFile& answers;
+};
+
+// Refusals that are bad input, not a grade (exit 2): answers for another lesson, run or student.
+void check_binding(const Submission& s);
+
+GradeReport grade(const Submission& s);
+
+// show_expected resolved against the due date and today (UTC).
+bool expected_visible(const GradingSpec& spec);
+
+}  // namespace lab::grader

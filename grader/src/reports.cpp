@@ -1,0 +1,121 @@
+// Grade reporters (see reports.hpp).
+#include "reports.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace lab::grader {
+
+namespace {
+
+std::string points(double p) { return fmt::format("{:g}", std::round(p * 100) / 100); }
+
+std::string shown_expected(const GradeReport& r, const QuestionResult& q) {
+    if (!r.show_expected || q.question.hidden || q.expected.empty()) return "";
+    return q.expected;
+}
+
+std::string status_line(const GradeReport& r) {
+    if (r.graded) return fmt::format("Score: {} / {}", points(r.score), points(r.max_score));
+    std::string s = "Not graded:";
+    for (const auto& p : r.problems) s += "\n  - " + p;
+    return s;
+}
+
+}  // namespace
+
+std::string console_report(const GradeReport& r) {
+    std::string out = fmt::format("lesson {}   student {}   run {}\ndevice {}\n\n", r.lesson, r.student,
+                                  r.run_digest.substr(0, 19) + "…", r.device);
+    out += fmt::format("{:<22} {:<18} {:<17} {:>9}  {}\n", "question", "your answer", "verdict", "points", "notes");
+    for (const auto& q : r.results) {
+        if (q.question.hidden) {
+            out += fmt::format("{:<22} {:<18} {:<17} {:>9}  {}\n", q.question.id, q.claim.empty() ? "-" : q.claim, "hidden",
+                               "?/" + points(q.max_points), "graded when results are published");
+            continue;
+        }
+        std::string notes;
+        if (q.verdict == Verdict::void_question) notes = q.feedback;
+        else if (q.verdict == Verdict::invalid) notes = q.feedback;
+        else if (q.verdict != Verdict::correct && !q.question.hint.empty()) notes = "hint: " + q.question.hint;
+        std::string exp = shown_expected(r, q);
+        if (!exp.empty() && q.verdict != Verdict::void_question) notes = "expected " + exp + (notes.empty() ? "" : "; " + notes);
+        out += fmt::format("{:<22} {:<18} {:<17} {:>9}  {}\n", q.question.id, q.claim.empty() ? "-" : q.claim,
+                           to_string(q.verdict),
+                           q.verdict == Verdict::void_question ? "void" : points(r.graded ? q.points : 0) + "/" + points(q.max_points),
+                           notes);
+    }
+    out += "\n" + status_line(r) + "\n";
+    return out;
+}
+
+nlohmann::json json_report(const GradeReport& r) {
+    nlohmann::json qs = nlohmann::json::array();
+    for (const auto& q : r.results) {
+        nlohmann::json j = {{"id", q.question.id},
+                            {"prompt", q.question.prompt},
+                            {"claim", q.claim},
+                            {"verdict", q.question.hidden ? "hidden" : to_string(q.verdict)},
+                            {"points", q.question.hidden ? nlohmann::json(nullptr) : nlohmann::json(r.graded ? q.points : 0.0)},
+                            {"max_points", q.max_points},
+                            {"feedback", q.question.hidden ? "" : q.feedback},
+                            {"hint", q.verdict == Verdict::correct || q.question.hidden ? "" : q.question.hint}};
+        std::string exp = shown_expected(r, q);
+        if (!exp.empty()) j["expected"] = exp;
+        qs.push_back(j);
+    }
+    return {{"lesson", r.lesson},   {"student", r.student},     {"run", r.run_digest}, {"device", r.device},
+            {"graded", r.graded},   {"problems", r.problems},   {"score", r.graded ? r.score : 0.0},
+            {"max_score", r.max_score}, {"questions", qs}};
+}
+
+nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s) {
+    nlohmann::json tests = nlohmann::json::array();
+    int n = 0;
+    for (const auto& q : r.results) {
+        ++n;
+        if (q.verdict == Verdict::void_question) continue;
+        std::string output = "Your answer: " + (q.claim.empty() ? std::string("(none)") : q.claim) + "\nVerdict: " +
+                             to_string(q.verdict);
+        if (!q.feedback.empty() && q.verdict != Verdict::missing) output += "\n" + q.feedback;
+        if (q.verdict != Verdict::correct && !q.question.hint.empty()) output += "\nHint: " + q.question.hint;
+        std::string exp = r.show_expected && !q.expected.empty() ? q.expected : "";
+        if (!exp.empty()) output += "\nExpected: " + exp;
+        double score = r.graded ? q.points : 0;
+        tests.push_back({{"name", q.question.id + ": " + q.question.prompt},
+                         {"number", "1." + std::to_string(n)},
+                         {"score", score},
+                         {"max_score", q.max_points},
+                         {"status", q.verdict == Verdict::correct && r.graded ? "passed" : "failed"},
+                         {"output", output},
+                         {"output_format", "text"},
+                         {"visibility", q.question.hidden ? "after_published" : "visible"}});
+    }
+    std::string summary = status_line(r);
+    return {{"score", r.graded ? r.score : 0.0},
+            {"execution_time", execution_time_s},
+            {"output", "Lesson " + r.lesson + " graded against your run on " + r.device + ".\n" + summary},
+            {"output_format", "text"},
+            {"visibility", "visible"},
+            {"stdout_visibility", "hidden"},
+            {"tests", tests},
+            {"extra_data", {{"run", r.run_digest}, {"student", r.student}, {"graded", r.graded}, {"problems", r.problems}}}};
+}
+
+nlohmann::json gradescope_failure(const std::string& student_message, const std::string& diagnostic) {
+    return {{"score", 0},
+            {"output", student_message},
+            {"output_format", "text"},
+            {"visibility", "visible"},
+            {"stdout_visibility", "hidden"},
+            {"tests",
+             {{{"name", "autograder diagnostic (instructors only)"},
+               {"score", 0},
+               {"max_score", 0},
+               {"status", "failed"},
+               {"output", diagnostic},
+               {"visibility", "hidden"}}}}};
+}
+
+}  // namespace lab::grader

@@ -1,0 +1,82 @@
+// Grading specs, configs/grading/<ID>.yaml (DESIGN.md, "Grading"): the schema, declared once
+// with each key's meaning and default; loading with file:line errors; and checking a spec
+// against the lesson plugin's static declarations, so a spec that names a metric the lesson
+// cannot produce is refused before any student is graded with it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/types.hpp"
+
+namespace lab::grader {
+
+enum class QuestionType { number, integer, choice, regime, boolean };
+const char* to_string(QuestionType t);
+
+struct Tolerance {
+    std::optional<double> rel;      // |claim - expected| <= abs + rel*|expected|
+    std::optional<double> abs;      //   (in the question's unit; converted to SI on loading)
+    std::optional<double> factor;   // within x/÷ factor (quantities spanning decades)
+    std::optional<int> steps;       // within N points of a sweep
+    std::vector<double> sweep;      // the sweep's points (SI), when `steps` is used
+    std::string sweep_param;        //   or the workload parameter whose values form the sweep
+};
+
+struct Partial {
+    double within = 0;   // partial credit when within `within` times the tolerance (0: none)
+    double credit = 0;   // fraction of the points given then
+};
+
+struct Expected {
+    std::string metric;                 // a metric the lesson declares, or
+    std::optional<std::string> value;   // a constant (its YAML text)
+};
+
+struct Question {
+    std::string id;
+    std::string prompt;
+    QuestionType type = QuestionType::number;
+    std::vector<std::string> options;   // choice
+    Expected expected;
+    Tolerance tolerance;
+    Partial partial;
+    double near_ridge_either = 0;       // regime: either regime passes when AI is within x/÷ this of the ridge
+    double points = 1;
+    bool hidden = false;
+    std::string hint;
+    std::string unit;                   // the unit a bare number is read in ("GB/s", "us", "%")
+    std::vector<std::string> applies_to;  // device kinds; empty = all
+    int line = 0;                       // where it starts in the spec file
+};
+
+struct GradingSpec {
+    std::string lesson;
+    bool accept_quick = false;
+    std::string show_expected = "after_due_date";   // never | after_due_date | always
+    std::string due;                                // ISO date (YYYY-MM-DD); "" = no due date
+    std::vector<Question> questions;
+    std::string file;
+};
+
+// One key of the schema: what it means and its default, for `lab check-spec --keys` and docs.
+struct KeyDoc {
+    const char* where;     // "spec", "question", "tolerance", "partial", "expected"
+    const char* key;
+    const char* meaning;
+    const char* default_value;
+};
+const std::vector<KeyDoc>& schema();
+
+// Loads and checks a spec's syntax and values. Course defaults fill accept_quick and
+// show_expected when the file leaves them out. InputError (file:line) on any problem.
+GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_quick,
+                      const std::string& default_show_expected);
+
+// Checks the spec against the lesson's declarations: the lesson ID, every metric named exists,
+// the question type fits the metric's kind, the unit's dimension fits the metric's unit.
+void check_spec_against(const GradingSpec& spec, const LessonInfo& info);
+
+}  // namespace lab::grader

@@ -1,0 +1,56 @@
+// The grading pipeline (see submission.hpp).
+#include "submission.hpp"
+
+#include "answers.hpp"
+#include "errors.hpp"
+#include "paths.hpp"
+#include "run_record.hpp"
+
+namespace lab::grader {
+
+GradingContext::GradingContext()
+    : course_(load_course(paths::config_dir() / "course.yaml")), catalog_(discover(paths::plugin_dirs())) {}
+
+const LoadedLesson& GradingContext::lesson(const std::string& id) {
+    auto it = lessons_.find(id);
+    if (it == lessons_.end())
+        it = lessons_.emplace(id, std::make_unique<LoadedLesson>(load_lesson(find_lesson(catalog_, id).file))).first;
+    return *it->second;
+}
+
+std::filesystem::path GradingContext::spec_file(const std::string& id) const {
+    return paths::config_dir() / "grading" / (id + ".yaml");
+}
+
+const GradingSpec& GradingContext::spec(const std::string& id) {
+    auto it = specs_.find(id);
+    if (it != specs_.end()) return it->second;
+    auto file = spec_file(id);
+    if (!std::filesystem::exists(file))
+        throw InputError(file.string(), "lesson " + id + " has no grading spec", "write one (see docs/authoring.md)");
+    GradingSpec s = load_spec(file, course_.accept_quick, course_.show_expected);
+    check_spec_against(s, lesson(id).info);
+    return specs_.emplace(id, std::move(s)).first->second;
+}
+
+GradeReport grade_files(GradingContext& ctx, const std::string& lesson_id, const std::filesystem::path& answers_file,
+                        const std::filesystem::path& run_file) {
+    AnswersFile answers = load_answers(answers_file);
+    const std::string id = lesson_id.empty() ? answers.lesson : lesson_id;
+    nlohmann::json record = record::read_record(run_file);
+    RawRun raw = record::raw_run_from_record(record);
+    const LoadedLesson& lesson = ctx.lesson(id);
+    const GradingSpec& spec = ctx.spec(id);
+    Derivation derived;
+    try {
+        derived = lesson.lesson->derive(raw);
+    } catch (const std::exception& e) {
+        throw PluginError(lesson.identity.file.string() + ": the lesson's derivation failed on " + run_file.string() + ": " +
+                          e.what());
+    }
+    Submission s{spec, lesson.info, record, raw, derived, answers};
+    check_binding(s);
+    return grade(s);
+}
+
+}  // namespace lab::grader

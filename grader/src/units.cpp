@@ -1,0 +1,521 @@
+// Units for the grader. Students write claims with units in their answers files ("1.2 TB/s",
+// "350 ns", "6.5 GiB", "80%") and each grading question names a unit ("GB/s", "us", "%"); this
+// file reads both, converts them to the SI base unit of their dimension (the unit run records
+// use) and renders SI values back for reports. It is strict on purpose: every accepted spelling
+// means exactly one thing, and anything else is refused with a message saying what to write,
+// because a silently misread unit costs a student the points of a right answer.
+//
+// The rules (all spellings case-sensitive, as SI writes them):
+// - time: s, ms, us, µs (U+00B5 or U+03BC), ns, ps, min, h;
+// - bytes: B, byte, bytes; kB MB GB TB PB are decimal (1e3...), KiB MiB GiB TiB PiB binary
+//   (1024...); "KB" is refused (JEDEC reads it as 1024) and so is "Gb" and every other b (bits);
+// - bandwidth: any byte unit followed by "/s" ("/sec" is refused with a hint);
+// - FLOP: FLOP and FLOPs (a plural count) with k M G T P; rate: the same followed by "/s", or
+//   FLOPS, kFLOPS ... PFLOPS (capital S: per second, as datasheets write it);
+// - intensity: FLOP/B, FLOP/byte, FLOPs/B, FLOPs/byte; frequency Hz kHz MHz GHz; power mW W kW;
+//   energy mJ J kJ; ratio: a bare fraction, "%", or an "x"/"×" suffix ("2.5x"); counts: no unit.
+// - numbers: optional sign, digits with optional thousands commas (groups of three, before the
+//   decimal point only) or underscores between digits, one decimal point, an exponent; then
+//   optional whitespace and the unit. "~" / "≈", inf, NaN and numbers a double cannot hold are
+//   refused.
+#include "units.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <string_view>
+#include <vector>
+
+namespace lab::units {
+namespace {
+
+struct Unit {
+    std::string_view spelling;
+    std::string_view dimension;
+    double factor;  // 1 <spelling> = factor <SI base unit of dimension>
+};
+
+constexpr double kKi = 1024.0;
+constexpr double kMi = kKi * 1024;
+constexpr double kGi = kMi * 1024;
+constexpr double kTi = kGi * 1024;
+constexpr double kPi = kTi * 1024;
+
+// Every unit this module reads, declared once. Rates of bytes and FLOP ("GB/s", "TFLOP/s") are
+// not listed: known_units() derives them from the byte and FLOP rows, so the two can't drift.
+constexpr Unit kUnits[] = {
+    // Time. Micro comes in two code points: U+00B5 (micro sign: keyboards, Kineto) and U+03BC
+    // (Greek mu: what some editors and fonts substitute). Both look identical to a student.
+    {"s", "s", 1},
+    {"ms", "s", 1e-3},
+    {"us", "s", 1e-6},
+    {"\u00b5s", "s", 1e-6},
+    {"\u03bcs", "s", 1e-6},
+    {"ns", "s", 1e-9},
+    {"ps", "s", 1e-12},
+    {"min", "s", 60},
+    {"h", "s", 3600},
+    // Bytes. SI prefixes are decimal with a lower-case k; IEC prefixes are binary. The two differ
+    // by 7% at G, which is the kind of difference a question may be about.
+    {"B", "B", 1},
+    {"byte", "B", 1},
+    {"bytes", "B", 1},
+    {"kB", "B", 1e3},
+    {"MB", "B", 1e6},
+    {"GB", "B", 1e9},
+    {"TB", "B", 1e12},
+    {"PB", "B", 1e15},
+    {"KiB", "B", kKi},
+    {"MiB", "B", kMi},
+    {"GiB", "B", kGi},
+    {"TiB", "B", kTi},
+    {"PiB", "B", kPi},
+    // FLOP counts. "FLOPs" with a lower-case s is the plural ("13.5 GFLOPs per token").
+    {"FLOP", "FLOP", 1},
+    {"kFLOP", "FLOP", 1e3},
+    {"MFLOP", "FLOP", 1e6},
+    {"GFLOP", "FLOP", 1e9},
+    {"TFLOP", "FLOP", 1e12},
+    {"PFLOP", "FLOP", 1e15},
+    {"FLOPs", "FLOP", 1},
+    {"kFLOPs", "FLOP", 1e3},
+    {"MFLOPs", "FLOP", 1e6},
+    {"GFLOPs", "FLOP", 1e9},
+    {"TFLOPs", "FLOP", 1e12},
+    {"PFLOPs", "FLOP", 1e15},
+    // "FLOPS" with a capital S is the datasheet's rate: 312 TFLOPS means 312 TFLOP/s.
+    {"FLOPS", "FLOP/s", 1},
+    {"kFLOPS", "FLOP/s", 1e3},
+    {"MFLOPS", "FLOP/s", 1e6},
+    {"GFLOPS", "FLOP/s", 1e9},
+    {"TFLOPS", "FLOP/s", 1e12},
+    {"PFLOPS", "FLOP/s", 1e15},
+    // Arithmetic intensity: unprefixed only; roofline plots write FLOP/B or FLOP/byte.
+    {"FLOP/B", "FLOP/B", 1},
+    {"FLOP/byte", "FLOP/B", 1},
+    {"FLOPs/B", "FLOP/B", 1},
+    {"FLOPs/byte", "FLOP/B", 1},
+    {"Hz", "Hz", 1},
+    {"kHz", "Hz", 1e3},
+    {"MHz", "Hz", 1e6},
+    {"GHz", "Hz", 1e9},
+    {"mW", "W", 1e-3},
+    {"W", "W", 1},
+    {"kW", "W", 1e3},
+    {"mJ", "J", 1e-3},
+    {"J", "J", 1},
+    {"kJ", "J", 1e3},
+    // Ratios. "ratio" is listed so that a grading spec can name the dimension as its unit; a bare
+    // number in a ratio question is a fraction, in a "%" question a percent (parse_claim).
+    {"ratio", "ratio", 1},
+    {"%", "ratio", 0.01},
+    {"x", "ratio", 1},
+    {"\u00d7", "ratio", 1},
+    // Plain counts have no unit.
+    {"", "", 1},
+};
+
+struct Known {
+    std::string dimension;
+    double factor;
+};
+
+// All accepted spellings: kUnits plus "<byte or FLOP unit>/s".
+const std::map<std::string, Known, std::less<>>& known_units() {
+    static const auto table = [] {
+        std::map<std::string, Known, std::less<>> t;
+        for (const Unit& u : kUnits) {
+            t.emplace(std::string(u.spelling), Known{std::string(u.dimension), u.factor});
+            if (u.dimension == "B" || u.dimension == "FLOP")
+                t.emplace(std::string(u.spelling) + "/s", Known{std::string(u.dimension) + "/s", u.factor});
+        }
+        return t;
+    }();
+    return table;
+}
+
+// What each dimension is called in messages, and the units format() writes it in (a ladder of
+// decimal prefixes: spelling and power of ten, ascending; the power-0 rung is the base unit).
+struct Rung {
+    std::string_view spelling;
+    int power;
+};
+struct DimensionInfo {
+    std::string_view dimension;
+    std::string_view noun;
+    std::string_view examples;
+    std::vector<Rung> ladder;
+};
+
+const std::vector<DimensionInfo>& dimension_infos() {
+    static const std::vector<DimensionInfo> infos = {
+        {"s", "a time", "350 ns or 2.1 ms", {{"ps", -12}, {"ns", -9}, {"\u00b5s", -6}, {"ms", -3}, {"s", 0}}},
+        {"B", "a size in bytes", "6.5 GiB or 13.48 GB",
+         {{"B", 0}, {"kB", 3}, {"MB", 6}, {"GB", 9}, {"TB", 12}, {"PB", 15}}},
+        {"B/s", "a bandwidth", "1.2 TB/s or 900 GB/s",
+         {{"B/s", 0}, {"kB/s", 3}, {"MB/s", 6}, {"GB/s", 9}, {"TB/s", 12}, {"PB/s", 15}}},
+        {"FLOP", "a FLOP count", "13.5 GFLOP or 2e9 FLOP",
+         {{"FLOP", 0}, {"kFLOP", 3}, {"MFLOP", 6}, {"GFLOP", 9}, {"TFLOP", 12}, {"PFLOP", 15}}},
+        {"FLOP/s", "a compute rate", "19.5 TFLOP/s or 312 TFLOPS",
+         {{"FLOP/s", 0}, {"kFLOP/s", 3}, {"MFLOP/s", 6}, {"GFLOP/s", 9}, {"TFLOP/s", 12}, {"PFLOP/s", 15}}},
+        {"FLOP/B", "an arithmetic intensity", "9.3 FLOP/B or 0.25 FLOP/byte", {{"FLOP/B", 0}}},
+        {"Hz", "a frequency", "1.41 GHz or 1410 MHz", {{"Hz", 0}, {"kHz", 3}, {"MHz", 6}, {"GHz", 9}}},
+        {"W", "a power", "400 W or 1.2 kW", {{"mW", -3}, {"W", 0}, {"kW", 3}}},
+        {"J", "an energy", "3.5 J or 120 mJ", {{"mJ", -3}, {"J", 0}, {"kJ", 3}}},
+        {"ratio", "a ratio", "80% or 0.8", {}},
+        {"", "a plain count", "42 or 6,738,415,616", {}},
+    };
+    return infos;
+}
+
+const DimensionInfo& info_of(std::string_view dimension) {
+    for (const auto& info : dimension_infos())
+        if (info.dimension == dimension) return info;
+    throw UnitError(fmt::format("unknown dimension '{}'", dimension));
+}
+
+std::string expected_phrase(const DimensionInfo& info) { return fmt::format("{} such as {}", info.noun, info.examples); }
+
+// Whitespace as it arrives from YAML and from copy-paste out of documents: ASCII blanks, the
+// no-break space (U+00A0), the thin space (U+2009) and the narrow no-break space (U+202F) that
+// typeset "350 ns" often carries. Returns the byte length of the blank at the front of s, or 0.
+std::size_t blank_length(std::string_view s) {
+    if (s.empty()) return 0;
+    if (s[0] == ' ' || s[0] == '\t' || s[0] == '\n' || s[0] == '\r') return 1;
+    if (s.substr(0, 2) == "\u00a0") return 2;
+    if (s.substr(0, 3) == "\u2009" || s.substr(0, 3) == "\u202f") return 3;
+    return 0;
+}
+
+std::string_view trim(std::string_view s) {
+    while (std::size_t n = blank_length(s)) s.remove_prefix(n);
+    // Trailing blanks: the multi-byte ones end in 0xA0, 0x89 or 0xAF, so test each suffix.
+    for (bool changed = true; changed && !s.empty();) {
+        changed = false;
+        for (std::size_t n : {1u, 2u, 3u})
+            if (s.size() >= n && blank_length(s.substr(s.size() - n)) == n) {
+                s.remove_suffix(n);
+                changed = true;
+                break;
+            }
+    }
+    return s;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+    return true;
+}
+
+const Known* find_unit(std::string_view unit) {
+    const auto& table = known_units();
+    auto it = table.find(unit);
+    return it == table.end() ? nullptr : &it->second;
+}
+
+// Why an unknown unit is unknown, when there is a likely intended one; "" otherwise. The common
+// slips are bits for bytes, KB, "sec", stray spaces and the wrong letter case.
+std::string hint_for(std::string_view unit) {
+    // Bits: a lower-case b after a byte prefix. The grader never reads bits: a bandwidth in Gb/s
+    // is 8x off from GB/s, so guessing either way would be wrong half the time.
+    static const std::pair<std::string_view, std::string_view> kBitPrefixes[] = {
+        {"", ""},         {"k", "kilo"},    {"K", "kilo"},    {"M", "mega"},    {"G", "giga"},
+        {"T", "tera"},    {"P", "peta"},    {"Ki", "kibi"},   {"Mi", "mebi"},   {"Gi", "gibi"},
+        {"Ti", "tebi"},   {"Pi", "pebi"},
+    };
+    for (const auto& [prefix, name] : kBitPrefixes) {
+        const std::string bits = std::string(prefix) + "b";
+        const std::string bytes = std::string(prefix == "K" ? "k" : prefix) + "B";
+        if (unit == bits) return fmt::format("{} is {}bits; write {} for {}bytes", bits, name, bytes, name);
+        if (unit == bits + "/s")
+            return fmt::format("{}/s is {}bits per second; write {}/s for {}bytes per second", bits, name, bytes, name);
+    }
+    if (unit == "KB" || unit == "KB/s")
+        return fmt::format("{} is ambiguous (1000 or 1024 bytes); write kB for 1000 bytes or KiB for 1024 bytes{}",
+                           unit, unit == "KB/s" ? ", followed by /s" : "");
+
+    // "sec", "/sec", "msec", "seconds": the grader writes seconds as s.
+    for (std::string_view word : {"seconds", "second", "secs", "sec"})
+        if (unit.size() >= word.size() && unit.substr(unit.size() - word.size()) == word) {
+            std::string fixed = std::string(unit.substr(0, unit.size() - word.size())) + "s";
+            if (find_unit(fixed)) return fmt::format("write '{}' ('s' for seconds)", fixed);
+        }
+    std::string squeezed;
+    for (std::string_view rest = unit; !rest.empty();) {
+        if (std::size_t n = blank_length(rest)) {
+            rest.remove_prefix(n);
+        } else {
+            squeezed += rest[0];
+            rest.remove_prefix(1);
+        }
+    }
+    if (squeezed != unit && find_unit(squeezed)) return fmt::format("write '{}' without spaces", squeezed);
+    std::vector<std::string> candidates;
+    for (const auto& [spelling, known] : known_units())
+        if (!spelling.empty() && equal_ignoring_case(spelling, unit))
+            candidates.push_back(fmt::format("'{}' ({})", spelling, info_of(known.dimension).noun));
+    if (candidates.empty()) return "";
+    std::string listed = candidates.front();
+    for (std::size_t k = 1; k < candidates.size(); ++k) listed += " or " + candidates[k];
+    return fmt::format("did you mean {}? Units are case-sensitive (B bytes, b bits; m milli, M mega)", listed);
+}
+
+std::string unknown_unit_message(std::string_view unit) {
+    std::string hint = hint_for(unit);
+    return hint.empty() ? fmt::format("unknown unit '{}'", unit) : fmt::format("unknown unit '{}': {}", unit, hint);
+}
+
+const Known& require_unit(const std::string& unit) {
+    const Known* known = find_unit(trim(unit));
+    if (!known) throw UnitError(unknown_unit_message(trim(unit)));
+    return *known;
+}
+
+// The number at the front of a claim, and the rest of the text (the unit, not yet trimmed).
+struct NumberAndRest {
+    double number;
+    std::string_view rest;
+};
+
+// Reads the number at the front of `claim` (already trimmed and non-empty); `examples` only goes
+// into messages.
+NumberAndRest read_number(std::string_view claim, std::string_view examples) {
+    const std::string_view text = claim;
+    auto fail = [&](std::string_view why) { return UnitError(fmt::format("'{}' is not a number: {}", claim, why)); };
+
+    // Approximations: a claim is compared within a tolerance already, and an approximate claim
+    // would otherwise have to be read as something it does not say.
+    for (std::string_view approx : {"~", "\u2248"})
+        if (text.substr(0, approx.size()) == approx)
+            throw fail(fmt::format("write the number without '{}' ('{}')", approx, trim(text.substr(approx.size()))));
+
+    std::size_t i = 0;
+    bool negative = false;
+    if (text[0] == '+' || text[0] == '-') {
+        negative = text[0] == '-';
+        i = 1;
+    }
+    const bool digit_first = i < text.size() && is_digit(text[i]);
+    const bool point_first = i + 1 < text.size() && text[i] == '.' && is_digit(text[i + 1]);
+    if (!digit_first && !point_first) {
+        const std::string_view word = text.substr(i, 3);
+        if (equal_ignoring_case(word, "inf") || equal_ignoring_case(word, "nan"))
+            throw UnitError(fmt::format("'{}' is not a finite number: write a number such as {}", claim, examples));
+        throw UnitError(fmt::format("'{}' does not start with a number: write a number such as {}", claim, examples));
+    }
+
+    // The mantissa: digits, grouping separators and decimal points, taken greedily so that
+    // "1.2.3" and "1,5" are refused as a whole rather than read as "1.2" plus a unit ".3".
+    const std::size_t start = i;
+    while (i < text.size() && (is_digit(text[i]) || text[i] == '.' || text[i] == ',' || text[i] == '_')) ++i;
+    const std::string_view mantissa = text.substr(start, i - start);
+
+    const std::size_t point = mantissa.find('.');
+    if (point != std::string_view::npos && mantissa.find('.', point + 1) != std::string_view::npos)
+        throw fail("it has more than one decimal point");
+    const bool commas = mantissa.find(',') != std::string_view::npos;
+    const bool underscores = mantissa.find('_') != std::string_view::npos;
+    if (commas && underscores) throw fail("group digits with commas or with underscores, not both");
+
+    std::string digits(negative ? "-" : "");
+    if (commas) {
+        // Thousands only: "1,234,567.5". Anything else is more likely a decimal comma ("1,5")
+        // or a list, and reading either as thousands would be off by orders of magnitude.
+        const std::string_view integer = mantissa.substr(0, point);
+        const std::string_view grouping_rule =
+            "commas group thousands (1,234,567.5) in threes before the decimal point; write a decimal point for a "
+            "fraction (1.5)";
+        if (point != std::string_view::npos && mantissa.find(',', point) != std::string_view::npos)
+            throw fail(grouping_rule);
+        std::size_t group_start = 0;
+        for (std::size_t g = 0;; ++g) {
+            const std::size_t comma = integer.find(',', group_start);
+            const std::string_view group = integer.substr(group_start, comma - group_start);
+            const bool ok = g == 0 ? (!group.empty() && group.size() <= 3) : group.size() == 3;
+            if (!ok) throw fail(grouping_rule);
+            digits += group;
+            if (comma == std::string_view::npos) break;
+            group_start = comma + 1;
+        }
+        if (point != std::string_view::npos) digits += mantissa.substr(point);
+    } else {
+        for (std::size_t k = 0; k < mantissa.size(); ++k) {
+            if (mantissa[k] != '_') {
+                digits += mantissa[k];
+                continue;
+            }
+            // Python's and C++'s rule: an underscore sits between two digits.
+            if (k == 0 || k + 1 == mantissa.size() || !is_digit(mantissa[k - 1]) || !is_digit(mantissa[k + 1]))
+                throw fail("an underscore goes between two digits (1_000_000)");
+        }
+    }
+
+    // The exponent, only when digits follow: "2e9" is a number, "2 e" a number and a unit.
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        std::size_t j = i + 1;
+        if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
+        if (j < text.size() && is_digit(text[j])) {
+            while (j < text.size() && is_digit(text[j])) ++j;
+            digits += text.substr(i, j - i);
+            i = j;
+        }
+    }
+
+    // std::from_chars: locale-independent, unlike strtod and streams ("1.5" stays 1.5 under a
+    // German locale).
+    double value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec == std::errc::result_out_of_range)
+        throw UnitError(fmt::format("'{}' is out of the range the grader can read", claim));
+    if (ec != std::errc() || end != digits.data() + digits.size())
+        throw fail(fmt::format("write a number such as {}", examples));
+    return {value, text.substr(i)};
+}
+
+// ±d.dd x 10^exponent, rounded to three significant digits by fmt (correctly rounded and
+// locale-independent, so the rendering never shows binary noise like 1.2000000000000002).
+struct Rounded {
+    bool negative;
+    std::string digits;  // "120": three digits, trailing zeros trimmed to at least one
+    int exponent;
+};
+
+Rounded round3(double v) {
+    const std::string s = fmt::format("{:.2e}", std::fabs(v));  // "1.20e+09"
+    Rounded r{v < 0, {s[0], s[2], s[3]}, 0};
+    const std::size_t e = s.find('e');
+    std::from_chars(s.data() + e + 2, s.data() + s.size(), r.exponent);
+    if (s[e + 1] == '-') r.exponent = -r.exponent;
+    while (r.digits.size() > 1 && r.digits.back() == '0') r.digits.pop_back();
+    return r;
+}
+
+// The digits with the leading one at 10^lead: place({"12"}, 1) == "12", lead 3 -> "1200",
+// lead -2 -> "0.012".
+std::string place(const Rounded& r, int lead) {
+    std::string out = r.negative ? "-" : "";
+    const int n = static_cast<int>(r.digits.size());
+    if (lead < 0)
+        out += "0." + std::string(static_cast<std::size_t>(-lead - 1), '0') + r.digits;
+    else if (lead + 1 >= n)
+        out += r.digits + std::string(static_cast<std::size_t>(lead + 1 - n), '0');
+    else
+        out += r.digits.substr(0, static_cast<std::size_t>(lead + 1)) + "." + r.digits.substr(static_cast<std::size_t>(lead + 1));
+    return out;
+}
+
+std::string scientific(const Rounded& r) {
+    std::string out = r.negative ? "-" : "";
+    out += r.digits.substr(0, 1);
+    if (r.digits.size() > 1) out += "." + r.digits.substr(1);
+    return out + fmt::format("e{}", r.exponent);
+}
+
+// Renders v on a ladder of decimal prefixes: the largest rung not above the value, so the
+// number reads between 1 and 1000. Beyond the ends of the ladder (a PFLOP count of 1e6, a
+// femtosecond) it falls back to scientific notation in the base unit rather than "1230000 PFLOP".
+std::string render(double v, const std::vector<Rung>& ladder, std::string_view separator) {
+    auto with_unit = [&](const std::string& number, std::string_view spelling) {
+        return spelling.empty() ? number : number + std::string(separator) + std::string(spelling);
+    };
+    std::string_view base = ladder.front().spelling;
+    for (const Rung& rung : ladder)
+        if (rung.power == 0) base = rung.spelling;
+    if (v == 0) return with_unit("0", base);
+
+    const Rounded r = round3(v);  // choose the rung after rounding: 999.7 B is "1 kB", not "1000 B"
+    const Rung* chosen = &ladder.front();
+    for (const Rung& rung : ladder)
+        if (rung.power <= r.exponent) chosen = &rung;
+    const int lead = r.exponent - chosen->power;
+    if (lead >= 6 || lead < -3) return with_unit(scientific(r), base);
+    return with_unit(place(r, lead), chosen->spelling);
+}
+
+// 6738415616 -> "6,738,415,616": counts (parameters, kernels, bytes of a file) are exact.
+std::string group_thousands(double v) {
+    std::string digits = fmt::format("{:.0f}", std::fabs(v));
+    std::string out;
+    for (std::size_t k = 0; k < digits.size(); ++k) {
+        if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
+        out += digits[k];
+    }
+    return (v < 0 ? "-" : "") + out;
+}
+
+}  // namespace
+
+std::optional<std::string> dimension_of(const std::string& unit) {
+    const Known* known = find_unit(trim(unit));
+    if (!known) return std::nullopt;
+    return known->dimension;
+}
+
+double from_unit(double value, const std::string& unit) { return value * require_unit(unit).factor; }
+
+double to_unit(double si_value, const std::string& unit) { return si_value / require_unit(unit).factor; }
+
+Quantity parse_claim(const std::string& text, const std::string& default_unit) {
+    const Known* question = find_unit(trim(default_unit));
+    if (!question)
+        throw UnitError(fmt::format("the question's unit is not readable ({}); fix the grading spec",
+                                    unknown_unit_message(trim(default_unit))));
+    const DimensionInfo& want = info_of(question->dimension);
+    const std::string expected = expected_phrase(want);
+
+    const std::string_view claim = trim(text);
+    if (claim.empty()) throw UnitError(fmt::format("the answer is empty: write {}", expected));
+
+    const auto [number, rest] = read_number(claim, want.examples);
+    const std::string_view unit = trim(rest);
+
+    Quantity q;
+    if (unit.empty()) {
+        // A bare number is in the question's unit: "80" in a "%" question is 80%, in a "ratio"
+        // question 80x.
+        q.value = number * question->factor;
+        q.dimension = question->dimension;
+    } else {
+        const Known* known = find_unit(unit);
+        if (!known)
+            throw UnitError(fmt::format("cannot read '{}': {}{}", claim, unknown_unit_message(unit),
+                                        want.dimension.empty() ? "" : "; expected " + expected));
+        // A plain-count question takes any unit (the header's contract: the caller sees the
+        // dimension); every other question wants its own dimension, and a wrong one is an error
+        // rather than a wrong answer, so the student learns which quantity was asked for.
+        if (!want.dimension.empty() && known->dimension != want.dimension)
+            throw UnitError(fmt::format("expected {}, got '{}' ({})", expected, claim, info_of(known->dimension).noun));
+        q.value = number * known->factor;
+        q.dimension = known->dimension;
+    }
+    if (!std::isfinite(q.value))
+        throw UnitError(fmt::format("'{}' is out of the range the grader can read", claim));
+    return q;
+}
+
+std::string format(double si_value, const std::string& dimension) {
+    const DimensionInfo& info = info_of(dimension);
+    if (!std::isfinite(si_value)) return fmt::format("{}", si_value);  // "nan", "inf": shown, not hidden
+    if (dimension == "ratio") {
+        // Fractions of peak read best as percent ("80%"), speedups as factors ("3.2x"); 2 is
+        // where one stops being natural and the other starts.
+        if (std::fabs(si_value) < 2) return render(si_value * 100, {{"%", 0}}, "");
+        return render(si_value, {{"x", 0}}, "");
+    }
+    if (dimension.empty()) {
+        if (std::fabs(si_value) < 1e15 && si_value == std::floor(si_value)) return group_thousands(si_value);
+        return render(si_value, {{"", 0}}, "");
+    }
+    return render(si_value, info.ladder, " ");
+}
+
+}  // namespace lab::units

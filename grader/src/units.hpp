@@ -1,0 +1,48 @@
+// Quantities with units, as students write them in answers files ("1.2 TB/s", "350 ns",
+// "6.5 GiB", "2.1 µs", "80%") and as grading specs name them ("GB/s", "us", "%"). Everything is
+// converted to the SI base unit of its dimension, the unit run records use: s, B, B/s, FLOP,
+// FLOP/s, FLOP/B, Hz, W, ratio. GB and GiB differ; a wrong dimension is an error, not a wrong
+// answer.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace lab::units {
+
+// A claim or unit that cannot be read, or one of the wrong dimension. The message says what was
+// expected ("expected a bandwidth such as 1.2 TB/s or 900 GB/s, got '3 ms' (a time)").
+class UnitError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The dimensions, named by their SI base unit: "s", "B", "B/s", "FLOP", "FLOP/s", "FLOP/B", "Hz",
+// "W", "J", "ratio", and "" for plain counts.
+struct Quantity {
+    double value = 0;        // in the SI base unit of `dimension`
+    std::string dimension;
+};
+
+// The dimension of a unit string ("GB/s" -> "B/s", "us" -> "s", "%" -> "ratio", "TFLOP/s" ->
+// "FLOP/s", "" -> ""), or nullopt for a unit this module does not know.
+std::optional<std::string> dimension_of(const std::string& unit);
+
+// value [unit] -> the SI base unit: from_unit(1.2, "TB/s") == 1.2e12, from_unit(80, "%") == 0.8,
+// from_unit(6.5, "GiB") == 6.5 * 2^30. Throws UnitError for an unknown unit.
+double from_unit(double value, const std::string& unit);
+// The inverse: to_unit(1.2e12, "TB/s") == 1.2.
+double to_unit(double si_value, const std::string& unit);
+
+// Parses a claim. A bare number ("1.5e9", "42") is read in `default_unit`; a number with a unit
+// must have the dimension of `default_unit` (when default_unit is "" any known unit is accepted
+// and its dimension returned). Throws UnitError on malformed text, an unknown unit, or a wrong
+// dimension.
+Quantity parse_claim(const std::string& text, const std::string& default_unit);
+
+// "1.2 TB/s", "350 ns", "6.5 GiB" (binary prefixes only when `binary` is asked for bytes),
+// "80 %" for ratios when percent is true: a readable rendering of an SI base value.
+std::string format(double si_value, const std::string& dimension);
+
+}  // namespace lab::units
