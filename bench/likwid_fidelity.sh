@@ -75,7 +75,7 @@ import json, re, sys
 d = json.load(open(sys.argv[1]))
 for key in re.findall(r'\.([A-Za-z_]+)|\["([^"]+)"\]', sys.argv[2]):
     d = d[key[0] or key[1]]
-print(d)
+print(d if isinstance(d, str) else json.dumps(d))
 PY
     }
 else
