@@ -113,7 +113,7 @@ cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 if [[ -n "$log_dir" ]]; then mkdir -p "$log_dir"; logs="$log_dir"; else logs="$work/logs"; mkdir -p "$logs"; fi
 
-note() { echo "likwid_fidelity: $*" >&2; }
+note() { echo "likwid_fidelity: $(date -u +%T) $*" >&2; }
 
 # --- noise: other processes and the hypervisor -----------------------------------------------
 # On a shared VM another process (a build, a test) or the host (steal time) can take a CPU
@@ -255,6 +255,10 @@ cpu_model="$(awk -F: '/^model name/ { sub(/^[ \t]+/, "", $2); print $2; exit }' 
 likwid_version="$(likwid-bench -h 2>&1 | awk '/Version/ { print $NF }' || true)"
 echo "lab calibrate vs likwid-bench ${likwid_version:-?} ($isa kernels), $rounds round(s), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "CPU: ${cpu_model:-unknown}, $all_cpus CPUs usable; load average before ${load_before}, after $(cut -d' ' -f1-3 /proc/loadavg)"
+# What statistic lab's ceilings are (its "method" strings say, e.g. "best of 434 samples").
+lab_stat="$(cat "$logs"/lab.*.json 2>/dev/null | grep -o -m1 -E '(best|median|mean) of [0-9]+ samples' | head -n1 |
+    sed -E 's/ of [0-9]+ samples/ of its samples/' || true)"
+echo "lab: $LAB (built $(date -u -r "$LAB" +%Y-%m-%dT%H:%MZ 2>/dev/null || echo '?')); a lab ceiling is the ${lab_stat:-?} (its JSON's method), a likwid figure the mean over one run of >= 1 s"
 for t in "${thread_counts[@]}"; do
     echo
     echo "threads: $t   (likwid peakflops: $((flops_kb_per_thread * t)) kB in L1; streams: lab max(4 x LLC, 256 MiB), likwid $stream_size)"

@@ -3,22 +3,18 @@
 // withholding graded values unless --reveal is given and the course allows it.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
-#include "console.hpp"
 #include "course.hpp"
 #include "device_summary.hpp"
 #include "errors.hpp"
-#include "lesson_runner.hpp"
+#include "lesson_session.hpp"
 #include "options.hpp"
 #include "paths.hpp"
-#include "plugin_loader.hpp"
 #include "roofline_plot.hpp"
 #include "run_record.hpp"
 #include "run_report.hpp"
@@ -36,6 +32,12 @@ std::string utc_now(const char* format) {
     return buf;
 }
 
+void make_folder(const fs::path& dir, const char* flag) {
+    std::error_code ec;
+    if (!dir.empty()) fs::create_directories(dir, ec);
+    if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", std::string("choose another ") + flag + " path");
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
@@ -48,63 +50,41 @@ int cmd_run(const Args& args) {
         "out", po::value<std::string>(), "run record path (default: runs/<ID>-<time>.json)")(
         "json", "print the run record as JSON on stdout, nothing else")(
         "plots", po::value<std::string>(), "write plots (roofline SVG) into this folder")(
-        "trace", po::value<std::string>(), "write a Chrome trace of the lesson (Perfetto, chrome://tracing) to FILE")(
+        "trace", po::value<std::string>(), "write a Chrome trace of the lesson (Perfetto, chrome://tracing); .gz compresses")(
+        "timeout", po::value<double>()->default_value(0), "stop the lesson after this many seconds (default: 3x its budget)")(
         "reveal", "show graded values too (if the course allows it)");
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
     const char* usage =
-        "lab run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--trace FILE[.gz]] [--reveal]";
+        "lab run ID [--device D] [--threads N] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] "
+        "[--trace FILE[.gz]] [--timeout S] [--reveal]";
     if (!parse("run", usage, args, opts, pos, vm)) return 0;
 
-    const std::string id = vm["id"].as<std::string>();
-    const bool json_out = vm.count("json") > 0;
-    const bool reveal = vm.count("reveal") > 0;
-    ChildRequest req;
-    req.action = "run";
+    LessonRequest req;
+    req.id = vm["id"].as<std::string>();
     req.device = vm["device"].as<std::string>();
-    check_device_name(req.device);
     req.threads = vm["threads"].as<int>();
-    if (req.threads < 0) throw UsageError("--threads must be positive");
     req.quick = vm.count("quick") > 0;
-
-    Catalog cat = discover(paths::plugin_dirs());
-    for (const auto& w : cat.warnings) std::cerr << "warning: " << w << "\n";
-    const PluginIdentity& ident = find_lesson(cat, id);
-    LoadedLesson lesson = load_lesson(ident.file);
-
-    CourseConfig course = load_course(paths::config_dir() / "course.yaml");
-    if (reveal && !course.allow_reveal)
-        throw UsageError("this course does not allow --reveal (allow_reveal: false in " + course.file + ")");
-    std::string student = normalise_student(resolve_student(vm["student"].as<std::string>()));
-    if (student.empty()) {
-        student = "anonymous";
-        std::cerr << "note: no student ID (--student, $LAB_STUDENT or ~/.config/lab/config.yaml): "
-                     "recording as 'anonymous'; such a run cannot be submitted for grading\n";
-    }
-    Seed seed = student_seed(course, id, student);
-    req.lesson_file = ident.file.string();
-    req.options = {req.quick, student, seed.value, seed.hex};
-    req.lesson_budget_s = req.quick ? lesson.info.budget_quick_s : lesson.info.budget_full_s;
+    req.student = vm["student"].as<std::string>();
+    req.timeout_s = vm["timeout"].as<double>();
+    if (req.timeout_s < 0) throw UsageError("--timeout must be positive");
+    const bool reveal = vm.count("reveal") > 0;
+    if (reveal && !load_course(paths::config_dir() / "course.yaml").allow_reveal)
+        throw UsageError("this course does not allow --reveal (allow_reveal: false in course.yaml)");
 
     // Check the outputs can be written before spending a minute measuring.
     fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
-                                   : fs::path("runs") / (id + "-" + utc_now("%Y%m%d-%H%M%S") + ".json");
+                                   : fs::path("runs") / (req.id + "-" + utc_now("%Y%m%d-%H%M%S") + ".json");
     if (fs::is_directory(out)) throw UsageError("--out " + out.string() + " is a folder: give a file name");
-    for (const fs::path& dir : {out.parent_path(), vm.count("plots") ? fs::path(vm["plots"].as<std::string>()) : fs::path()}) {
-        std::error_code ec;
-        if (!dir.empty()) fs::create_directories(dir, ec);
-        if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", "choose another path");
-    }
-
+    make_folder(out.parent_path(), "--out");
+    if (vm.count("plots")) make_folder(vm["plots"].as<std::string>(), "--plots");
     // The child writes the trace beside its final name; it is renamed only when the run succeeds,
     // so a failed run leaves no half a trace.
     fs::path trace;
     if (vm.count("trace")) {
         trace = vm["trace"].as<std::string>();
-        std::error_code ec;
-        if (!trace.parent_path().empty()) fs::create_directories(trace.parent_path(), ec);
-        if (ec) throw InputError(trace.parent_path().string(), "cannot create the folder (" + ec.message() + ")", "choose another --trace path");
+        make_folder(trace.parent_path(), "--trace");
         req.trace_file = (trace.parent_path() / ("." + trace.filename().string() + ".partial")).string();
         req.trace_final_name = trace.string();
     }
@@ -116,59 +96,44 @@ int cmd_run(const Args& args) {
         }
     } remove_partial{req.trace_file};
 
-    const std::string started = utc_now("%Y-%m-%dT%H:%M:%SZ");
-    auto t0 = std::chrono::steady_clock::now();
-    ChildResult result = execute(req);
-    double duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    LessonOutcome run = run_lesson(req);
+    const LessonInfo& info = run.lesson.info;
 
-    RawRun raw;
-    raw.lesson_id = id;
-    raw.options = req.options;
-    raw.device_kind = result.kind;
-    raw.facts = result.facts;
-    raw.ceilings = result.ceilings;
-    raw.measurements = result.measurements;
-    Derivation derivation;
-    try {
-        derivation = lesson.lesson->derive(raw);
-    } catch (const std::exception& e) {
-        throw PluginError(ident.file.string() + ": the lesson's derivation failed: " + e.what() + "; no run record written");
-    }
-
-    // A kernel far above its roof means the cached ceilings understate this machine (they were
-    // measured while something else ran): say so, since grading holds rates to the roof.
-    for (const auto& wd : derivation.workloads)
+    // A kernel above its roof means the cached ceilings understate this machine, or the kernel
+    // moves data more efficiently than the calibration kernels: say so, since grading holds
+    // rates to the roof.
+    for (const auto& wd : run.derivation.workloads)
         if (wd.placement.roof_fraction > 1.1)
-            std::cerr << fmt::format("note: {} ran at {:.2f}x its roof: the ceilings were probably measured on a busier "
-                                     "machine; `lab calibrate` measures them again\n",
-                                     wd.workload, wd.placement.roof_fraction);
+            std::cerr << "note: " << wd.workload
+                      << " ran above its roof: either the ceilings were measured on a busier machine (`lab calibrate` "
+                         "measures them again) or the kernel moves data more efficiently than the calibration kernels "
+                         "(an in-place update pays no write-allocate)\n";
 
-    record::RecordInputs in{lesson.info, raw, derivation, reveal, started, duration,
-                            device_spec_json(result.kind, result.facts, result.ceilings), result.engine, result.notes};
+    record::RecordInputs in{info, run.raw, run.derivation, reveal, run.started_at, run.duration_s,
+                            device_spec_json(run.result.kind, run.result.facts, run.result.ceilings), run.result.engine,
+                            run.result.notes};
     nlohmann::json rec = record::make_record(in);
     record::seal(rec);
 
-    const auto withheld = record::withheld_metrics(lesson.info, reveal);
-    RunView view{lesson.info, raw, derivation, withheld,
-                 result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
+    const auto withheld = record::withheld_metrics(info, reveal, run.raw.device_kind);
+    RunView view{info, run.raw, run.derivation, withheld,
+                 run.result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
     std::string svg_path;
     if (vm.count("plots")) {
-        fs::path svg = fs::path(vm["plots"].as<std::string>()) / ("roofline-" + id + ".svg");
+        fs::path svg = fs::path(vm["plots"].as<std::string>()) / ("roofline-" + req.id + ".svg");
         write_file_atomically(svg, plot::render_svg(roofline_chart(view)));
         svg_path = svg.string();
     }
     write_file_atomically(out, rec.dump(2) + "\n");
     std::string trace_note;
-    if (!trace.empty()) {
+    if (!trace.empty() && fs::exists(req.trace_file)) {
         std::error_code ec;
-        if (fs::exists(req.trace_file)) {
-            fs::rename(req.trace_file, trace, ec);
-            if (ec) throw InputError(trace.string(), "cannot write the trace (" + ec.message() + ")");
-            trace_note = "trace: " + trace.string() + " (open it in https://ui.perfetto.dev or chrome://tracing)";
-        }
+        fs::rename(req.trace_file, trace, ec);
+        if (ec) throw InputError(trace.string(), "cannot write the trace (" + ec.message() + ")");
+        trace_note = "trace: " + trace.string() + " (open it in https://ui.perfetto.dev or chrome://tracing)";
     }
 
-    if (json_out) {
+    if (vm.count("json")) {
         std::cout << rec.dump(2) << "\n";
         return 0;
     }

@@ -44,7 +44,7 @@ int cmd_show(const Args& args) {
     } catch (const std::exception& e) {
         throw PluginError(lesson.identity.file.string() + ": the lesson's derivation failed on " + file + ": " + e.what());
     }
-    const auto withheld = record::withheld_metrics(lesson.info, reveal);
+    const auto withheld = record::withheld_metrics(lesson.info, reveal, raw.device_kind);
     if (vm.count("json")) {
         nlohmann::json metrics = nlohmann::json::object();
         for (const auto& m : d.metrics)

@@ -19,6 +19,9 @@ int cmd_answers(const Args& args);
 int cmd_submit(const Args& args);
 int cmd_grade(const Args& args);
 int cmd_check_spec(const Args& args);
+int cmd_validate(const Args& args);
+int cmd_check(const Args& args);
+int cmd_new(const Args& args);
 int cmd_child(const Args& args);  // hidden: the child process of run/device/calibrate
 
 }  // namespace lab::cli

@@ -32,10 +32,11 @@ void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
 }
 
 void print_ceilings(std::ostream& out, const Ceilings& c) {
-    out << fmt::format("ceilings  clock {}   launch {}   ({} threads{})\n", si(c.clock_hz.value, "Hz"),
-                       si(c.launch_s.value, "s"), c.threads, c.quick ? ", quick calibration" : "");
+    out << fmt::format("ceilings  clock {}   launch {}{}{}{}\n", si(c.clock_hz.value, "Hz"), si(c.launch_s.value, "s"),
+                       c.launch_graph_s.value > 0 ? "   graph launch " + si(c.launch_graph_s.value, "s") + " per kernel" : "",
+                       c.threads > 1 ? fmt::format("   ({} threads)", c.threads) : "", c.quick ? "   (quick calibration)" : "");
     for (const auto& [k, v] : c.flops_per_s)
-        out << fmt::format("          {:<12} {:>14}   {}\n", k, si(v.value, "FLOP/s"), v.method);
+        out << fmt::format("          {:<12} {:>14}   {}\n", k, si(v.value, v.unit.empty() ? "FLOP/s" : v.unit), v.method);
     for (const auto& [k, v] : c.bandwidth_bytes_per_s)
         out << fmt::format("          {:<12} {:>14}   {}\n", "bw." + k, si(v.value, "B/s"), v.method);
     if (!c.clock_hz.measured_at.empty()) out << "          measured " << c.clock_hz.measured_at << "\n";

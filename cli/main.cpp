@@ -18,12 +18,16 @@ const char* kUsage =
     "  info ID [--json]                 objectives, experiments, metrics of a lesson\n"
     "  device [--device D] [--json]     the device, its spec and its measured ceilings\n"
     "  calibrate [--device D] [--threads N] [--quick]   measure the ceilings and cache them\n"
-    "  run ID [--device D] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] [--trace FILE] [--reveal]\n"
+    "  run ID [--device D] [--threads N] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR]\n"
+    "         [--trace FILE[.gz]] [--timeout S] [--reveal]\n"
     "  show RUN.json [--reveal] [--json]  a recorded run, re-derived from its raw measurements\n"
     "  answers ID --run RUN.json        a YAML answers template bound to that run\n"
     "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--json]   grade your claims\n"
     "  grade SUBMISSIONS_DIR [--out gradebook.csv]   grade a class's recorded runs\n"
     "  check-spec FILE | --keys         validate a grading spec against its lesson\n"
+    "  new ID --title TITLE [--dir DIR] scaffold a lesson plugin + grading YAML\n"
+    "  validate PLUGIN.so [--spec FILE] load a plugin, check its API version, metadata, metrics, spec\n"
+    "  check ID [--device D] [--quick]  run a lesson and compare with the expectations it declares\n"
     "\n"
     "`lab COMMAND --help` describes a command. Exit codes: 0 ok, 1 a check failed, 2 bad usage or\n"
     "input, 3 the device or a plugin failed.\n";
@@ -45,7 +49,8 @@ int main(int argc, char** argv) {
         {"list", cli::cmd_list},       {"info", cli::cmd_info}, {"device", cli::cmd_device},
         {"calibrate", cli::cmd_calibrate}, {"run", cli::cmd_run}, {"show", cli::cmd_show},
         {"answers", cli::cmd_answers}, {"submit", cli::cmd_submit}, {"grade", cli::cmd_grade},
-        {"check-spec", cli::cmd_check_spec},
+        {"check-spec", cli::cmd_check_spec}, {"validate", cli::cmd_validate}, {"check", cli::cmd_check},
+        {"new", cli::cmd_new},
         {"__child", cli::cmd_child},
     };
     auto it = commands.find(args[0]);

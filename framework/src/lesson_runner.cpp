@@ -33,6 +33,16 @@ constexpr double kCalibrationAllowanceFull_s = 180;
 // what a student should expect, the limit is what a hung plugin gets.
 constexpr double kBudgetSlack = 3;
 
+// The lesson's hard time limit: --timeout (LAB_TIMEOUT) when given, else its budget x the slack.
+double lesson_limit(const ChildRequest& req) {
+    if (req.timeout_s > 0) return req.timeout_s;
+    if (const char* env = std::getenv("LAB_TIMEOUT"); env && *env) {
+        double t = std::atof(env);
+        if (t > 0) return t;
+    }
+    return req.lesson_budget_s * kBudgetSlack;
+}
+
 void progress_line(const std::string& line) {
     static const bool tty = isatty(STDERR_FILENO);
     if (tty) std::cerr << "\r\033[K" << line << std::flush;
@@ -61,7 +71,7 @@ public:
         // "Counters refused" is said once, not once per workload; the run goes on with timing.
         const std::string& why = measurements_.back().counters_note;
         if (!why.empty() && !counters_noted_) {
-            note("hardware counters: " + why);
+            note(why);
             counters_noted_ = true;
         }
         return measurements_.back();
@@ -103,7 +113,8 @@ OpenedDevice open_device(const ChildRequest& req) {
             cuda = load("cuda");
         } catch (const InputError& e) {
             // "GPU found, libcublasLt.so.13 missing": the backend would not load.
-            why = std::string("the CUDA backend could not be loaded: ") + e.what();
+            std::string what = e.what();
+            why = "the CUDA backend could not be loaded: " + what.substr(0, what.find('\n'));
         }
         if (cuda) {
             why = cuda->backend->unavailable_reason();
@@ -138,7 +149,7 @@ json to_json(const ChildRequest& r) {
     return {{"action", r.action},          {"lesson_file", r.lesson_file}, {"device", r.device},
             {"threads", r.threads},        {"quick", r.quick},             {"student", r.options.student},
             {"seed", r.options.seed},      {"seed_hex", r.options.seed_hex},
-            {"lesson_budget_s", r.lesson_budget_s}, {"trace_file", r.trace_file}, {"trace_final_name", r.trace_final_name}};
+            {"lesson_budget_s", r.lesson_budget_s}, {"timeout_s", r.timeout_s}, {"trace_file", r.trace_file}, {"trace_final_name", r.trace_final_name}};
 }
 
 ChildRequest child_request_from_json(const json& j) {
@@ -153,6 +164,7 @@ ChildRequest child_request_from_json(const json& j) {
     r.options.seed = j.value("seed", std::uint64_t{0});
     r.options.seed_hex = j.value("seed_hex", "");
     r.lesson_budget_s = j.value("lesson_budget_s", 60.0);
+    r.timeout_s = j.value("timeout_s", 0.0);
     r.trace_file = j.value("trace_file", "");
     r.trace_final_name = j.value("trace_final_name", "");
     return r;
@@ -205,7 +217,7 @@ int child_main(const ChildRequest& req) {
                        {"measurements", json::array()}};
 
         if (req.action == "run") {
-            send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", req.lesson_budget_s * kBudgetSlack}});
+            send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", lesson_limit(req)}});
             LoadedLesson lesson = load_lesson(req.lesson_file);
             ChildSession session(dev, *ceilings, req.options, settings, req.lesson_file);
             bool tracing = false;
@@ -231,6 +243,7 @@ int child_main(const ChildRequest& req) {
                 result["trace_events"] = events.size();
             }
             for (const auto& m : session.measurements()) result["measurements"].push_back(record::to_json(m));
+            result["facts"] = record::to_json(dev.facts());  // facts learnt while running (NVML's) included
         }
         send_to_parent(result);
         return 0;
@@ -253,7 +266,7 @@ int child_main(const ChildRequest& req) {
 
 ChildResult execute(const ChildRequest& req) {
     std::vector<std::string> argv = {paths::self_executable().string(), "__child", to_json(req).dump()};
-    double first_limit = req.action == "run" ? req.lesson_budget_s * kBudgetSlack : 60;
+    double first_limit = req.action == "run" ? lesson_limit(req) : 60;
     std::vector<std::string> notes;
     auto outcome = run_child(argv, first_limit, [&](const json& m) -> double {
         std::string type = m.value("type", "");

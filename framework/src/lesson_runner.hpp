@@ -22,6 +22,7 @@ struct ChildRequest {
     bool quick = false;
     RunOptions options;
     double lesson_budget_s = 60; // the lesson's wall-clock budget once calibration is done
+    double timeout_s = 0;        // the hard limit for the lesson (0: budget x kBudgetSlack)
     std::string trace_file;      // "run": write a Chrome trace of the lesson here ("" = none)
     std::string trace_final_name;  // the name it will be renamed to (its .gz says: compress)
 };

@@ -22,10 +22,25 @@ bool running_from_build_tree() {
     return !exe.empty() && exe.rfind(root + "/", 0) == 0;
 }
 
+namespace {
+
+// <prefix>/bin/lab -> <prefix>/<rel>, when that folder exists; else the configured absolute one.
+fs::path installed(const char* rel, const char* absolute) {
+    fs::path exe = self_executable();
+    if (!exe.empty() && exe.parent_path().filename() == "bin") {
+        fs::path p = exe.parent_path().parent_path() / rel;
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) return p;
+    }
+    return absolute;
+}
+
+}  // namespace
+
 fs::path config_dir() {
     if (const char* env = std::getenv("LAB_CONFIG_DIR"); env && *env) return env;
     if (running_from_build_tree()) return fs::path(LAB_SOURCE_ROOT) / "configs";
-    return fs::path(LAB_INSTALL_DATA_DIR) / "configs";
+    return installed(LAB_REL_DATA_DIR, LAB_INSTALL_DATA_DIR) / "configs";
 }
 
 std::vector<fs::path> plugin_dirs() {
@@ -53,7 +68,7 @@ std::vector<fs::path> plugin_dirs() {
             dirs.insert(dirs.end(), sub.begin(), sub.end());
         }
     }
-    dirs.emplace_back(LAB_INSTALL_PLUGIN_DIR);
+    if (!running_from_build_tree()) dirs.push_back(installed(LAB_REL_PLUGIN_DIR, LAB_INSTALL_PLUGIN_DIR));
     return dirs;
 }
 

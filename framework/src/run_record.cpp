@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -176,11 +177,11 @@ json thresholds_json() {
             {"substantial_roof_fraction", roofline::kSubstantialRoofFraction}};
 }
 
-std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal) {
+std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal, DeviceKind kind) {
     std::set<std::string> out;
     if (reveal) return out;
     for (const auto& d : info.metrics)
-        if (d.graded) out.insert(d.name);
+        if (d.graded && std::find(d.devices.begin(), d.devices.end(), to_string(kind)) != d.devices.end()) out.insert(d.name);
     return out;
 }
 
@@ -210,7 +211,7 @@ std::string render_teaching(const std::string& line, const Derivation& d, const 
 }
 
 json make_record(const RecordInputs& in) {
-    const std::set<std::string> withheld = withheld_metrics(in.info, in.reveal);
+    const std::set<std::string> withheld = withheld_metrics(in.info, in.reveal, in.raw.device_kind);
     json workloads = json::array();
     for (const auto& m : in.raw.measurements) {
         json w = to_json(m);

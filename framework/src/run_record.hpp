@@ -30,7 +30,8 @@ nlohmann::json to_json(const MetricDecl& d);
 nlohmann::json thresholds_json();
 
 // Graded metrics of the lesson that a student may not see in this run.
-std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal);
+// Only metrics the run's device produces count: a CPU run withholds no GPU-only metric.
+std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal, DeviceKind kind);
 
 // "1.23 GFLOP/s", "350 ns", "0.83", "memory_bound".
 std::string format_value(const MetricValue& v);

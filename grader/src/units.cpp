@@ -225,8 +225,8 @@ const Known* find_unit(std::string_view unit) {
 // Why an unknown unit is unknown, when there is a likely intended one; "" otherwise. The common
 // slips are bits for bytes, KB, "sec", stray spaces and the wrong letter case.
 std::string hint_for(std::string_view unit) {
-    // Bits: a lower-case b after a byte prefix. The grader never reads bits: a bandwidth in Gb/s
-    // is 8x off from GB/s, so guessing either way would be wrong half the time.
+    // Bits: a lower-case b after a byte prefix. The grader never reads bits: Gb/s is 8x off from
+    // GB/s, and guessing which one a student meant would mark some right answers wrong.
     static const std::pair<std::string_view, std::string_view> kBitPrefixes[] = {
         {"", ""},         {"k", "kilo"},    {"K", "kilo"},    {"M", "mega"},    {"G", "giga"},
         {"T", "tera"},    {"P", "peta"},    {"Ki", "kibi"},   {"Mi", "mebi"},   {"Gi", "gibi"},

@@ -135,6 +135,25 @@ public:
         i.metrics.push_back({"per_element.large_s", "s", MetricKind::number, "time per element of a triad at n = 2^26"});
         i.metrics.push_back({"per_element_ratio", "ratio", MetricKind::number,
                              "how many times cheaper per element the large launch is", true, true});
+        // For `lab check`: which kernel is which depends on the student, so these are withheld.
+        i.metrics.push_back({"check.regimes", "", MetricKind::category,
+                             "the three mysteries' measured regimes, sorted (for lab check)", true, true});
+        i.metrics.push_back({"check.compute_roof_fraction", "ratio", MetricKind::number,
+                             "roof fraction of the compute-bound mystery (for lab check)", true, true});
+        i.metrics.push_back({"check.memory_roof_fraction", "ratio", MetricKind::number,
+                             "roof fraction of the memory-bound mystery (for lab check)", true, true});
+        i.expectations = {
+            {"check.regimes", "compute_bound,memory_bound,overhead_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false,
+             "the three mysteries show the three textbook regimes"},
+            {"chain.measured_regime", "latency_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false,
+             "one dependent chain is latency bound"},
+            {"check.compute_roof_fraction", "", 0.8, 1e308, "", {"cpu", "cuda"}, true,
+             "the FMA kernel reaches at least 0.8 of its peak"},
+            {"check.memory_roof_fraction", "", 0.6, 1e308, "", {"cpu", "cuda"}, true,
+             "the large triad reaches at least 0.6 of the bandwidth ceiling"},
+            {"per_element_ratio", "", 100, 1e308, "", {"cpu", "cuda"}, true,
+             "a large launch is at least 100x cheaper per element than a one-element launch"},
+        };
         i.budget_quick_s = 10;
         i.budget_full_s = 60;
         return i;
@@ -226,6 +245,20 @@ public:
         Derivation d;
         for (const char* m : kMysteries) place_workload(run, m, d);
         place_workload(run, "chain", d);
+        // For `lab check`: the regimes found, and the fractions of roof of the compute and memory kernels.
+        {
+            // place_workload ran for the mysteries first, in order: d.workloads[0..2].
+            std::vector<std::string> regimes;
+            for (std::size_t m = 0; m < kMysteries.size(); ++m) regimes.push_back(roofline::to_string(d.workloads[m].placement.measured));
+            std::sort(regimes.begin(), regimes.end());
+            d.category("check.regimes", regimes[0] + "," + regimes[1] + "," + regimes[2]);
+            const auto order = shuffle(run.options.seed);
+            for (int m = 0; m < 3; ++m) {
+                const auto& p = d.workloads[static_cast<std::size_t>(m)].placement;
+                if (order[m] == kCompute) d.number("check.compute_roof_fraction", p.roof_fraction, "ratio");
+                if (order[m] == kMemory) d.number("check.memory_roof_fraction", p.roof_fraction, "ratio");
+            }
+        }
         const Measurement& small = run.at("per_element.small");
         const Measurement& large = run.at("per_element.large");
         double n_small = small.workload.params.at(0).value, n_large = large.workload.params.at(0).value;

@@ -128,7 +128,7 @@ public:
         i.experiments = {
             {"ceilings", "peak FLOP/s per dtype (FMA kernels) and peak bandwidth (best of read/copy/triad), from calibration"},
             {"streaming", "read, copy and triad over at least 4x the last-level cache"},
-            {"fma_per_element", "k FMAs per element loaded, k = 8 and 64: the same kernel either side of the ridge"},
+            {"fma_per_element", "k FMAs per element loaded (k = 8, and 64 on a CPU or 256 on a GPU): one kernel either side of the ridge"},
             {"gemm", "OpenBLAS SGEMM and DGEMM (cuBLASLt on a GPU): compute bound"},
         };
         for (const auto& k : kKernels) {
@@ -146,6 +146,18 @@ public:
         i.metrics.push_back({"question_ai", "FLOP/B", MetricKind::number, "the AI your attainable-FLOP/s question is about"});
         i.metrics.push_back({"attainable_flops_per_s", "FLOP/s", MetricKind::number,
                              "roof(question_ai) on the fp32 roofline", true, true});
+        i.expectations = {
+            {"triad.predicted_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "triad sits left of the ridge"},
+            {"fma_few.predicted_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "few FMAs per element: left of the ridge"},
+            {"fma_many.predicted_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "many FMAs per element: right of the ridge"},
+            {"sgemm.predicted_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "SGEMM sits right of the ridge"},
+            {"read.measured_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "a large read is memory bound"},
+            {"fma_peak_fp32.measured_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "the FMA peak kernel is compute bound"},
+            {"triad.bytes_per_s", "", 0.6, 1e308, "bandwidth.best", {"cpu", "cuda"}, true, "triad reaches 60% of the bandwidth ceiling"},
+            {"fma_peak_fp32.flops_per_s", "", 0.8, 1e308, "flops.fp32.simt", {"cpu", "cuda"}, true, "the FMA kernel reaches 80% of the fp32 peak"},
+            {"sgemm.flops_per_s", "", 0.4, 1e308, "flops.fp32.simt", {"cpu", "cuda"}, true, "SGEMM reaches 40% of the fp32 peak"},
+            {"bf16gemm.flops_per_s", "", 0.6, 1e308, "flops.bf16.tensor", {"cuda"}, true, "BF16 GEMM reaches 60% of the bf16 tensor peak"},
+        };
         i.budget_quick_s = 10;
         i.budget_full_s = 60;
         i.roofline = true;
@@ -188,9 +200,9 @@ public:
         s.measure(stream_workload("triad", n_triad, 2, 12, "a[i] = b[i] + s*c[i]"), k.triad(pa, pb, pc, n_triad));
         // k FMAs per element, in place: 2k FLOP per 8 bytes (read and write back), over 4x LLC.
         for (auto [name, kk] : {std::pair<const char*, int>{"fma_few", kFmaFewK}, {"fma_many", fma_many_k(dev.kind())}}) {
-            Workload w = stream_workload(name, n_copy, 2.0 * kk, 8, "a[i] = k chained FMAs of a[i], k = " + std::to_string(kk));
+            Workload w = stream_workload(name, n_read, 2.0 * kk, 8, "a[i] = k chained FMAs of a[i], k = " + std::to_string(kk));
             w.params.push_back({"k", static_cast<double>(kk)});
-            s.measure(w, k.fma_per_element(pa, n_copy, kk));
+            s.measure(w, k.fma_per_element(pa, n_read, kk));
         }
 
         // GEMM: 2n^3 FLOP; minimum traffic reads A and B and writes C once: 3 n^2 elements. On a

@@ -271,6 +271,8 @@ void CudaDevice::telemetry_begin() {
         nvml_ = NvmlTelemetry::open(facts_.extra["pci_bus_id"], nvml_note_);
         if (nvml_)
             for (const auto& [k, v] : nvml_->facts()) facts_.extra["nvml_" + k] = v;
+        else
+            facts_.extra["telemetry"] = "unavailable: " + nvml_note_;
     }
     if (nvml_) nvml_->begin();
 }

@@ -34,6 +34,13 @@ std::string why_no_cuda_device() {
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) return std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
     if (count == 0) return "the driver sees no CUDA device";
+    // lab's kernels are built for compute capability 7.5 and newer (sm_75 ... sm_90, compute_90 PTX).
+    int major = 0, minor = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+    if (major * 10 + minor < 75)
+        return "GPU found (compute capability " + std::to_string(major) + "." + std::to_string(minor) +
+               "), but lab needs 7.5 or newer";
     return "";
 }
 

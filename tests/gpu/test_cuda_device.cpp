@@ -78,7 +78,7 @@ TEST_CASE("the CUDA stream runs host callbacks in order and events time it", "[g
     CHECK(b->seconds_since(*a) >= 0);
 }
 
-TEST_CASE("GEMM on the GPU matches a naive product at fp32, fp16 and bf16", "[gpu]") {
+TEST_CASE("fp32 GEMM on the GPU matches a naive product", "[gpu]") {
     Device& d = *gpu().device;
     const int m = 64, n = 48, k = 32;
     std::vector<float> A(m * k), B(k * n), want(m * n, 0.0f);

@@ -29,6 +29,19 @@ struct ExperimentDecl {
     std::string description;
 };
 
+// What a lesson expects to measure, checked by `lab check ID` (how an instructor verifies a
+// lesson on a new device before assigning it). Structural expectations (a regime, a count) must
+// hold; performance ones (a fraction of a ceiling) are reported, since shared machines are noisy.
+struct Expectation {
+    std::string metric;                  // a declared metric: "triad.measured_regime", "triad.bytes_per_s"
+    std::string equals;                  // for categories: the expected value ("memory_bound")
+    double min = -1e308, max = 1e308;    // for numbers: the accepted range (SI, or fractions of `relative_to`)
+    std::string relative_to;             // "" or a ceiling: "bandwidth.best", "flops.fp32.simt", "launch"
+    std::vector<std::string> devices{"cpu", "cuda"};
+    bool performance = false;            // a speed expectation: reported, never a failure
+    std::string why;                     // one line shown in the report
+};
+
 struct LessonInfo {
     std::string id;                       // "02.05"
     std::string title;
@@ -39,6 +52,7 @@ struct LessonInfo {
     double budget_quick_s = 10;           // wall-clock budget of a --quick run, calibration excluded
     double budget_full_s = 60;
     bool roofline = false;                // `lab run` draws this lesson's roofline (terminal, --plots)
+    std::vector<Expectation> expectations;
 };
 
 // A sweep axis value: {"n", 67108864}.

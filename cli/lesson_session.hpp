@@ -1,0 +1,35 @@
+// Running a lesson and deriving its metrics, as `lab run` and `lab check` both do: find the
+// plugin, bind the student's seed, measure in a child process, derive with the lesson's code.
+#pragma once
+
+#include <string>
+
+#include "lab/lesson.hpp"
+#include "lesson_runner.hpp"
+#include "plugin_loader.hpp"
+
+namespace lab::cli {
+
+struct LessonRequest {
+    std::string id;
+    std::string device = "auto";
+    int threads = 0;
+    bool quick = false;
+    std::string student;          // as given (--student); resolved and normalised here
+    double timeout_s = 0;         // 0: the lesson's budget x the runner's slack
+    std::string trace_file;       // for the child (a partial name), "" = none
+    std::string trace_final_name;
+};
+
+struct LessonOutcome {
+    LoadedLesson lesson;
+    ChildResult result;
+    RawRun raw;
+    Derivation derivation;
+    double duration_s = 0;
+    std::string started_at;
+};
+
+LessonOutcome run_lesson(const LessonRequest& request);
+
+}  // namespace lab::cli

@@ -1,0 +1,399 @@
+// The grading commands as students and grading operators meet them: `lab answers` (a template
+// bound to a run), `lab submit` (exit 0 graded, 1 not graded, 2 bad input; --results writes
+// Gradescope's results.json, also on failure), `lab check-spec`, and `lab grade` over a folder of
+// student folders whose files are found by content (gradebook CSV, summary, duplicate runs).
+//
+// The fixtures are --quick runs; the shipped specs refuse quick runs, so graded cases point
+// LAB_CONFIG_DIR at a copy of configs/ holding tests/fixtures/grading/ (accept_quick: true).
+// Expected values come from the lesson plugin's derivation of the fixture, never from here.
+#include <catch2/catch.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "course.hpp"
+#include "plugin_loader.hpp"
+#include "run_record.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using lab_test::run_lab;
+using nlohmann::json;
+
+namespace {
+
+fs::path fixture_run_file() { return lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json"; }
+
+const lab::LoadedLesson& lesson_02_05() {
+    static const lab::LoadedLesson l = lab::load_lesson(lab_test::build_root() / "labs/02_05/lab_02_05.so");
+    return l;
+}
+
+// A copy of configs/ whose grading specs accept quick runs.
+struct QuickConfigs {
+    lab_test::TempDir dir;
+    QuickConfigs() {
+        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
+        for (const char* id : {"02.01.yaml", "02.05.yaml"})
+            fs::copy_file(lab_test::source_root() / "tests/fixtures/grading" / id, dir / "configs/grading" / id,
+                          fs::copy_options::overwrite_existing);
+    }
+    std::map<std::string, std::string> env() const { return {{"LAB_CONFIG_DIR", (dir / "configs").string()}}; }
+};
+
+// A run record with its derivation by the lesson's code.
+struct Run {
+    json record;
+    lab::Derivation derived;
+    explicit Run(json r) : record(std::move(r)) { refresh(); }
+    void refresh() { derived = lesson_02_05().lesson->derive(lab::record::raw_run_from_record(record)); }
+    double number(const std::string& name) const {
+        const lab::MetricValue* m = derived.find(name);
+        REQUIRE(m != nullptr);
+        return m->number;
+    }
+    std::string text(const std::string& name) const {
+        const lab::MetricValue* m = derived.find(name);
+        REQUIRE(m != nullptr);
+        return m->text;
+    }
+    std::string digest() const { return record["digest"].get<std::string>(); }
+    // The same measurements recorded under another student's name and seed, sealed.
+    void restudent(const std::string& student) {
+        lab::CourseConfig course = lab::load_course(lab_test::source_root() / "configs/course.yaml");
+        record["student"] = student;
+        record["seed"] = lab::student_seed(course, "02.05", student).hex;
+        refresh();
+        for (auto& [name, stored] : record["metrics"].items())
+            if (const lab::MetricValue* m = derived.find(name)) stored["value"] = lab::record::to_json(*m)["value"];
+        lab::record::seal(record);
+    }
+    void save(const fs::path& p) const { lab_test::write_file(p, record.dump(2)); }
+};
+
+Run fixture_run() { return Run(lab::record::read_record(fixture_run_file())); }
+
+std::string num(double v) {
+    std::ostringstream s;
+    s.precision(5);
+    s << v;
+    return s.str();
+}
+
+// Every question of the test spec answered right (ridge scaled by `ridge_factor`).
+std::string answers_for(const Run& run, double ridge_factor = 1.0) {
+    std::string s = "lesson: \"02.05\"\nstudent: \"" + run.record["student"].get<std::string>() + "\"\nrun: \"" + run.digest() +
+                    "\"\nanswers:\n";
+    s += "  ridge_point: " + num(run.number("ridge_point") * ridge_factor) + " FLOP/B\n";
+    s += "  attainable: " + num(run.number("attainable_flops_per_s") / 1e12) + " TFLOP/s\n";
+    s += "  triad_side: bandwidth bound\n";
+    s += "  fma_few_side: " + run.text("fma_few.predicted_regime") + "\n";
+    s += "  fma_many_side: " + run.text("fma_many.predicted_regime") + "\n";
+    s += "  sgemm_side: " + run.text("sgemm.predicted_regime") + "\n";
+    s += "  triad_roof_fraction: " + num(100 * run.number("triad.roof_fraction")) + "%\n";
+    return s;
+}
+
+std::vector<std::string> spec_ids(const fs::path& spec) {
+    std::vector<std::string> ids;
+    for (const auto& q : YAML::LoadFile(spec.string())["questions"]) ids.push_back(q["id"].as<std::string>());
+    return ids;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("lab answers prints a template with every question id and the run's digest", "[grading-cli][grading]") {
+    Run run = fixture_run();
+    auto r = run_lab({"answers", "02.05", "--run", fixture_run_file().string()});
+    REQUIRE(r.exit_code == 0);
+    YAML::Node t = YAML::Load(r.out);
+    CHECK(t["lesson"].as<std::string>() == "02.05");
+    CHECK(t["student"].as<std::string>() == "alice");
+    CHECK(t["run"].as<std::string>() == run.digest());
+    CHECK_THAT(r.out, Catch::Contains(run.digest()));
+    REQUIRE(t["answers"].IsMap());
+    const auto ids = spec_ids(lab_test::source_root() / "configs/grading/02.05.yaml");
+    REQUIRE_FALSE(ids.empty());
+    for (const auto& id : ids) {
+        CAPTURE(id);
+        CHECK(t["answers"][id]);
+        CHECK_THAT(r.out, Catch::Contains("  " + id + ":"));
+    }
+    CHECK(t["answers"].size() == ids.size());
+    CHECK(r.err.empty());
+}
+
+TEST_CASE("lab answers refuses a run of another lesson", "[grading-cli][grading]") {
+    auto r = run_lab({"answers", "02.01", "--run", fixture_run_file().string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("02.05"));
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("lab submit --run --results grades, writes results.json and exits 0", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    Run run = fixture_run();
+    lab_test::write_file(d / "answers.yaml", answers_for(run));
+    auto r = run_lab({"submit", "02.05", (d / "answers.yaml").string(), "--run", fixture_run_file().string(), "--results",
+                      (d / "results.json").string()},
+                     configs.env());
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Score: 10 / 10"));
+    REQUIRE(fs::exists(d / "results.json"));
+    json res = json::parse(lab_test::read_file(d / "results.json"));
+    CHECK(res["score"] == 10.0);
+    CHECK(res["execution_time"].is_number());
+    CHECK(res["execution_time"].get<double>() >= 0);
+    CHECK(res["visibility"] == "visible");
+    CHECK(res["stdout_visibility"] == "hidden");
+    const auto ids = spec_ids(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml");
+    REQUIRE(res["tests"].size() == ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const json& t = res["tests"][i];
+        CAPTURE(t.dump());
+        CHECK_THAT(t["name"].get<std::string>(), Catch::StartsWith(ids[i] + ": "));
+        CHECK(t["number"] == "1." + std::to_string(i + 1));
+        CHECK(t["status"] == "passed");
+        CHECK(t["score"] == t["max_score"]);
+        CHECK(t["visibility"] == "visible");
+    }
+
+    SECTION("--json prints the same grade as one JSON document") {
+        auto j = run_lab({"submit", "02.05", (d / "answers.yaml").string(), "--run", fixture_run_file().string(), "--json"},
+                         configs.env());
+        REQUIRE(j.exit_code == 0);
+        json doc = json::parse(j.out);
+        CHECK(doc["graded"] == true);
+        CHECK(doc["score"] == 10.0);
+        CHECK(doc["max_score"] == 10.0);
+        CHECK(doc["student"] == "alice");
+        CHECK(doc["run"] == run.digest());
+        CHECK(doc["questions"].size() == ids.size());
+    }
+    SECTION("a wrong answer is still a successful grading: exit 0") {
+        lab_test::write_file(d / "wrong.yaml", answers_for(run, 3.0));
+        auto w = run_lab({"submit", "02.05", (d / "wrong.yaml").string(), "--run", fixture_run_file().string()}, configs.env());
+        CHECK(w.exit_code == 0);
+        CHECK_THAT(w.out, Catch::Contains("Score: 8 / 10"));
+    }
+}
+
+TEST_CASE("lab submit exits 1 when the quick run is refused, and still writes results.json", "[grading-cli][grading]") {
+    // The shipped spec (configs/grading/02.05.yaml) says accept_quick: false.
+    lab_test::TempDir d;
+    Run run = fixture_run();
+    lab_test::write_file(d / "answers.yaml", answers_for(run));
+    auto r = run_lab({"submit", "02.05", (d / "answers.yaml").string(), "--run", fixture_run_file().string(), "--results",
+                      (d / "results.json").string()});
+    CAPTURE(r.out, r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("Not graded"));
+    CHECK_THAT(r.out, Catch::Contains("--quick"));
+    REQUIRE(fs::exists(d / "results.json"));
+    json res = json::parse(lab_test::read_file(d / "results.json"));
+    CHECK(res["score"] == 0.0);
+    CHECK_THAT(res["output"].get<std::string>(), Catch::Contains("--quick"));
+    for (const auto& t : res["tests"]) CHECK(t["score"] == 0.0);
+}
+
+TEST_CASE("lab submit exits 2 on bad input, and with --results still writes results.json", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    Run run = fixture_run();
+    fs::path answers = d / "answers.yaml", results = d / "results.json";
+    fs::path run_file = fixture_run_file();
+    std::string where;
+    SECTION("a malformed answers file") {
+        answers = lab_test::source_root() / "tests/fixtures/answers/02.05-malformed.yaml";
+        where = answers.string() + ":";
+    }
+    SECTION("a run record edited after it was sealed") {
+        json rec = run.record;
+        rec["workloads"][0]["time_s"]["median"] = rec["workloads"][0]["time_s"]["median"].get<double>() / 2;
+        run_file = d / "tampered.json";
+        lab_test::write_file(run_file, rec.dump(2));
+        lab_test::write_file(answers, answers_for(run));
+        where = "digest";
+    }
+    SECTION("answers written for another student") {
+        std::string text = answers_for(run);
+        text.replace(text.find("\"alice\""), 7, "\"mallory\"");
+        lab_test::write_file(answers, text);
+        where = "mallory";
+    }
+    auto r = run_lab({"submit", "02.05", answers.string(), "--run", run_file.string(), "--results", results.string()},
+                     configs.env());
+    CAPTURE(r.out, r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(where));
+    REQUIRE(fs::exists(results));
+    json res = json::parse(lab_test::read_file(results));
+    CHECK(res["score"] == 0);
+    CHECK(res["visibility"] == "visible");
+    CHECK(res["output"].is_string());
+    CHECK_FALSE(res["output"].get<std::string>().empty());
+    REQUIRE(res["tests"].size() == 1);
+    CHECK(res["tests"][0]["visibility"] == "hidden");
+    CHECK_THAT(res["tests"][0]["output"].get<std::string>(), Catch::Contains(where));
+}
+
+TEST_CASE("lab submit of a run of another lesson is bad input (exit 2), not a plugin failure", "[grading-cli][grading][!mayfail]") {
+    // grade_files derives the 02.05 run with the 02.01 plugin before checking the run's lesson:
+    // the 02.01 plugin throws, and the student is told "the autograder failed" (exit 3).
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    lab_test::write_file(d / "answers.yaml", answers_for(fixture_run()));
+    auto r = run_lab({"submit", "02.01", (d / "answers.yaml").string(), "--run", fixture_run_file().string(), "--results",
+                      (d / "results.json").string()},
+                     configs.env());
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("02.05"));
+    REQUIRE(fs::exists(d / "results.json"));
+    CHECK_THAT(json::parse(lab_test::read_file(d / "results.json"))["output"].get<std::string>(), !Catch::Contains("autograder failed"));
+}
+
+TEST_CASE("lab submit --results without --run is bad usage", "[grading-cli][grading]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "answers.yaml", answers_for(fixture_run()));
+    auto r = run_lab({"submit", "02.05", (d / "answers.yaml").string(), "--results", (d / "results.json").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--run"));
+    CHECK_FALSE(fs::exists("runs/02.05-submit.json"));  // it did not record a run of its own
+}
+
+TEST_CASE("lab check-spec accepts a good spec and refuses a broken one with its file and line", "[grading-cli][grading]") {
+    const fs::path dir = lab_test::source_root() / "tests/fixtures/grading";
+    auto good = run_lab({"check-spec", (dir / "02.05.yaml").string()});
+    CHECK(good.exit_code == 0);
+    CHECK_THAT(good.out, Catch::Contains("lesson 02.05, 7 questions, 10 points"));
+
+    auto shipped = run_lab({"check-spec", (lab_test::source_root() / "configs/grading/02.01.yaml").string()});
+    CHECK(shipped.exit_code == 0);
+
+    auto [file, line, fragment] = GENERATE(table<std::string, int, std::string>({
+        {"broken/02.05-wrong-dimension.yaml", 6, "another dimension"},
+        {"broken/02.05-unknown-key.yaml", 10, "unknown key 'tolerence'"},
+    }));
+    auto bad = run_lab({"check-spec", (dir / file).string()});
+    CAPTURE(bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains((dir / file).string() + ":" + std::to_string(line) + ":"));
+    CHECK_THAT(bad.err, Catch::Contains(fragment));
+    CHECK(bad.out.empty());
+}
+
+TEST_CASE("lab check-spec --keys lists every key with its meaning and default", "[grading-cli][grading]") {
+    auto r = run_lab({"check-spec", "--keys"});
+    REQUIRE(r.exit_code == 0);
+    for (const char* key : {"accept_quick", "show_expected", "tolerance", "partial", "near_ridge_either", "applies_to", "sweep_param"})
+        CHECK_THAT(r.out, Catch::Contains(key));
+    CHECK_THAT(r.out, Catch::Contains("default"));
+}
+
+TEST_CASE("lab grade grades a folder of student folders found by content", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const fs::path subs = d / "submissions";
+    Run alice = fixture_run();
+    Run bob = fixture_run();
+    bob.restudent("bob");  // the same measurements, handed in by another student
+    Run carol = fixture_run();
+    carol.restudent("carol");
+    fs::create_directories(subs / "alice_1234");
+    fs::create_directories(subs / "bob_5678" / "upload");
+    fs::create_directories(subs / "carol_9012");
+    alice.save(subs / "alice_1234" / "measurements.dat");
+    lab_test::write_file(subs / "alice_1234" / "notes.txt", answers_for(alice));
+    lab_test::write_file(subs / "alice_1234" / "README", "my lab work\n");
+    bob.save(subs / "bob_5678" / "upload" / "x.json");
+    lab_test::write_file(subs / "bob_5678" / "a.yml", answers_for(bob, 2.0));  // ridge wrong: 8 of 10
+    carol.save(subs / "carol_9012" / "run.json");
+    fs::copy_file(lab_test::source_root() / "tests/fixtures/answers/02.05-malformed.yaml", subs / "carol_9012" / "answers.yaml");
+
+    const fs::path csv = d / "gradebook.csv";
+    auto r = run_lab({"grade", subs.string(), "--out", csv.string()}, configs.env());
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("3 submissions"));
+    CHECK_THAT(r.out, Catch::Contains("2 graded"));
+    CHECK_THAT(r.out, Catch::Contains("0 not graded"));
+    CHECK_THAT(r.out, Catch::Contains("1 could not be read"));
+    CHECK_THAT(r.out, Catch::Contains("carol_9012"));
+    CHECK_THAT(r.out, Catch::Contains("Most missed questions"));
+    CHECK(std::regex_search(r.out, std::regex(R"(ridge_point\s+50% not correct)")));
+    CHECK_THAT(r.out, Catch::Contains("Identical run measurements from different students"));
+    CHECK_THAT(r.out, Catch::Contains("alice, bob: identical measurements"));
+
+    REQUIRE(fs::exists(csv));
+    auto rows = lines_of(lab_test::read_file(csv));
+    REQUIRE(rows.size() == 4);
+    std::string header = "folder,student,lesson,score,max,status";
+    for (const auto& id : spec_ids(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml")) header += "," + id;
+    CHECK(rows[0] == header);
+    CHECK(rows[1] == "alice_1234,alice,02.05,10,10,graded,2,2,1,1,1,1,2");
+    CHECK(rows[2] == "bob_5678,bob,02.05,8,10,graded,0,2,1,1,1,1,2");
+    CHECK_THAT(rows[3], Catch::StartsWith("carol_9012,,,0,,"));
+    CHECK_THAT(rows[3], Catch::Contains("error"));
+
+    SECTION("--json prints the summary as one document") {
+        auto j = run_lab({"grade", subs.string(), "--out", (d / "g2.csv").string(), "--json"}, configs.env());
+        REQUIRE(j.exit_code == 0);
+        json s = json::parse(j.out);
+        CHECK(s["submissions"] == 3);
+        CHECK(s["graded"] == 2);
+        CHECK(s["not_graded"] == 0);
+        REQUIRE(s["errors"].size() == 1);
+        CHECK(s["errors"][0]["folder"] == "carol_9012");
+        REQUIRE(s["duplicates"].size() == 1);
+        CHECK_THAT(s["duplicates"][0].get<std::string>(), Catch::StartsWith("alice, bob"));
+        CHECK(s["seconds"].is_number());
+        CHECK(lab_test::read_file(d / "g2.csv") == lab_test::read_file(csv));
+    }
+    SECTION("with the shipped specs the quick runs are listed as not graded") {
+        auto q = run_lab({"grade", subs.string(), "--out", (d / "g3.csv").string()});
+        REQUIRE(q.exit_code == 0);
+        CHECK_THAT(q.out, Catch::Contains("0 graded, 2 not graded"));
+        auto qrows = lines_of(lab_test::read_file(d / "g3.csv"));
+        REQUIRE(qrows.size() == 4);
+        CHECK_THAT(qrows[1], Catch::StartsWith("alice_1234,alice,02.05,0,10,\"not graded: this run was made with --quick"));
+    }
+}
+
+TEST_CASE("lab grade names the file and line of a malformed answers file", "[grading-cli][grading][!mayfail]") {
+    // A folder whose answers file has a YAML error is reported as "no answers file found": the
+    // content sniffing parses YAML, fails, and the operator never learns which file or line.
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    fs::create_directories(d / "subs" / "carol");
+    fixture_run().save(d / "subs" / "carol" / "run.json");
+    fs::copy_file(lab_test::source_root() / "tests/fixtures/answers/02.05-malformed.yaml", d / "subs" / "carol" / "answers.yaml");
+    auto r = run_lab({"grade", (d / "subs").string(), "--out", (d / "g.csv").string()}, configs.env());
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("answers.yaml:6") || Catch::Contains("answers.yaml:7"));
+}
+
+TEST_CASE("lab grade refuses a path that is not a folder", "[grading-cli][grading]") {
+    auto r = run_lab({"grade", (lab_test::source_root() / "README.md").string(), "--out", "/dev/null"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("not a folder"));
+}

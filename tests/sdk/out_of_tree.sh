@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The whole instructor path, out of tree: install lab (DESTDIR, a private root), scaffold a
+# lesson with `lab new`, build it with meson against the installed SDK (pkg-config lab-sdk),
+# validate it, run it through LAB_PLUGIN_PATH, check its expectations, and grade an answers file
+# against its run. Usage: out_of_tree.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+root="$work/root"
+meson install -C "$build" --destdir "$root" --no-rebuild --quiet >/dev/null
+prefix=$(find "$root" -path '*/bin/lab' -type f | head -1 | xargs dirname | xargs dirname)
+lab="$prefix/bin/lab"
+pc=$(dirname "$(find "$root" -name lab-sdk.pc | head -1)")
+export XDG_CACHE_HOME="$work/cache" PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$root"
+echo "installed lab: $lab"
+
+"$lab" new 97.01 --title "A scaffolded lesson" --dir "$work/src"
+cd "$work/src/lesson_97_01"
+# The CUDA companion compiles when nvcc is on PATH (CI); it is not needed to run on the CPU.
+meson setup build -Dgpu=auto >/dev/null
+meson compile -C build >/dev/null
+export LAB_PLUGIN_PATH="$PWD/build"
+
+"$lab" validate build/lab_97_01.so --spec 97.01.yaml
+"$lab" list | grep -q '^97.01 '
+"$lab" run 97.01 --quick --student tester --out "$work/run.json" >/dev/null
+"$lab" check 97.01 --quick
+
+# Grade: the installed configs plus the new lesson's spec.
+cp -r "$prefix/share/lab/configs" "$work/configs"
+cp 97.01.yaml "$work/configs/grading/"
+export LAB_CONFIG_DIR="$work/configs"
+"$lab" answers 97.01 --run "$work/run.json" > "$work/answers.yaml"
+bw=$("$lab" show "$work/run.json" --json --reveal | python3 -c 'import json,sys; print(json.load(sys.stdin)["metrics"]["scale.bytes_per_s"]["value"])')
+python3 - "$work/answers.yaml" "$bw" <<'PY'
+import sys
+path, bw = sys.argv[1], float(sys.argv[2])
+text = open(path).read().replace("scale_bandwidth:\n", f"scale_bandwidth: {bw / 1e9:.4g} GB/s\n")
+open(path, "w").write(text)
+PY
+"$lab" submit 97.01 "$work/answers.yaml" --run "$work/run.json" --json > "$work/grade.json"
+python3 - "$work/grade.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert g["graded"], g["problems"]
+assert g["score"] == g["max_score"] == 2, g
+print(f"graded the scaffolded lesson: {g['score']} / {g['max_score']}")
+PY
+echo "the instructor path works out of tree"
