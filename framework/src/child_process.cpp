@@ -10,7 +10,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "errors.hpp"
 
@@ -19,6 +22,7 @@ extern char** environ;
 namespace lab {
 
 std::string ChildOutcome::describe() const {
+    if (memory_exceeded) return "exceeded its memory limit and was stopped";
     if (timed_out) return "exceeded its time budget and was stopped";
     if (!exited) {
         const char* name = sigabbrev_np(signal);
@@ -27,8 +31,34 @@ std::string ChildOutcome::describe() const {
     return "exited with status " + std::to_string(exit_code);
 }
 
+namespace {
+
+std::uint64_t resident_bytes(pid_t pid) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/statm");
+    std::uint64_t size = 0, resident = 0;
+    f >> size >> resident;
+    return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+std::uint64_t child_memory_limit() {
+    if (const char* env = std::getenv("LAB_MEMORY_LIMIT"); env && *env) {
+        char* end = nullptr;
+        double v = std::strtod(env, &end);
+        std::string unit = end ? end : "";
+        double scale = unit.empty() || unit == "B" ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0
+                     : unit == "G" ? 1073741824.0 : -1;
+        if (!(v > 0) || scale < 0)
+            throw UsageError(std::string("LAB_MEMORY_LIMIT='") + env + "' is not a size\n  fix: write bytes, or a number with K, M or G (8G)");
+        return static_cast<std::uint64_t>(v * scale);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::uint64_t>(0.8 * static_cast<double>(pages) * static_cast<double>(page)) : 0;
+}
+
 ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
-                       const std::function<double(const nlohmann::json&)>& on_message) {
+                       const std::function<double(const nlohmann::json&)>& on_message, std::uint64_t memory_limit) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) throw DeviceError(std::string("pipe failed: ") + std::strerror(errno));
     posix_spawn_file_actions_t actions;
@@ -61,8 +91,17 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
             kill(pid, SIGKILL);
             break;
         }
+        if (memory_limit) {
+            std::uint64_t rss = resident_bytes(pid);
+            out.peak_rss_bytes = std::max(out.peak_rss_bytes, rss);
+            if (rss > memory_limit) {
+                out.memory_exceeded = true;
+                kill(pid, SIGKILL);
+                break;
+            }
+        }
         pollfd p{fds[0], POLLIN, 0};
-        int n = poll(&p, 1, static_cast<int>(std::min(left * 1000, 1000.0)) + 1);
+        int n = poll(&p, 1, static_cast<int>(std::min(left * 1000, 100.0)) + 1);
         if (n < 0 && errno != EINTR) break;
         if (n <= 0) continue;
         ssize_t got = ::read(fds[0], chunk, sizeof chunk);
@@ -87,7 +126,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
     }
     ::close(fds[0]);
     int status = 0;
-    if (!out.timed_out) {
+    if (!out.timed_out && !out.memory_exceeded) {
         // The pipe closed: the child is exiting. Give it the rest of the budget to do so.
         for (;;) {
             pid_t w = waitpid(pid, &status, WNOHANG);
@@ -100,7 +139,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
             usleep(2000);
         }
     }
-    if (out.timed_out) waitpid(pid, &status, 0);
+    if (out.timed_out || out.memory_exceeded) waitpid(pid, &status, 0);
     out.exited = WIFEXITED(status);
     out.exit_code = out.exited ? WEXITSTATUS(status) : 0;
     out.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;

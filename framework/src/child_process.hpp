@@ -4,6 +4,7 @@
 // child that crashes, hangs or is killed is reported, never waited on forever.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,14 +20,24 @@ struct ChildOutcome {
     int exit_code = 0;
     int signal = 0;
     bool timed_out = false;
+    bool memory_exceeded = false;          // its resident memory passed the limit: stopped
+    std::uint64_t peak_rss_bytes = 0;
     std::vector<nlohmann::json> messages;  // every line the child sent
     double wall_s = 0;
     std::string describe() const;          // "crashed with SIGSEGV", "exceeded its 30 s budget", ...
 };
 
 // `on_message` may return a new deadline in seconds from now (> 0) to extend or shorten the budget.
+// A watchdog reads the child's resident memory every 100 ms and stops it past
+// `memory_limit_bytes` (0: no limit): an address-space limit would break CUDA, which reserves
+// far more address space than it uses.
 ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
-                       const std::function<double(const nlohmann::json&)>& on_message);
+                       const std::function<double(const nlohmann::json&)>& on_message,
+                       std::uint64_t memory_limit_bytes = 0);
+
+// The memory limit for lesson children: $LAB_MEMORY_LIMIT ("8G", "512M", bytes), else 80% of
+// physical memory. Throws UsageError for an unreadable value.
+std::uint64_t child_memory_limit();
 
 // Child side: sends one message to the parent (no-op when fd 3 is not a pipe to a parent).
 void send_to_parent(const nlohmann::json& message);

@@ -268,12 +268,13 @@ ChildResult execute(const ChildRequest& req) {
     std::vector<std::string> argv = {paths::self_executable().string(), "__child", to_json(req).dump()};
     double first_limit = req.action == "run" ? lesson_limit(req) : 60;
     std::vector<std::string> notes;
+    const std::uint64_t memory_limit = child_memory_limit();
     auto outcome = run_child(argv, first_limit, [&](const json& m) -> double {
         std::string type = m.value("type", "");
         if (type == "phase") return m.value("limit_s", 0.0);
         if (type == "note") std::cerr << "note: " << m.value("text", "") << "\n";
         return 0;
-    });
+    }, memory_limit);
     std::string what = req.action == "run" ? "the lesson plugin " + req.lesson_file : "the device backend";
     for (const auto& m : outcome.messages) {
         if (m.value("type", "") == "note") notes.push_back(m.value("text", ""));
@@ -283,6 +284,9 @@ ChildResult execute(const ChildRequest& req) {
             throw DeviceError(msg);
         }
     }
+    if (outcome.memory_exceeded)
+        throw DeviceError(what + ": used more than its memory limit of " + std::to_string(memory_limit >> 20) +
+                          " MiB and was stopped; no run record written (LAB_MEMORY_LIMIT sets the limit)");
     if (outcome.timed_out) {
         std::string phase = "the lesson";
         for (const auto& m : outcome.messages)

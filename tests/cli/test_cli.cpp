@@ -259,3 +259,38 @@ TEST_CASE("a failed run leaves no trace behind", "[isolation]") {
     CHECK(r.exit_code == 3);
     CHECK(fs::is_empty(out.path()));
 }
+
+TEST_CASE("a lesson that eats memory is stopped at the memory limit (exit 3), no run record", "[isolation]") {
+    PluginFolder f("memory_hog_lesson");
+    lab_test::TempDir out;
+    auto env = f.env();
+    env["LAB_MEMORY_LIMIT"] = "768M";
+    auto r = run_lab({"run", "99.04", "--quick", "--student", "s", "--out", (out / "run.json").string()}, env);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Catch::Contains("memory limit of 768 MiB"));
+    CHECK_FALSE(fs::exists(out / "run.json"));
+}
+
+TEST_CASE("--timeout stops a lesson sooner than its budget, and bad limits are usage errors", "[isolation]") {
+    PluginFolder f("hanging_lesson");
+    lab_test::TempDir out;
+    auto r = run_lab({"run", "99.02", "--quick", "--timeout", "1", "--student", "s", "--out", (out / "run.json").string()},
+                     f.env());
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Catch::Contains("exceeded its time budget"));
+    auto env = f.env();
+    env["LAB_MEMORY_LIMIT"] = "lots";
+    auto bad = run_lab({"run", "99.02", "--quick", "--student", "s"}, env);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("LAB_MEMORY_LIMIT"));
+}
+
+TEST_CASE("after a plugin fails, the host and the grader keep working", "[isolation]") {
+    PluginFolder f("crashing_lesson");
+    CHECK(run_lab({"run", "99.01", "--quick", "--student", "s"}, f.env()).exit_code == 3);
+    auto l = run_lab({"list"}, f.env());
+    CHECK(l.exit_code == 0);
+    CHECK_THAT(l.out, Catch::Contains("99.01") && Catch::Contains("02.05"));
+    auto show = run_lab({"show", (lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json").string()});
+    CHECK(show.exit_code == 0);
+}
