@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <regex>
 #include <sstream>
 
 #include "errors.hpp"
@@ -80,7 +81,9 @@ bool looks_like_answers(const std::string& text) {
         YAML::Node n = YAML::Load(text);
         return n.IsMap() && n["lesson"] && n["answers"];
     } catch (const YAML::Exception&) {
-        return false;
+        // Malformed, but plainly meant as answers: take it, so loading says what is wrong and where.
+        static const std::regex lesson("(^|\n)lesson:"), answers("(^|\n)answers:");
+        return std::regex_search(text, lesson) && std::regex_search(text, answers);
     }
 }
 

@@ -120,6 +120,7 @@ std::string gradebook_csv(const BatchResult& r) {
     out += "\n";
     for (const auto& e : r.entries) {
         std::string status = !e.ok ? "error: " + e.error : e.report.graded ? "graded" : "not graded: " + e.report.problems.front();
+        std::replace(status.begin(), status.end(), '\n', ' ');  // one row per student, whatever the message
         out += csv_field(e.folder) + "," + csv_field(e.student) + "," + csv_field(e.lesson) + "," +
                (e.ok ? fmt::format("{:g}", e.report.graded ? e.report.score : 0.0) : "0") + "," +
                (e.ok ? fmt::format("{:g}", e.report.max_score) : "") + "," + csv_field(status);

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "course.hpp"
+#include "paths.hpp"
 #include "errors.hpp"
 #include "lab/roofline.hpp"
 #include "units.hpp"
@@ -44,9 +45,9 @@ bool within(double claim, double expected, const Tolerance& t, double scale) {
     return std::fabs(claim - expected) <= abs + rel * std::fabs(expected) + 1e-12 * std::fabs(expected);
 }
 
-std::string describe_tolerance(const Question& q) {
+std::string describe_tolerance(const Question& q, const std::string& unit) {
     const Tolerance& t = q.tolerance;
-    const std::string dim = units::dimension_of(q.unit).value_or("");
+    const std::string dim = units::dimension_of(unit).value_or("");
     if (t.factor) return "within x/÷ " + units::format(*t.factor, "") + " of the expected value";
     if (t.steps) return "within " + std::to_string(*t.steps) + " step(s) of the sweep";
     std::string s;
@@ -85,8 +86,10 @@ std::string lower(std::string s) {
     return s;
 }
 
-void grade_number(QuestionResult& r, const Question& q, double expected, const RawRun& raw) {
-    const std::string unit = q.unit;
+void grade_number(QuestionResult& r, const Question& q, double expected, const RawRun& raw, const std::string& default_unit) {
+    // A question without `unit:` reads answers in the metric's own SI unit, so a claim of
+    // another dimension is still refused.
+    const std::string unit = q.unit.empty() ? default_unit : q.unit;
     const std::string dim = units::dimension_of(unit).value_or("");
     r.expected = units::format(expected, dim);
     units::Quantity claim;
@@ -114,13 +117,13 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
         if (on_sweep && d <= *q.tolerance.steps) r.verdict = Verdict::correct;
         else if (on_sweep && q.partial.within > 0 && d <= *q.tolerance.steps * q.partial.within) r.verdict = Verdict::partial;
         else r.verdict = Verdict::wrong;
-        r.feedback = describe_tolerance(q) + (on_sweep ? "" : "; your answer is not one of the sweep's points");
+        r.feedback = describe_tolerance(q, unit) + (on_sweep ? "" : "; your answer is not one of the sweep's points");
         return;
     }
     if (within(claim.value, expected, q.tolerance, 1)) r.verdict = Verdict::correct;
     else if (q.partial.within > 0 && within(claim.value, expected, q.tolerance, q.partial.within)) r.verdict = Verdict::partial;
     else r.verdict = Verdict::wrong;
-    r.feedback = "accepted " + describe_tolerance(q) + (r.verdict == Verdict::partial ? " (partial credit band)" : "");
+    r.feedback = "accepted " + describe_tolerance(q, unit) + (r.verdict == Verdict::partial ? " (partial credit band)" : "");
 }
 
 }  // namespace
@@ -215,6 +218,16 @@ GradeReport grade(const Submission& s) {
         rep.problems.push_back("the run was recorded with lesson plugin " + s.record["lesson"].value("plugin_version", "") +
                                " but grading uses " + s.info.version + ": record the run again");
     for (auto& p : plausibility_problems(s.record, s.raw, s.derivation)) rep.problems.push_back("implausible: " + p);
+    // The run's variant must be its student's: a record renamed to another student (and
+    // re-sealed) keeps the first student's seed, and the course salt makes that unforgeable.
+    {
+        CourseConfig loaded;
+        if (!s.course) loaded = load_course(paths::config_dir() / "course.yaml");
+        const CourseConfig& course = s.course ? *s.course : loaded;
+        if (student_seed(course, s.spec.lesson, s.raw.options.student).hex != s.raw.options.seed_hex)
+            rep.problems.push_back("implausible: the run's per-student variant (seed) is not " + s.raw.options.student +
+                                   "'s: record your own run");
+    }
     rep.graded = rep.problems.empty();
 
     const std::string kind = lab::to_string(s.raw.device_kind);
@@ -241,7 +254,7 @@ GradeReport grade(const Submission& s) {
             r.feedback = "no answer";
         } else if (q.type == QuestionType::number || q.type == QuestionType::integer) {
             double expected = metric ? metric->number : units::parse_claim(*q.expected.value, q.unit).value;
-            grade_number(r, q, expected, s.raw);
+            grade_number(r, q, expected, s.raw, metric ? metric->unit : q.unit);
         } else if (q.type == QuestionType::regime) {
             std::string want = metric ? metric->text : *q.expected.value;
             r.expected = want;

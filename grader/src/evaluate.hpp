@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "answers.hpp"
+#include "course.hpp"
 #include "lab/lesson.hpp"
 #include "spec.hpp"
 
@@ -53,6 +54,8 @@ struct Submission {
     const RawRun& raw;
     const Derivation& derivation;   // re-derived by the lesson's code
     const AnswersFile& answers;
+    // The course (its salt re-derives each student's seed); nullptr: configs/course.yaml.
+    const CourseConfig* course = nullptr;
 };
 
 // Refusals that are bad input, not a grade (exit 2): answers for another lesson, run or student.

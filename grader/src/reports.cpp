@@ -16,8 +16,33 @@ std::string shown_expected(const GradeReport& r, const QuestionResult& q) {
     return q.expected;
 }
 
+// What a student may see of the total: hidden questions' points stay out of it, or their
+// verdicts could be read off by subtraction.
+struct Visible {
+    double score = 0, max = 0;
+    int hidden = 0;
+};
+Visible visible_totals(const GradeReport& r) {
+    Visible v;
+    for (const auto& q : r.results) {
+        if (q.question.hidden) {
+            v.hidden += q.max_points > 0;
+            continue;
+        }
+        v.max += q.max_points;
+        if (r.graded) v.score += q.points;
+    }
+    return v;
+}
+
 std::string status_line(const GradeReport& r) {
-    if (r.graded) return fmt::format("Score: {} / {}", points(r.score), points(r.max_score));
+    if (r.graded) {
+        Visible v = visible_totals(r);
+        return fmt::format("Score: {} / {}", points(v.score), points(v.max)) +
+               (v.hidden ? fmt::format(" (+ {} hidden question{}, graded when results are published)", v.hidden,
+                                       v.hidden > 1 ? "s" : "")
+                         : "");
+    }
     std::string s = "Not graded:";
     for (const auto& p : r.problems) s += "\n  - " + p;
     return s;
@@ -65,9 +90,10 @@ nlohmann::json json_report(const GradeReport& r) {
         if (!exp.empty()) j["expected"] = exp;
         qs.push_back(j);
     }
+    Visible v = visible_totals(r);
     return {{"lesson", r.lesson},   {"student", r.student},     {"run", r.run_digest}, {"device", r.device},
-            {"graded", r.graded},   {"problems", r.problems},   {"score", r.graded ? r.score : 0.0},
-            {"max_score", r.max_score}, {"questions", qs}};
+            {"graded", r.graded},   {"problems", r.problems},   {"score", v.score},
+            {"max_score", v.max},   {"hidden_questions", v.hidden}, {"questions", qs}};
 }
 
 nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s) {
@@ -93,7 +119,9 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
                          {"visibility", q.question.hidden ? "after_published" : "visible"}});
     }
     std::string summary = status_line(r);
-    return {{"score", r.graded ? r.score : 0.0},
+    // With hidden questions the top-level score is left out: Gradescope then sums the tests and
+    // keeps the hidden ones' points back until results are published.
+    nlohmann::json out = {
             {"execution_time", execution_time_s},
             {"output", "Lesson " + r.lesson + " graded against your run on " + r.device + ".\n" + summary},
             {"output_format", "text"},
@@ -101,6 +129,8 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
             {"stdout_visibility", "hidden"},
             {"tests", tests},
             {"extra_data", {{"run", r.run_digest}, {"student", r.student}, {"graded", r.graded}, {"problems", r.problems}}}};
+    if (visible_totals(r).hidden == 0 || !r.graded) out["score"] = r.graded ? r.score : 0.0;
+    return out;
 }
 
 nlohmann::json gradescope_failure(const std::string& student_message, const std::string& diagnostic) {

@@ -189,7 +189,14 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     if (q["hidden"]) out.hidden = get<bool>(c, q["hidden"], "hidden");
     if (q["hint"]) out.hint = get<std::string>(c, q["hint"], "hint");
     if (q["applies_to"]) {
-        for (const auto& d : q["applies_to"]) {
+        // `applies_to: cuda` means [cuda]: a scalar would otherwise iterate as nothing.
+        YAML::Node list = q["applies_to"];
+        if (list.IsScalar()) {
+            YAML::Node seq(YAML::NodeType::Sequence);
+            seq.push_back(list);
+            list = seq;
+        }
+        for (const auto& d : list) {
             std::string kind = get<std::string>(c, d, "applies_to");
             if (kind != "cpu" && kind != "cuda")
                 throw InputError(c.at(d), "unknown device kind '" + kind + "' in applies_to", "use cpu or cuda");

@@ -39,6 +39,13 @@ GradeReport grade_files(GradingContext& ctx, const std::string& lesson_id, const
     const std::string id = lesson_id.empty() ? answers.lesson : lesson_id;
     nlohmann::json record = record::read_record(run_file);
     RawRun raw = record::raw_run_from_record(record);
+    // Which lesson, before anything lesson-specific runs: a run of another lesson is bad input.
+    if (answers.lesson != id)
+        throw InputError(answers.file, "the answers are for lesson '" + answers.lesson + "' but are being graded as " + id,
+                         "submit them for lesson " + answers.lesson);
+    if (raw.lesson_id != id)
+        throw InputError(run_file.string(), "the run record is of lesson '" + raw.lesson_id + "', not " + id,
+                         "submit the run of lesson " + id);
     const LoadedLesson& lesson = ctx.lesson(id);
     const GradingSpec& spec = ctx.spec(id);
     Derivation derived;
@@ -48,7 +55,7 @@ GradeReport grade_files(GradingContext& ctx, const std::string& lesson_id, const
         throw PluginError(lesson.identity.file.string() + ": the lesson's derivation failed on " + run_file.string() + ": " +
                           e.what());
     }
-    Submission s{spec, lesson.info, record, raw, derived, answers};
+    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course()};
     check_binding(s);
     return grade(s);
 }

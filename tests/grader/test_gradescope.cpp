@@ -157,20 +157,20 @@ TEST_CASE("results.json has the top-level fields Gradescope reads", "[gradescope
     Graded g;
     REQUIRE(g.report.graded);
     json r = gradescope_results(g.report, 1.25);
-    // score: 2 (ridge) + 1 (attainable, half) + 3 (hidden sgemm) = 6 of 2+2+1+2+1+3 = 11.
-    REQUIRE(r.contains("score"));
-    CHECK(r["score"].is_number());
-    CHECK(r["score"] == 6.0);
-    CHECK(r["score"] == g.report.score);
+    // score: 2 (ridge) + 1 (attainable, half) + 3 (hidden sgemm) = 6 of 2+2+1+2+1+3 = 11. With a
+    // hidden question the top-level score is left out: Gradescope sums the tests and holds the
+    // hidden one back until results are published.
+    CHECK_FALSE(r.contains("score"));
+    CHECK(g.report.score == 6.0);
     double sum = 0;
     for (const auto& t : r["tests"]) sum += t["score"].get<double>();
-    CHECK(sum == r["score"].get<double>());
+    CHECK(sum == g.report.score);
     REQUIRE(r.contains("execution_time"));
     CHECK(r["execution_time"].is_number());
     CHECK(r["execution_time"] == 1.25);
     REQUIRE(r["output"].is_string());
     CHECK_THAT(r["output"].get<std::string>(), Catch::Contains("02.05"));
-    CHECK_THAT(r["output"].get<std::string>(), Catch::Contains("Score: 6 / 11"));
+    CHECK_THAT(r["output"].get<std::string>(), Catch::Contains("Score: 3 / 8 (+ 1 hidden question"));
     CHECK(r["visibility"] == "visible");
     CHECK(r["stdout_visibility"] == "hidden");
     if (r.contains("output_format")) CHECK(r["output_format"] == "text");
@@ -290,7 +290,7 @@ TEST_CASE("expected values appear in a test's output only when show_expected all
     }
 }
 
-TEST_CASE("the top-level output does not give away a hidden question's result", "[gradescope][!mayfail]") {
+TEST_CASE("the top-level output does not give away a hidden question's result", "[gradescope]") {
     // The visible top-level output holds "Score: x / y", which counts the after_published test.
     Graded right;
     lab_test::write_file(right.dir / "answers.yaml",
