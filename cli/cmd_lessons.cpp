@@ -43,8 +43,16 @@ int cmd_list(const Args& args) {
     if (!parse("list", "lab list [--json]", args, opts, {}, vm)) return 0;
     Catalog cat = discover_and_warn();
     nlohmann::json out = nlohmann::json::array();
+    for (const auto& [key, conflict] : cat.conflicts) std::cerr << "warning: " << conflict << "\n";
     for (const auto& [id, ident] : cat.lessons) {
-        LoadedLesson l = load_lesson(ident.file);
+        // One broken plugin must not hide the others: it is reported, and the list goes on.
+        LoadedLesson l;
+        try {
+            l = load_lesson(ident.file);
+        } catch (const std::exception& e) {
+            std::cerr << "warning: skipped " << e.what() << "\n";
+            continue;
+        }
         if (vm.count("json")) out.push_back({{"id", id}, {"title", l.info.title}, {"file", ident.file.string()}});
         else std::cout << fmt::format("{:<7} {:<45} {}\n", id, l.info.title, ident.file.string());
     }

@@ -17,6 +17,7 @@ const char* kMeson = R"(# Lesson {{ID}}: builds against the installed lab SDK (p
 # is built when nvcc is found; the lesson runs on CPUs without it.
 project('lab-lesson-{{STEM}}', 'cpp', version: '1.0.0', meson_version: '>= 1.0.1',
   default_options: ['cpp_std=c++20', 'buildtype=debugoptimized'])
+fs = import('fs')
 sdk = dependency('lab-sdk')
 plugindir = sdk.get_variable(pkgconfig: 'plugindir')
 shared_module('lab_{{STEM}}', 'lab_{{STEM}}.cpp', name_prefix: '', dependencies: [sdk],
@@ -25,7 +26,10 @@ if not get_option('gpu').disabled() and add_languages('cuda', required: get_opti
   shared_module('lab_{{STEM}}_cuda', 'lab_{{STEM}}_cuda.cu', name_prefix: '', dependencies: [sdk],
     cuda_args: ['-std=c++17', '-gencode=arch=compute_75,code=sm_75', '-gencode=arch=compute_80,code=sm_80',
                 '-gencode=arch=compute_90,code=sm_90', '-gencode=arch=compute_90,code=compute_90'],
-    link_args: ['-cudart=shared'], gnu_symbol_visibility: 'hidden', install: true, install_dir: plugindir)
+    link_args: ['-cudart=shared'], gnu_symbol_visibility: 'hidden', install: true, install_dir: plugindir,
+    # the toolkit's shared runtime, found beside nvcc
+    build_rpath: fs.parent(fs.parent(find_program('nvcc').full_path())) / 'lib64',
+    install_rpath: fs.parent(fs.parent(find_program('nvcc').full_path())) / 'lib64')
 endif
 install_data('{{ID}}.yaml', install_dir: sdk.get_variable(pkgconfig: 'gradingdir'))
 )";

@@ -226,7 +226,13 @@ int child_main(const ChildRequest& req) {
                 tracing = dev.trace_begin(why);
                 if (!tracing) note("no trace written: " + why);
             }
-            lesson.lesson->run(session);
+            try {
+                lesson.lesson->run(session);
+            } catch (const std::invalid_argument&) {
+                throw;
+            } catch (const std::exception& e) {
+                throw PluginError(req.lesson_file + ": " + e.what());
+            }
             dev.stream().synchronize();
             progress_done();
             if (tracing) {

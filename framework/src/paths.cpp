@@ -68,7 +68,9 @@ std::vector<fs::path> plugin_dirs() {
             dirs.insert(dirs.end(), sub.begin(), sub.end());
         }
     }
-    if (!running_from_build_tree()) dirs.push_back(installed(LAB_REL_PLUGIN_DIR, LAB_INSTALL_PLUGIN_DIR));
+    // The install prefix comes last, also for a lab running from its build tree (DESIGN.md's
+    // order), so lessons installed with `meson install` are found either way.
+    dirs.push_back(running_from_build_tree() ? fs::path(LAB_INSTALL_PLUGIN_DIR) : installed(LAB_REL_PLUGIN_DIR, LAB_INSTALL_PLUGIN_DIR));
     return dirs;
 }
 

@@ -18,7 +18,9 @@ namespace {
 
 // Libraries stay loaded for the life of the process: objects they created may outlive any
 // owner we could give them, and CUDA modules must never be unloaded.
-std::shared_ptr<boost::dll::shared_library> keep_loaded(const fs::path& file) {
+std::shared_ptr<boost::dll::shared_library> keep_loaded(const fs::path& given) {
+    // An absolute path: dlopen searches the system's library folders for a bare file name.
+    const fs::path file = fs::absolute(given);
     static std::mutex mutex;
     static auto* libs = new std::map<std::string, std::shared_ptr<boost::dll::shared_library>>();
     std::lock_guard lock(mutex);
