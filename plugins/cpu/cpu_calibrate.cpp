@@ -13,22 +13,8 @@ namespace lab::cpu {
 
 namespace {
 
-std::string now_iso() {
-    std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
-
-// A ceiling is what the machine can do, so it comes from the best sample: on a shared machine
-// the median also measures the neighbours. (Costs, such as the launch cost, take the median.)
+// A ceiling comes from the best sample (see describe_samples in lab/backend.hpp).
 double best_rate(double work, const Measurement& m) { return work / m.time.min; }
-
-std::string describe(const Measurement& m, bool best = true) {
-    return std::string(best ? "best" : "median") + " of " + std::to_string(m.time.samples) + " samples" +
-           (m.time.batch > 1 ? " of " + std::to_string(m.time.batch) + " back-to-back invocations" : "") +
-           (m.time.noise_met ? "" : " (noise target not met)");
-}
 
 template <class T>
 Ceiling fma_ceiling(CpuDevice& dev, bool quick, const MeasureFn& measure, const char* dtype) {
@@ -50,8 +36,8 @@ Ceiling fma_ceiling(CpuDevice& dev, bool quick, const MeasureFn& measure, const 
     c.value = best_rate(w.flops, m);
     c.unit = "FLOP/s";
     c.method = std::to_string(kFmaChains) + " independent " + to_string(simd) + " " + dtype +
-               " FMA chains per thread on " + std::to_string(threads) + " threads; " + describe(m);
-    c.measured_at = now_iso();
+               " FMA chains per thread on " + std::to_string(threads) + " threads; " + describe_samples(m);
+    c.measured_at = utc_now_iso();
     return c;
 }
 
@@ -72,7 +58,7 @@ Ceilings calibrate_cpu(CpuDevice& dev, bool quick, const MeasureFn& measure,
         dev.task_stream().enqueue([&hz] { hz = measure_core_clock_hz(); });
         dev.stream().synchronize();
         c.clock_hz = {hz, "Hz", "dependent chain of 5,000,000 integer adds (one per cycle), best of 5, on thread 0",
-                      now_iso()};
+                      utc_now_iso()};
     }
 
     progress("calibrating: dispatch cost");
@@ -82,8 +68,8 @@ Ceilings calibrate_cpu(CpuDevice& dev, bool quick, const MeasureFn& measure,
         Measurement m = measure(w, [](Stream& s) { s.launch([](int, int) {}); });
         c.launch_s = {m.time.median, "s",
                       "empty kernel on the " + std::to_string(threads) +
-                          "-thread team, back to back on the stream; " + describe(m, false),
-                      now_iso()};
+                          "-thread team, back to back on the stream; " + describe_samples(m, false),
+                      utc_now_iso()};
     }
 
     progress("calibrating: fp32 FMA peak");
@@ -114,8 +100,8 @@ Ceilings calibrate_cpu(CpuDevice& dev, bool quick, const MeasureFn& measure,
         c.bandwidth_bytes_per_s[name] = {best_rate(bytes, m), "B/s",
                                          how + " over " + std::to_string(total >> 20) + " MiB, " +
                                              std::to_string(threads) + " threads, " + to_string(simd) +
-                                             "; bytes the kernel asks for (no write-allocate); " + describe(m),
-                                         now_iso()};
+                                             "; bytes the kernel asks for (no write-allocate); " + describe_samples(m),
+                                         utc_now_iso()};
     };
     bandwidth("read", 4.0 * n, [=](Stream& s) {
         s.launch([=](int t, int nt) { sink[16 * t] = stream_read(simd, base, n, t, nt); });

@@ -16,21 +16,6 @@ namespace lab::cuda {
 
 namespace {
 
-std::string now_iso() {
-    std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
-
-// A ceiling is what the device can do: the best sample (costs take the median).
-std::string describe(const Measurement& m, bool best = true) {
-    return std::string(best ? "best" : "median") + " of " + std::to_string(m.time.samples) + " samples" +
-           (m.time.batch > 1 ? " of " + std::to_string(m.time.batch) + " back-to-back launches" : "") +
-           (m.time.discarded ? ", " + std::to_string(m.time.discarded) + " throttled samples discarded" : "") +
-           (m.time.noise_met ? "" : " (noise target not met)");
-}
-
 cudaStream_t native(Stream& s) { return static_cast<cudaStream_t>(s.native_handle()); }
 
 }  // namespace
@@ -48,8 +33,8 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         Workload w;
         w.name = "calibrate.empty_kernel";
         Measurement m = measure(w, [](Stream& s) { launch_empty(native(s)); });
-        c.launch_s = {m.time.median, "s", "empty kernel <<<1,1>>> launched back to back on one stream; " + describe(m, false),
-                      now_iso()};
+        c.launch_s = {m.time.median, "s", "empty kernel <<<1,1>>> launched back to back on one stream; " + describe_samples(m, false),
+                      utc_now_iso()};
         const int kernels = 100;
         cudaGraphExec_t graph = make_empty_kernel_graph(native(dev.stream()), kernels);
         Workload g;
@@ -57,8 +42,8 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         Measurement mg = measure(g, [graph](Stream& s) { LAB_CUDA(cudaGraphLaunch(graph, native(s))); });
         LAB_CUDA(cudaGraphExecDestroy(graph));
         c.launch_graph_s = {mg.time.median / kernels, "s",
-                            "a CUDA graph of 100 empty kernels replayed back to back, per kernel; " + describe(mg, false),
-                            now_iso()};
+                            "a CUDA graph of 100 empty kernels replayed back to back, per kernel; " + describe_samples(mg, false),
+                            utc_now_iso()};
     }
 
     // SIMT FMA peaks; the fp32 one also measures the SM clock.
@@ -82,14 +67,14 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         Measurement m = measure(w, [=](Stream& s) { launch_fma_peak(native(s), t, o, it, fma_blocks); });
         c.flops_per_s[p.pipe] = {w.flops / m.time.min, "FLOP/s",
                                  std::to_string(8) + " independent " + p.pipe + " FMA chains per thread, " +
-                                     std::to_string(fma_blocks) + " blocks of 256 threads; " + describe(m),
-                                 now_iso()};
+                                     std::to_string(fma_blocks) + " blocks of 256 threads; " + describe_samples(m),
+                                 utc_now_iso()};
         if (p.type == FmaType::fp32) {
             double hz = dev.last_sample_clock_hz();
             c.clock_hz = {std::isfinite(hz) ? hz : dev.nominal_clock_hz(), "Hz",
                           std::isfinite(hz) ? "SM clock during the fp32 FMA peak: clock64() over %globaltimer, median over SMs"
                                             : "cudaDevAttrClockRate (the clock could not be measured)",
-                          now_iso()};
+                          utc_now_iso()};
         }
     }
 
@@ -115,8 +100,8 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         try {
             Measurement m = measure(w, [&dev, g](Stream& s) { dev.gemm(s, g); });
             c.flops_per_s[t.pipe] = {w.flops / m.time.min, t.unit,
-                                     "cuBLASLt GEMM " + std::to_string(n) + "^3 in " + to_string(t.dtype) + "; " + describe(m),
-                                     now_iso()};
+                                     "cuBLASLt GEMM " + std::to_string(n) + "^3 in " + to_string(t.dtype) + "; " + describe_samples(m),
+                                     utc_now_iso()};
         } catch (const std::invalid_argument& e) {
             progress(std::string("skipped ") + t.pipe + ": " + e.what());
         }
@@ -139,8 +124,8 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         Measurement m = measure(w, launch);
         c.bandwidth_bytes_per_s[name] = {bytes / m.time.min, "B/s",
                                          how + " over " + std::to_string(total >> 20) +
-                                             " MiB; bytes the kernel asks for (no write-allocate); " + describe(m),
-                                         now_iso()};
+                                             " MiB; bytes the kernel asks for (no write-allocate); " + describe_samples(m),
+                                         utc_now_iso()};
     };
     bandwidth("read", 4.0 * n, [=](Stream& s) { launch_read(native(s), base, n, sk, stream_blocks); },
               "sum of a[i], 16-byte loads");

@@ -3,6 +3,7 @@
 // this header; they see only Device.
 #pragma once
 
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,6 +32,24 @@ public:
     virtual Ceilings calibrate(Device& device, bool quick, const MeasureFn& measure,
                                const std::function<void(const std::string&)>& progress) = 0;
 };
+
+// "2026-11-30T05:21:01Z": when a ceiling was measured.
+inline std::string utc_now_iso() {
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+// How a ceiling came out of its samples. A ceiling is what the device can do, so it comes from
+// the best sample (on a shared machine the median also measures the neighbours); a cost, such as
+// the launch cost, takes the median.
+inline std::string describe_samples(const Measurement& m, bool best = true) {
+    return std::string(best ? "best" : "median") + " of " + std::to_string(m.time.samples) + " samples" +
+           (m.time.batch > 1 ? " of " + std::to_string(m.time.batch) + " back-to-back invocations" : "") +
+           (m.time.discarded ? ", " + std::to_string(m.time.discarded) + " throttled samples discarded" : "") +
+           (m.time.noise_met ? "" : " (noise target not met)");
+}
 
 }  // namespace lab
 
