@@ -13,6 +13,9 @@ cd /autograder/source
 meson setup /autograder/build -Dgpu=disabled -Dtests=false -Dbuildtype=release --prefix=/usr/local
 meson compile -C /autograder/build
 meson install -C /autograder/build
+# The grader needs every spec, those with hidden questions too (meson install leaves them out
+# for students' machines).
+cp /autograder/source/configs/grading/*.yaml /usr/local/share/lab/configs/grading/
 # The course's own grading specs and salt replace the shipped ones when present.
 if [ -d /autograder/source/course-configs ]; then cp -r /autograder/source/course-configs/. /usr/local/share/lab/configs/; fi
 lab list
