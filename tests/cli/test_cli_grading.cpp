@@ -24,6 +24,7 @@
 #include "course.hpp"
 #include "plugin_loader.hpp"
 #include "run_record.hpp"
+#include "derived_values.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -57,16 +58,8 @@ struct Run {
     lab::Derivation derived;
     explicit Run(json r) : record(std::move(r)) { refresh(); }
     void refresh() { derived = lesson_02_05().lesson->derive(lab::record::raw_run_from_record(record)); }
-    double number(const std::string& name) const {
-        const lab::MetricValue* m = derived.find(name);
-        REQUIRE(m != nullptr);
-        return m->number;
-    }
-    std::string text(const std::string& name) const {
-        const lab::MetricValue* m = derived.find(name);
-        REQUIRE(m != nullptr);
-        return m->text;
-    }
+    double number(const std::string& name) const { return lab_test::derived_number(derived, name); }
+    std::string text(const std::string& name) const { return lab_test::derived_text(derived, name); }
     std::string digest() const { return record["digest"].get<std::string>(); }
     // The same measurements recorded under another student's name and seed, sealed.
     void restudent(const std::string& student) {

@@ -24,6 +24,7 @@
 #include "reports.hpp"
 #include "run_record.hpp"
 #include "spec.hpp"
+#include "derived_values.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -42,16 +43,8 @@ struct Run {
     json record = lab::record::read_record(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json");
     lab::RawRun raw = lab::record::raw_run_from_record(record);
     lab::Derivation derived = lesson_02_05().lesson->derive(raw);
-    double number(const std::string& name) const {
-        const lab::MetricValue* m = derived.find(name);
-        REQUIRE(m != nullptr);
-        return m->number;
-    }
-    std::string text(const std::string& name) const {
-        const lab::MetricValue* m = derived.find(name);
-        REQUIRE(m != nullptr);
-        return m->text;
-    }
+    double number(const std::string& name) const { return lab_test::derived_number(derived, name); }
+    std::string text(const std::string& name) const { return lab_test::derived_text(derived, name); }
 };
 
 std::string num(double v) { return fmt::format("{:.5g}", v); }

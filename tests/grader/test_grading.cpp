@@ -32,6 +32,7 @@
 #include "run_record.hpp"
 #include "spec.hpp"
 #include "submission.hpp"
+#include "derived_values.hpp"
 #include "test_support.hpp"
 #include "units.hpp"
 
@@ -71,16 +72,8 @@ struct Run {
         lab::record::seal(record);
         refresh();
     }
-    double number(const std::string& name) const {
-        const lab::MetricValue* m = derived.find(name);
-        REQUIRE(m != nullptr);
-        return m->number;
-    }
-    std::string text(const std::string& name) const {
-        const lab::MetricValue* m = derived.find(name);
-        REQUIRE(m != nullptr);
-        return m->text;
-    }
+    double number(const std::string& name) const { return lab_test::derived_number(derived, name); }
+    std::string text(const std::string& name) const { return lab_test::derived_text(derived, name); }
     std::string digest() const { return record.value("digest", ""); }
     json& workload(const std::string& name) {
         for (auto& w : record["workloads"])
