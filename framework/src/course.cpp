@@ -8,28 +8,14 @@
 
 #include "digest.hpp"
 #include "errors.hpp"
+#include "yaml_file.hpp"
 
 namespace lab {
 
-namespace {
-
-std::string where(const std::filesystem::path& file, const YAML::Mark& mark) {
-    return mark.line >= 0 ? file.string() + ":" + std::to_string(mark.line + 1) : file.string();
-}
-
-}  // namespace
-
 CourseConfig load_course(const std::filesystem::path& file) {
-    YAML::Node root;
-    try {
-        root = YAML::LoadFile(file.string());
-    } catch (const YAML::BadFile&) {
-        throw InputError(file.string(), "cannot read the course file",
-                         "check the path, or set LAB_CONFIG_DIR to the folder holding course.yaml");
-    } catch (const YAML::ParserException& e) {
-        throw InputError(where(file, e.mark), "malformed YAML: " + e.msg);
-    }
-    if (!root.IsMap()) throw InputError(file.string(), "the course file must be a mapping of keys");
+    YAML::Node root = load_yaml_mapping(file, "the course file",
+                                        "check the path, or set LAB_CONFIG_DIR to the folder holding course.yaml", "",
+                                        "course, salt, allow_reveal, ...");
     CourseConfig c;
     c.file = file.string();
     static const std::set<std::string> known{"course", "salt", "allow_reveal", "accept_quick",
@@ -37,7 +23,7 @@ CourseConfig load_course(const std::filesystem::path& file) {
     for (const auto& kv : root) {
         std::string key = kv.first.as<std::string>();
         if (!known.count(key))
-            throw InputError(where(file, kv.first.Mark()), "unknown key '" + key + "'",
+            throw InputError(yaml_where(file, kv.first), "unknown key '" + key + "'",
                              "allowed keys: course, salt, allow_reveal, accept_quick, show_expected");
         try {
             if (key == "course") c.course = kv.second.as<std::string>();
@@ -46,13 +32,13 @@ CourseConfig load_course(const std::filesystem::path& file) {
             else if (key == "accept_quick") c.accept_quick = kv.second.as<bool>();
             else if (key == "show_expected") c.show_expected = kv.second.as<std::string>();
         } catch (const YAML::Exception&) {
-            throw InputError(where(file, kv.second.Mark()), "'" + key + "' has a value of the wrong type");
+            throw InputError(yaml_where(file, kv.second), "'" + key + "' has a value of the wrong type");
         }
     }
     if (c.salt.empty())
         throw InputError(file.string(), "no 'salt'", "add a line such as: salt: \"my-course-2026\"");
     if (c.show_expected != "never" && c.show_expected != "after_due_date" && c.show_expected != "always")
-        throw InputError(where(file, root["show_expected"].Mark()),
+        throw InputError(yaml_where(file, root["show_expected"]),
                          "show_expected must be never, after_due_date or always");
     return c;
 }

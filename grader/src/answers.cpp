@@ -7,14 +7,11 @@
 #include <sstream>
 
 #include "errors.hpp"
+#include "yaml_file.hpp"
 
 namespace lab::grader {
 
 namespace {
-
-std::string at(const std::filesystem::path& f, const YAML::Node& n) {
-    return f.string() + ":" + std::to_string(n.Mark().line + 1);
-}
 
 // YAML strings need quotes when they could be read as something else.
 std::string quoted(const std::string& s) {
@@ -29,27 +26,20 @@ std::string quoted(const std::string& s) {
 }  // namespace
 
 AnswersFile load_answers(const std::filesystem::path& file) {
-    YAML::Node root;
-    try {
-        root = YAML::LoadFile(file.string());
-    } catch (const YAML::BadFile&) {
-        throw InputError(file.string(), "cannot read the answers file", "check the path");
-    } catch (const YAML::ParserException& e) {
-        throw InputError(file.string() + ":" + std::to_string(e.mark.line + 1), "malformed YAML: " + e.msg,
-                         "compare with the template `lab answers ID --run RUN.json` prints");
-    }
-    if (!root.IsMap()) throw InputError(file.string(), "an answers file must be a mapping (lesson, student, run, answers)");
+    YAML::Node root = load_yaml_mapping(file, "the answers file", "check the path",
+                                        "compare with the template `lab answers ID --run RUN.json` prints",
+                                        "lesson, student, run, answers");
     AnswersFile a;
     a.file = file.string();
     for (const auto& kv : root) {
         std::string key = kv.first.as<std::string>();
         if (key != "lesson" && key != "student" && key != "run" && key != "answers")
-            throw InputError(at(file, kv.first), "unknown key '" + key + "'", "an answers file has lesson, student, run and answers");
+            throw InputError(yaml_where(file, kv.first), "unknown key '" + key + "'", "an answers file has lesson, student, run and answers");
     }
     auto text = [&](const char* key, std::string& out) {
         if (!root[key]) throw InputError(file.string(), std::string("no '") + key + "'",
                                          "start from the template `lab answers ID --run RUN.json` prints");
-        if (!root[key].IsScalar()) throw InputError(at(file, root[key]), std::string("'") + key + "' must be a single value");
+        if (!root[key].IsScalar()) throw InputError(yaml_where(file, root[key]), std::string("'") + key + "' must be a single value");
         out = root[key].as<std::string>();
     };
     text("lesson", a.lesson);
@@ -58,7 +48,7 @@ AnswersFile load_answers(const std::filesystem::path& file) {
     const YAML::Node& ans = root["answers"];
     if (!ans) throw InputError(file.string(), "no 'answers'", "add an 'answers:' mapping of question id: claim");
     if (ans.IsNull()) return a;
-    if (!ans.IsMap()) throw InputError(at(file, ans), "'answers' must be a mapping of question id: claim");
+    if (!ans.IsMap()) throw InputError(yaml_where(file, ans), "'answers' must be a mapping of question id: claim");
     for (const auto& kv : ans) {
         std::string id = kv.first.as<std::string>();
         Claim c;
@@ -69,9 +59,9 @@ AnswersFile load_answers(const std::filesystem::path& file) {
             c.text = kv.second.as<std::string>();
             c.empty = c.text.empty();
         } else {
-            throw InputError(at(file, kv.second), "the answer to '" + id + "' is a list or mapping", "write one value, such as 1.2 TB/s");
+            throw InputError(yaml_where(file, kv.second), "the answer to '" + id + "' is a list or mapping", "write one value, such as 1.2 TB/s");
         }
-        if (!a.answers.emplace(id, c).second) throw InputError(at(file, kv.first), "'" + id + "' is answered twice");
+        if (!a.answers.emplace(id, c).second) throw InputError(yaml_where(file, kv.first), "'" + id + "' is answered twice");
     }
     return a;
 }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "yaml_file.hpp"
 #include "lab/roofline.hpp"
 #include "units.hpp"
 
@@ -67,9 +68,7 @@ namespace {
 
 struct Ctx {
     std::filesystem::path file;
-    std::string at(const YAML::Node& n) const {
-        return n.Mark().line >= 0 ? file.string() + ":" + std::to_string(n.Mark().line + 1) : file.string();
-    }
+    std::string at(const YAML::Node& n) const { return yaml_where(file, n); }
 };
 
 void check_keys(const Ctx& c, const YAML::Node& map, const char* where) {
@@ -226,15 +225,7 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
 
 GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_quick, const std::string& default_show_expected) {
     Ctx c{file};
-    YAML::Node root;
-    try {
-        root = YAML::LoadFile(file.string());
-    } catch (const YAML::BadFile&) {
-        throw InputError(file.string(), "cannot read the grading spec", "check the path");
-    } catch (const YAML::ParserException& e) {
-        throw InputError(file.string() + ":" + std::to_string(e.mark.line + 1), "malformed YAML: " + e.msg);
-    }
-    if (!root.IsMap()) throw InputError(file.string(), "a grading spec must be a mapping of keys (lesson, questions, ...)");
+    YAML::Node root = load_yaml_mapping(file, "the grading spec", "check the path", "", "lesson, questions, ...");
     check_keys(c, root, "spec");
     GradingSpec s;
     s.file = file.string();
