@@ -79,9 +79,12 @@ int cmd_info(const Args& args) {
     for (const auto& o : l.info.objectives) std::cout << "  - " << o << "\n";
     std::cout << "\nExperiments\n";
     for (const auto& e : l.info.experiments) std::cout << fmt::format("  {:<20} {}\n", e.name, e.description);
+    // Marked: the graded metrics, exactly what the lesson's questions ask (withheld as '?' by
+    // `lab run`). Fractions of a ceiling are listed in %, the unit they are shown and asked in.
     std::cout << "\nMetrics (graded answers marked *)\n";
     for (const auto& m : l.info.metrics)
-        std::cout << fmt::format("  {}{:<34} {:<8} {}{}\n", m.graded ? "*" : " ", m.name, m.unit, m.description,
+        std::cout << fmt::format("  {}{:<34} {:<8} {}{}\n", m.graded ? "*" : " ", m.name,
+                                 record::shown_as_percent(m.name, m.unit) ? "%" : m.unit, m.description,
                                  m.quick ? "" : " (not in --quick runs)");
     std::cout << fmt::format("\nBudget: --quick {:g} s, full {:g} s (calibration excluded)\n", l.info.budget_quick_s,
                              l.info.budget_full_s);

@@ -63,7 +63,7 @@ void print_spec(std::ostream& out, const nlohmann::json& spec) {
 
 void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
                      const std::set<std::string>& withheld) {
-    out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10} {:>13} {:>12} {:>9} {:>6}  {}\n", "workload",
+    out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10} {:>13} {:>12} {:>9} {:>7}  {}\n", "workload",
                        "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "regime");
     for (const auto& m : run.measurements) {
         const Workload& w = m.workload;
@@ -83,11 +83,14 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
         out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10}", w.name, params, si(m.time.median, "s"), noise,
                            si(w.flops, ""), si(w.bytes, "B"));
         if (p) {
-            out << fmt::format(" {:>13} {:>12} {:>9} {:>6}  {}", val("flops_per_s", si(p->flops_per_s, "FLOP/s")),
+            // The regime as the derivation states it (the metric's text), the roof fraction in
+            // percent as every fraction of a ceiling is shown (record::shown_as_percent).
+            const MetricValue* regime = d.find(w.name + ".measured_regime");
+            out << fmt::format(" {:>13} {:>12} {:>9} {:>7}  {}", val("flops_per_s", si(p->flops_per_s, "FLOP/s")),
                                val("bytes_per_s", si(p->bytes_per_s, "B/s")),
                                val("ai", std::isfinite(p->ai) ? fmt::format("{:.3g}", p->ai) : "inf"),
-                               val("roof_fraction", fmt::format("{:.0f}%", 100 * p->roof_fraction)),
-                               val("measured_regime", roofline::to_string(p->measured)));
+                               val("roof_fraction", record::format_percent(p->roof_fraction)),
+                               val("measured_regime", regime ? regime->text : std::string("-")));
         }
         out << "\n";
     }

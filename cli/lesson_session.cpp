@@ -53,8 +53,10 @@ LessonOutcome run_lesson(const LessonRequest& r) {
     out.raw.options = req.options;
     out.raw.device_kind = out.result.kind;
     out.raw.facts = out.result.facts;
-    out.raw.ceilings = out.result.ceilings;
+    out.raw.ceilings_at_start = out.result.ceilings;
+    out.raw.ceiling_measurements = out.result.ceiling_measurements;
     out.raw.measurements = out.result.measurements;
+    out.raw.ceilings = effective_ceilings(out.raw.ceilings_at_start, out.raw.ceiling_measurements, out.raw.measurements);
     try {
         out.derivation = out.lesson.lesson->derive(out.raw);
     } catch (const std::exception& e) {

@@ -46,7 +46,16 @@ std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, 
         if (j.value("schema", "") != kCacheSchema) throw std::runtime_error("unknown schema");
         if (j.at("device_identity").get<std::string>() != identity(facts))
             throw std::runtime_error("it belongs to another device");
-        return record::ceilings_from_json(j.at("ceilings"));
+        // Every ceiling a run divides by must be a positive number: a hand-edited or damaged
+        // value would silently zero a roof.
+        const auto& c = j.at("ceilings");
+        for (const char* table : {"flops_per_s", "bandwidth_bytes_per_s"})
+            for (const auto& [k, v] : c.at(table).items())
+                if (!v.at("value").is_number() || !(v.at("value").get<double>() > 0))
+                    throw std::runtime_error(std::string("the ") + table + " ceiling '" + k + "' is not a positive number");
+        if (c.at("flops_per_s").empty() || c.at("bandwidth_bytes_per_s").empty())
+            throw std::runtime_error("it holds no FLOP/s or no bandwidth ceiling");
+        return record::ceilings_from_json(c);
     } catch (const std::exception& e) {
         if (problem) *problem = file.string() + " ignored (" + e.what() + "); measuring again";
         return std::nullopt;

@@ -1,7 +1,14 @@
 // The "spec" beside a device's measured ceilings: for a GPU the datasheet entry matched from
-// configs/devices; for a CPU the theoretical peak computed from its measured clock, stated as
-// such (no datasheet knows a VM's share of a CPU).
+// configs/devices; for a CPU the theoretical peak from its microarchitecture's FMA throughput
+// (configs/cpu_microarchitectures.yaml) and its measured clock, stated as such, or nothing when
+// the table does not know the CPU (a wrong peak is worse than none).
 #pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -9,9 +16,46 @@
 
 namespace lab {
 
-// FMA units per core assumed by the CPU's theoretical peak (every AVX2/AVX-512 server core since
-// Haswell and Zen 2 has two; some AVX-512 client parts have one, which the measurement shows).
-inline constexpr int kAssumedFmaUnitsPerCore = 2;
+// FMA instructions one core retires per cycle on one SIMD path, as the table gives it.
+struct FmaPerCycle {
+    enum class Kind { known, unknown, unsupported };
+    Kind kind = Kind::unknown;
+    double value = 0;  // when known: 256-bit (avx2 path) or 512-bit (avx512 path) FMAs per cycle
+};
+
+// One row of configs/cpu_microarchitectures.yaml (see the file's header for each key).
+struct CpuMicroarchitecture {
+    std::string name;                             // "AMD Zen 4"
+    std::string vendor;                           // cpuid vendor: "GenuineIntel", "AuthenticAMD"
+    int family = 0;                               // cpuid display family (0x19)
+    std::vector<std::pair<int, int>> models;      // inclusive ranges of display models
+    FmaPerCycle fma256;                           // the avx2 path
+    FmaPerCycle fma512;                           // the avx512 path
+    std::string why;                              // why a path is unknown
+    std::string source;                           // document and section
+    std::string where;                            // "file:line" of the row
+};
+
+// Loads the table. Throws lab::InputError naming file and 1-based line for a missing or
+// malformed file, an unknown or missing key, a model that is not hexadecimal, a bad count, or
+// two rows claiming one model.
+std::vector<CpuMicroarchitecture> load_cpu_microarchitectures(const std::filesystem::path& file);
+
+// The row for a CPU, or nullptr.
+const CpuMicroarchitecture* find_cpu_microarchitecture(const std::vector<CpuMicroarchitecture>& table,
+                                                      const std::string& vendor, int family, int model);
+
+struct CpuTheoreticalPeak {
+    double fp32_flops_per_s = 0, fp64_flops_per_s = 0;
+    std::string microarchitecture, basis, source;
+};
+
+// The theoretical FP32/FP64 peak of `threads` threads of the CPU `facts` describes, at `clock_hz`,
+// on the SIMD path facts.simd, from configs/cpu_microarchitectures.yaml (under
+// paths::config_dir()). The CPU is identified by facts.extra's cpu_vendor_id, cpu_family and
+// cpu_model (decimal, as /proc/cpuinfo prints them). Never throws.
+// nullopt when the microarchitecture is not in configs/cpu_microarchitectures.yaml, its FMA width for this SIMD path is unknown, or the path is scalar; `why` says which.
+std::optional<CpuTheoreticalPeak> cpu_theoretical_peak(const DeviceFacts& facts, double clock_hz, int threads, std::string* why = nullptr);
 
 nlohmann::json device_spec_json(DeviceKind kind, const DeviceFacts& facts, const Ceilings& ceilings);
 

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "atomic_file.hpp"
+#include "ceiling_trust.hpp"
 #include "ceilings_cache.hpp"
 #include "chrome_trace.hpp"
 #include "gzip.hpp"
@@ -57,17 +58,19 @@ void note(const std::string& text) { send_to_parent({{"type", "note"}, {"text", 
 
 class ChildSession : public Session {
 public:
-    ChildSession(Device& d, Ceilings c, RunOptions o, EngineSettings s, std::string lesson_file)
-        : device_(d), ceilings_(std::move(c)), options_(std::move(o)), settings_(std::move(s)),
+    ChildSession(Device& d, InRunCeilings& c, RunOptions o, EngineSettings s, std::string lesson_file)
+        : device_(d), ceilings_(c), options_(std::move(o)), settings_(std::move(s)),
           lesson_file_(std::move(lesson_file)) {}
     Device& device() override { return device_; }
-    const Ceilings& ceilings() const override { return ceilings_; }
+    const Ceilings& ceilings() const override { return ceilings_.current(); }
     const RunOptions& options() const override { return options_; }
     const Measurement& measure(const Workload& w, const Launch& launch) override {
         for (const auto& m : measurements_)
             if (m.workload.name == w.name) throw std::invalid_argument("workload '" + w.name + "' measured twice");
         progress_line("measuring " + w.name);
         measurements_.push_back(measure_workload(device_, w, launch, settings_));
+        progress_line("measuring the ceilings beside " + w.name);
+        ceilings_.after_workload(measurements_.back(), measurements_);
         // "Counters refused" is said once, not once per workload; the run goes on with timing.
         const std::string& why = measurements_.back().counters_note;
         if (!why.empty() && !counters_noted_) {
@@ -85,7 +88,7 @@ public:
 
 private:
     Device& device_;
-    Ceilings ceilings_;
+    InRunCeilings& ceilings_;
     RunOptions options_;
     EngineSettings settings_;
     std::string lesson_file_;
@@ -192,8 +195,9 @@ int child_main(const ChildRequest& req) {
         std::string problem;
         std::optional<Ceilings> ceilings;
         if (req.action != "calibrate") {
-            ceilings = load_cached_ceilings(ceilings_cache_file(dev.kind(), dev.facts(), dev.threads(), false),
-                                            dev.facts(), &problem);
+            auto full = ceilings_cache_file(dev.kind(), dev.facts(), dev.threads(), false);
+            ceilings = load_cached_ceilings(full, dev.facts(), &problem);
+            if (ceilings) cache = full;
             if (!ceilings && req.quick) ceilings = load_cached_ceilings(cache, dev.facts(), &problem);
             if (!problem.empty()) note(problem);
         }
@@ -201,7 +205,7 @@ int child_main(const ChildRequest& req) {
         if (!ceilings) {
             send_to_parent({{"type", "phase"}, {"phase", "calibrate"},
                             {"limit_s", req.quick ? kCalibrationAllowanceQuick_s : kCalibrationAllowanceFull_s}});
-            ceilings = od.backend.backend->calibrate(dev, req.quick, measure, progress_line);
+            ceilings = calibrate_with_conditions(*od.backend.backend, dev, req.quick, measure, progress_line, note);
             store_ceilings(cache, dev.facts(), *ceilings);
             calibrated_now = true;
             progress_done();
@@ -219,7 +223,13 @@ int child_main(const ChildRequest& req) {
         if (req.action == "run") {
             send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", lesson_limit(req)}});
             LoadedLesson lesson = load_lesson(req.lesson_file);
-            ChildSession session(dev, *ceilings, req.options, settings, req.lesson_file);
+            // References and re-measures use the quick settings: a few samples, close in time.
+            const EngineSettings reference_settings = engine_defaults(dev.kind(), true);
+            InRunCeilings in_run(*od.backend.backend, dev, *ceilings,
+                                 [&](const Workload& w, const Launch& l) { return measure_workload(dev, w, l, reference_settings); },
+                                 note);
+            in_run.recheck_untrusted();
+            ChildSession session(dev, in_run, req.options, settings, req.lesson_file);
             bool tracing = false;
             if (!req.trace_file.empty()) {
                 std::string why;
@@ -249,6 +259,14 @@ int child_main(const ChildRequest& req) {
                 result["trace_events"] = events.size();
             }
             for (const auto& m : session.measurements()) result["measurements"].push_back(record::to_json(m));
+            result["ceiling_measurements"] = json::array();
+            for (const auto& cm : in_run.measurements()) result["ceiling_measurements"].push_back(record::to_json(cm));
+            // A cached ceiling the run found stale (beaten by more than the margin) is replaced, so
+            // the next run starts from what this machine was seen to do.
+            if (in_run.raised_beyond_margin()) {
+                store_ceilings(cache, dev.facts(), in_run.current());
+                note("updated the cached ceilings in " + cache.string() + " with the ones measured in this run");
+            }
             result["facts"] = record::to_json(dev.facts());  // facts learnt while running (NVML's) included
         }
         send_to_parent(result);
@@ -311,6 +329,8 @@ ChildResult execute(const ChildRequest& req) {
     r.facts = record::facts_from_json(result->at("facts"));
     r.ceilings = record::ceilings_from_json(result->at("ceilings"));
     for (const auto& m : result->at("measurements")) r.measurements.push_back(record::measurement_from_json(m));
+    for (const auto& cm : result->value("ceiling_measurements", json::array()))
+        r.ceiling_measurements.push_back(record::ceiling_measurement_from_json(cm));
     r.engine = result->at("engine");
     r.notes = notes;
     r.calibrated_now = result->value("calibrated_now", false);

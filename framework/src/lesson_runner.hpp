@@ -36,7 +36,8 @@ int child_main(const ChildRequest& request);
 struct ChildResult {
     DeviceKind kind = DeviceKind::cpu;
     DeviceFacts facts;
-    Ceilings ceilings;
+    Ceilings ceilings;                                     // at the start of the run
+    std::vector<CeilingMeasurement> ceiling_measurements;  // measured during it
     std::vector<Measurement> measurements;
     nlohmann::json engine;
     std::vector<std::string> notes;   // fallback reasons, cache problems

@@ -1,6 +1,8 @@
 // The measurement engine (see measure_engine.hpp).
 #include "measure_engine.hpp"
 
+#include "machine_load.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -80,6 +82,7 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     std::vector<double> samples;
     int discarded = 0;
     if (w.telemetry) device.telemetry_begin();
+    const LoadMeter load;
     auto sampling_start = clock::now();
     auto backoff = std::chrono::milliseconds(50);
     bool met = false;
@@ -106,6 +109,7 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     }
     Measurement m;
     m.workload = w;
+    m.load = load.others_cpus();
     if (w.telemetry) m.telemetry = device.telemetry_end();
     if (samples.empty())
         throw std::runtime_error("every sample of '" + w.name + "' was taken at a throttled clock (below " +

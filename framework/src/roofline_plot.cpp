@@ -192,6 +192,7 @@ struct Model {
     int top_index = -1;                  // the highest ceiling: the slope ends at its ridge
     double bandwidth = 0;                // 0 when the chart has no usable bandwidth
     std::vector<const Point*> drawn;     // placeable points, in the chart's order
+    std::vector<int> off_scale;          // per drawn point: -1 left of the x axis, +1 right of it, 0 on it
     std::vector<std::string> not_drawn;  // raw text: each renderer escapes it its own way
     int xlo = -2, xhi = 3;               // axis ranges in decades (log10)
     int ylo = 9, yhi = 13;
@@ -234,20 +235,45 @@ Model read_chart(const RooflineChart& chart) {
         else m.drawn.push_back(&p);
     }
 
-    // x: every ridge and every finite AI, a decade of margin, never narrower than 1e-2..1e3.
+    // x: the kernels that matter, a decade of margin, never narrower than 1e-2..1e3. Starting
+    // from the ridges (or, without any, the median point), the span takes in every point within
+    // kOutlierGap decades of it, again and again; a point further out than that from all of them
+    // (the FMA-peak kernel, whose AI of 1e8 would squeeze every other kernel into a corner) is
+    // off scale: drawn at the edge of the axis and marked with its AI.
+    constexpr double kOutlierGap = 3;
+    std::vector<double> ais;
+    for (const Point* p : m.drawn)
+        if (positive_finite(p->ai)) ais.push_back(std::log10(p->ai));
+    std::sort(ais.begin(), ais.end());
     double xmin = HUGE_VAL, xmax = -HUGE_VAL;
-    auto take_x = [&](double v) {
-        if (!positive_finite(v)) return;
-        xmin = std::min(xmin, std::log10(v));
-        xmax = std::max(xmax, std::log10(v));
-    };
-    for (const auto& c : m.ceilings) take_x(c.ridge);
-    for (const Point* p : m.drawn) take_x(p->ai);
+    for (const auto& c : m.ceilings)
+        if (positive_finite(c.ridge)) {
+            xmin = std::min(xmin, std::log10(c.ridge));
+            xmax = std::max(xmax, std::log10(c.ridge));
+        }
+    if (xmin > xmax && !ais.empty()) xmin = xmax = ais[ais.size() / 2];
+    for (bool grew = true; grew && xmin <= xmax;) {
+        grew = false;
+        for (double a : ais)
+            if ((a < xmin && xmin - a <= kOutlierGap) || (a > xmax && a - xmax <= kOutlierGap)) {
+                xmin = std::min(xmin, a);
+                xmax = std::max(xmax, a);
+                grew = true;
+            }
+    }
     m.xlo = -2;
     m.xhi = 3;
     if (xmin <= xmax) {
         m.xlo = std::min(m.xlo, decade_floor(xmin) - 1);
         m.xhi = std::max(m.xhi, decade_ceil(xmax) + 1);
+    }
+    for (const Point* p : m.drawn) {
+        int side = 0;
+        if (positive_finite(p->ai)) {
+            const double a = std::log10(p->ai);
+            side = a < m.xlo ? -1 : a > m.xhi ? 1 : 0;
+        }
+        m.off_scale.push_back(side);
     }
 
     // y: the highest ceiling with room for its label above, the lowest point with margin below.
@@ -285,12 +311,15 @@ struct RegimeStyle {
 // One colour per regime, recognising the synonyms students may write ("bandwidth bound").
 RegimeStyle regime_style(const std::string& regime) {
     if (regime.empty()) return {"regime not shown", "#8c8c8c"};
+    // "undecided: compute_bound or latency_bound": the noise left the verdict open.
+    if (regime.rfind("undecided", 0) == 0) return {"undecided", "#bcbd22"};
     if (const auto r = roofline::parse_regime(regime)) {
         switch (*r) {
             case roofline::Regime::compute_bound: return {"compute_bound", "#d62728"};
             case roofline::Regime::memory_bound: return {"memory_bound", "#1f77b4"};
             case roofline::Regime::overhead_bound: return {"overhead_bound", "#9467bd"};
             case roofline::Regime::latency_bound: return {"latency_bound", "#ff7f0e"};
+            default: break;
         }
     }
     return {regime, "#2ca02c"};
@@ -538,9 +567,15 @@ std::string render_svg(const RooflineChart& chart) {
     }
     s.put("</g>\n");
 
+    // Where each point sits: at its AI, or on the edge of the x axis when it is off scale.
+    auto point_x = [&](std::size_t i) {
+        const int side = m.off_scale[i];
+        return side < 0 ? kLeft : side > 0 ? kRight : s.x_of(m.drawn[i]->ai);
+    };
+
     // Points are known before any label is placed, so that no label covers one.
-    for (const Point* p : m.drawn) {
-        const double x = s.x_of(p->ai), y = s.y_of(p->flops_per_s);
+    for (std::size_t i = 0; i < m.drawn.size(); ++i) {
+        const double x = point_x(i), y = s.y_of(m.drawn[i]->flops_per_s);
         taken.push_back({x - kPointRadius, y - kPointRadius, x + kPointRadius, y + kPointRadius});
     }
 
@@ -612,8 +647,8 @@ std::string render_svg(const RooflineChart& chart) {
     if (!used.empty()) {
         // Regimes in their conventional order, unknown names and "not shown" last.
         auto rank = [](const RegimeStyle& st) {
-            static constexpr std::array<std::string_view, 4> kOrder = {
-                "compute_bound", "memory_bound", "overhead_bound", "latency_bound"};
+            static constexpr std::array<std::string_view, 5> kOrder = {
+                "compute_bound", "memory_bound", "overhead_bound", "latency_bound", "undecided"};
             const auto it = std::find(kOrder.begin(), kOrder.end(), st.key);
             if (it != kOrder.end()) return static_cast<int>(it - kOrder.begin());
             return st.key == "regime not shown" ? 6 : 5;
@@ -637,21 +672,38 @@ std::string render_svg(const RooflineChart& chart) {
         taken.push_back({bx, by, bx + bw, by + bh});
     }
 
-    for (const Point* p : m.drawn) {
+    for (std::size_t i = 0; i < m.drawn.size(); ++i) {
+        const Point* p = m.drawn[i];
         const auto st = regime_style(p->regime);
-        const double x = s.x_of(p->ai), y = s.y_of(p->flops_per_s);
+        const double x = point_x(i), y = s.y_of(p->flops_per_s);
+        const int side = m.off_scale[i];
         const std::string tip = fmt::format(
-            "{}: AI {} FLOP/B, {}, {}", p->label, std::isinf(p->ai) ? "inf" : plain(p->ai),
-            si(p->flops_per_s, "FLOP/s", false), p->regime.empty() ? "regime not shown" : p->regime);
+            "{}: AI {} FLOP/B{}, {}, {}", p->label, std::isinf(p->ai) ? "inf" : plain(p->ai),
+            side ? " (off the axis, drawn at its edge)" : "", si(p->flops_per_s, "FLOP/s", false),
+            p->regime.empty() ? "regime not shown" : p->regime);
         s.put("<circle class=\"point\" data-label=\"{}\" data-ai=\"{}\" data-flops=\"{}\" "
-              "data-regime=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"white\" "
+              "data-regime=\"{}\"{} cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"white\" "
               "stroke-width=\"1\"><title>{}</title></circle>\n",
-              xml_escape(p->label), p->ai, p->flops_per_s, xml_escape(p->regime), x, y,
+              xml_escape(p->label), p->ai, p->flops_per_s, xml_escape(p->regime),
+              side ? fmt::format(" data-off-scale=\"{}\"", side < 0 ? "left" : "right") : std::string(), x, y,
               kPointRadius, st.color, xml_escape(tip));
+        if (side) {
+            // An arrow just outside the frame, pointing the way the point's AI lies.
+            const double tip_x = side < 0 ? kLeft - 15 : kRight + 15, base_x = side < 0 ? kLeft - 7 : kRight + 7;
+            s.put("<path class=\"off-scale\" data-label=\"{}\" data-ai=\"{}\" data-side=\"{}\" "
+                  "d=\"M {:.1f} {:.1f} L {:.1f} {:.1f} L {:.1f} {:.1f} Z\" fill=\"{}\"/>\n",
+                  xml_escape(p->label), p->ai, side < 0 ? "left" : "right", base_x, y - 5, tip_x, y, base_x, y + 5,
+                  st.color);
+        }
     }
-    for (const Point* p : m.drawn) {
-        const double x = s.x_of(p->ai), y = s.y_of(p->flops_per_s);
-        const std::string label = std::isinf(p->ai) ? p->label + " (AI\u2192\u221E)" : p->label;
+    for (std::size_t i = 0; i < m.drawn.size(); ++i) {
+        const Point* p = m.drawn[i];
+        const double x = point_x(i), y = s.y_of(p->flops_per_s);
+        const int side = m.off_scale[i];
+        const std::string label = std::isinf(p->ai) ? p->label + " (AI\u2192\u221E)"
+                                  : side > 0        ? p->label + " (AI " + plain(p->ai) + " \u2192)"
+                                  : side < 0        ? p->label + " (\u2190 AI " + plain(p->ai) + ")"
+                                                    : p->label;
         const double w = text_width(label);
         const std::vector<Offset> right_first = {
             {8, 4, Anchor::start},  {6, -7, Anchor::start}, {6, 15, Anchor::start},
@@ -660,7 +712,7 @@ std::string render_svg(const RooflineChart& chart) {
         const std::vector<Offset> left_first = {
             {-8, 4, Anchor::end}, {-6, -7, Anchor::end}, {-6, 15, Anchor::end},
             {0, -9, Anchor::end}, {0, 17, Anchor::end}};
-        const auto pl = place_label(x, y, w, std::isinf(p->ai) ? left_first : right_first, taken, plot_box);
+        const auto pl = place_label(x, y, w, std::isinf(p->ai) || side > 0 ? left_first : right_first, taken, plot_box);
         taken.push_back(pl.box);
         s.text(pl.x, pl.y, pl.anchor, label, "point-label", "fill=\"#222\"");
     }
@@ -723,8 +775,17 @@ std::string render_terminal(const RooflineChart& chart, int width, int height) {
     };
     for (std::size_t i = 0; i < m.drawn.size(); ++i) {
         const Point* p = m.drawn[i];
-        const int c = std::isinf(p->ai) ? W - 1 : col(std::log10(p->ai));
-        cell(row(std::log10(p->flops_per_s)), c) = letter(i);
+        const int r = row(std::log10(p->flops_per_s));
+        // Off the x axis: the letter on the edge with an arrow outside it ("G>", "<H").
+        if (m.off_scale[i] > 0 && W >= 2) {
+            cell(r, W - 2) = letter(i);
+            cell(r, W - 1) = '>';
+        } else if (m.off_scale[i] < 0 && W >= 2) {
+            cell(r, 0) = '<';
+            cell(r, 1) = letter(i);
+        } else {
+            cell(r, std::isinf(p->ai) ? W - 1 : col(std::log10(p->ai))) = letter(i);
+        }
     }
 
     // y labels on decades at least two rows apart, so that they never run together.
@@ -794,9 +855,13 @@ std::string render_terminal(const RooflineChart& chart, int width, int height) {
         };
         std::vector<Row> rows;
         std::size_t w[3] = {0, 0, 0};
-        for (const Point* p : m.drawn) {
+        for (std::size_t i = 0; i < m.drawn.size(); ++i) {
+            const Point* p = m.drawn[i];
+            const int side = m.off_scale[i];
             Row r{ascii_only(p->label),
-                  std::isinf(p->ai) ? std::string("AI -> inf") : fmt::format("AI {} FLOP/B", plain(p->ai)),
+                  std::isinf(p->ai) ? std::string("AI -> inf")
+                                    : fmt::format("AI {} FLOP/B{}", plain(p->ai),
+                                                  side > 0 ? " (off scale >)" : side < 0 ? " (off scale <)" : ""),
                   si(p->flops_per_s, "FLOP/s", true),
                   p->regime.empty() ? std::string("(regime not shown)") : ascii_only(p->regime)};
             w[0] = std::max(w[0], std::min<std::size_t>(r.label.size(), 32));

@@ -15,7 +15,10 @@ struct ComputeCeiling {
 
 struct Point {
     std::string label;         // workload name
-    double ai = 0;             // FLOP/B; +inf allowed (drawn at the right edge, marked "AI -> inf")
+    double ai = 0;             // FLOP/B; +inf allowed (drawn at the right edge, marked "AI -> inf").
+                               // An outlier, more than 3 decades beyond the ridges and the other
+                               // points, is off scale: the x axis is clipped to the rest and it is
+                               // drawn at the axis's edge with an arrow and its AI.
     double flops_per_s = 0;    // achieved
     std::string regime;        // measured regime, "" when withheld (drawn neutral)
 };

@@ -26,10 +26,21 @@ json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 double num_or(const json& j, double fallback) { return j.is_number() ? j.get<double>() : fallback; }
 
 json ceiling_json(const Ceiling& c) {
-    return {{"value", num(c.value)}, {"unit", c.unit}, {"method", c.method}, {"measured_at", c.measured_at}};
+    return {{"value", num(c.value)}, {"unit", c.unit},           {"method", c.method},       {"measured_at", c.measured_at},
+            {"spread", num(c.spread)}, {"samples", c.samples}, {"noise_met", c.noise_met}, {"load", num(c.load)},
+            {"trusted", c.trusted},   {"source", c.source}};
 }
+// Records and caches written before ceilings carried their conditions read as trusted, with
+// unknown spread, samples and load.
 Ceiling ceiling_from(const json& j) {
-    return {num_or(j.at("value"), 0), j.value("unit", ""), j.value("method", ""), j.value("measured_at", "")};
+    Ceiling c{num_or(j.at("value"), 0), j.value("unit", ""), j.value("method", ""), j.value("measured_at", "")};
+    c.spread = num_or(j.value("spread", json(0.0)), 0);
+    c.samples = j.value("samples", 0);
+    c.noise_met = j.value("noise_met", true);
+    c.load = num_or(j.value("load", json(-1.0)), -1);
+    c.trusted = j.value("trusted", true);
+    c.source = j.value("source", "");
+    return c;
 }
 
 // SI prefixes for display: decimal, as the units are SI (GB/s, not GiB/s).
@@ -47,7 +58,8 @@ std::string si(double v, const std::string& unit) {
         for (const auto& p : big)
             if (a >= p.scale) return fmt::format("{:.3g} {}{}", v / p.scale, p.prefix, unit);
     }
-    if (unit == "ratio") return fmt::format("{:.3g}", v);
+    // A factor: three significant digits, but whole above a thousand ("1200", not "1.2e+03").
+    if (unit == "ratio") return a >= 999.5 && a < 1e15 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
     return unit.empty() ? fmt::format("{:.4g}", v) : fmt::format("{:.3g} {}", v, unit);
 }
 
@@ -124,7 +136,8 @@ json to_json(const Measurement& m) {
             {"noise_met", t.noise_met},
             {"counters", m.counters},
             {"counters_note", m.counters_note},
-            {"telemetry", m.telemetry}};
+            {"telemetry", m.telemetry},
+            {"load", num(m.load)}};
 }
 
 Measurement measurement_from_json(const json& j) {
@@ -155,7 +168,23 @@ Measurement measurement_from_json(const json& j) {
     m.counters = j.value("counters", std::map<std::string, double>{});
     m.counters_note = j.value("counters_note", "");
     m.telemetry = j.value("telemetry", std::map<std::string, double>{});
+    m.load = num_or(j.value("load", json(-1.0)), -1);
     return m;
+}
+
+json to_json(const CeilingMeasurement& c) {
+    json j = {{"ceiling", c.ceiling}, {"purpose", c.purpose}, {"workloads", c.workloads}};
+    if (c.purpose != "evidence") j["measurement"] = to_json(c.measurement);
+    return j;
+}
+
+CeilingMeasurement ceiling_measurement_from_json(const json& j) {
+    CeilingMeasurement c;
+    c.ceiling = j.at("ceiling").get<std::string>();
+    c.purpose = j.at("purpose").get<std::string>();
+    c.workloads = j.value("workloads", std::vector<std::string>{});
+    if (j.contains("measurement")) c.measurement = measurement_from_json(j.at("measurement"));
+    return c;
 }
 
 json to_json(const MetricValue& v) {
@@ -174,20 +203,44 @@ json to_json(const MetricDecl& d) {
 json thresholds_json() {
     return {{"overhead_launch_factor", roofline::kOverheadLaunchFactor},
             {"doubling_ratio_max", roofline::kDoublingRatioMax},
-            {"substantial_roof_fraction", roofline::kSubstantialRoofFraction}};
+            {"substantial_roof_fraction", roofline::kSubstantialRoofFraction},
+            {"decision_sigmas", roofline::kDecisionSigmas},
+            {"min_relative_error", roofline::kMinRelativeError},
+            {"roof_margin", roofline::kRoofMargin}};
 }
+
+bool is_check_helper(const std::string& name) { return name.rfind("check.", 0) == 0; }
 
 std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal, DeviceKind kind) {
     std::set<std::string> out;
     if (reveal) return out;
     for (const auto& d : info.metrics)
-        if (d.graded && std::find(d.devices.begin(), d.devices.end(), to_string(kind)) != d.devices.end()) out.insert(d.name);
+        if ((d.graded || is_check_helper(d.name)) &&
+            std::find(d.devices.begin(), d.devices.end(), to_string(kind)) != d.devices.end())
+            out.insert(d.name);
     return out;
+}
+
+bool shown_as_percent(const std::string& name, const std::string& unit) {
+    if (unit != "ratio") return false;
+    const std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+    const std::string suffix = "fraction";
+    return last.size() >= suffix.size() && last.compare(last.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string format_percent(double fraction) {
+    const double p = 100 * fraction;
+    if (!std::isfinite(p)) return fmt::format("{}%", p);
+    if (p == 0) return "0%";
+    if (p > 0 && p < 0.001) return "<0.001%";
+    if (std::fabs(p) >= 999.5) return fmt::format("{:.0f}%", p);
+    return fmt::format("{:.3g}%", p);
 }
 
 std::string format_value(const MetricValue& v) {
     if (v.kind == MetricKind::category) return v.text;
     if (v.kind == MetricKind::integer) return fmt::format("{}{}", std::llround(v.number), v.unit.empty() ? "" : " " + v.unit);
+    if (shown_as_percent(v.name, v.unit)) return format_percent(v.number);
     return si(v.number, v.unit);
 }
 
@@ -227,7 +280,9 @@ json make_record(const RecordInputs& in) {
             put("ai", num(p.ai));
             put("roof_fraction", num(p.roof_fraction));
             put("predicted_regime", roofline::to_string(p.predicted));
-            put("measured_regime", roofline::to_string(p.measured));
+            put("measured_regime", roofline::to_text(p.measured));
+            if (!p.measured.reason.empty() && !withheld.count(m.workload.name + ".measured_regime"))
+                derived["regime_reason"] = p.measured.reason;
             if (p.doubling_ratio) put("doubling_ratio", *p.doubling_ratio);
             w["derived"] = derived;
         }
@@ -240,6 +295,11 @@ json make_record(const RecordInputs& in) {
     for (const auto& line : in.derivation.teaching) teaching.push_back(render_teaching(line, in.derivation, withheld));
     json declared = json::array();
     for (const auto& d : in.info.metrics) declared.push_back(to_json(d));
+    // The ceilings as the run started, and what it measured of them while running (raw data):
+    // readers recompute the ceilings the workloads were held against (effective_ceilings).
+    const Ceilings& start = in.raw.ceiling_measurements.empty() ? in.raw.ceilings : in.raw.ceilings_at_start;
+    json ceiling_measurements = json::array();
+    for (const auto& cm : in.raw.ceiling_measurements) ceiling_measurements.push_back(to_json(cm));
 
     return {{"schema", kSchema},
             {"lab_version", LAB_VERSION},
@@ -252,7 +312,7 @@ json make_record(const RecordInputs& in) {
             {"started_at", in.started_at},
             {"duration_s", in.duration_s},
             {"device", {{"kind", to_string(in.raw.device_kind)}, {"facts", to_json(in.raw.facts)},
-                        {"spec", in.spec}, {"ceilings", to_json(in.raw.ceilings)}}},
+                        {"spec", in.spec}, {"ceilings", to_json(start)}, {"ceiling_measurements", ceiling_measurements}}},
             {"engine", in.engine},
             {"thresholds", thresholds_json()},
             {"notes", in.notes},
@@ -319,8 +379,11 @@ RawRun raw_run_from_record(const json& r) {
         const json& d = r.at("device");
         raw.device_kind = d.at("kind").get<std::string>() == "cuda" ? DeviceKind::cuda : DeviceKind::cpu;
         raw.facts = facts_from_json(d.at("facts"));
-        raw.ceilings = ceilings_from_json(d.at("ceilings"));
+        raw.ceilings_at_start = ceilings_from_json(d.at("ceilings"));
         for (const auto& w : r.at("workloads")) raw.measurements.push_back(measurement_from_json(w));
+        for (const auto& cm : d.value("ceiling_measurements", json::array()))
+            raw.ceiling_measurements.push_back(ceiling_measurement_from_json(cm));
+        raw.ceilings = effective_ceilings(raw.ceilings_at_start, raw.ceiling_measurements, raw.measurements);
     } catch (const json::exception& e) {
         throw InputError("", std::string("the run record is missing a field or has one of the wrong type: ") + e.what(),
                          "record the run again with `lab run`");

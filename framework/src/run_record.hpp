@@ -23,17 +23,36 @@ nlohmann::json to_json(const Ceilings& c);
 Ceilings ceilings_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const CeilingMeasurement& c);
+CeilingMeasurement ceiling_measurement_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const MetricValue& v);
 nlohmann::json to_json(const MetricDecl& d);
 
 // The named regime thresholds (lab/roofline.hpp), written into every record.
 nlohmann::json thresholds_json();
 
-// Graded metrics of the lesson that a student may not see in this run.
+// The metrics of the lesson that a student may not see in this run (none with --reveal):
+//  - its graded metrics (MetricDecl::graded): exactly the ones its grading spec's questions ask;
+//  - its `check.*` helpers: metrics `lab check` compares with the lesson's expectations, which
+//    summarise a student's answers across the per-student variants (e.g. the roof fraction of
+//    "the compute-bound mystery"), so reading one would give an answer away. They are withheld
+//    without being graded: no question asks them, and no '?' is counted for them.
 // Only metrics the run's device produces count: a CPU run withholds no GPU-only metric.
 std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal, DeviceKind kind);
 
-// "1.23 GFLOP/s", "350 ns", "0.83", "memory_bound".
+// A `check.*` helper metric (see withheld_metrics).
+bool is_check_helper(const std::string& name);
+
+// The one display rule for fractions of a ceiling: a metric of unit "ratio" whose name ends in
+// "fraction" ("triad.roof_fraction", "check.memory_roof_fraction") is shown in percent, "29.2%",
+// wherever a person reads it; the record keeps the SI ratio (0.292). Other ratios (a doubling
+// ratio of 1.05, a per-element ratio of 1200) are factors and stay plain numbers.
+bool shown_as_percent(const std::string& name, const std::string& unit);
+// 0.292 -> "29.2%", 1 -> "100%", 0.0123 -> "1.23%" (three significant digits, as the grader's
+// reports write ratios).
+std::string format_percent(double fraction);
+
+// "1.23 GFLOP/s", "350 ns", "1.05", "29.2%" (see shown_as_percent), "memory_bound".
 std::string format_value(const MetricValue& v);
 
 // Replaces {metric.name} placeholders by formatted values, or "?" when withheld.

@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace lab::grader {
 
@@ -35,6 +38,42 @@ Visible visible_totals(const GradeReport& r) {
     return v;
 }
 
+// Console cells: one line each, padded by what a terminal shows (UTF-8 code points, so "350 µs"
+// is six columns), and cut with "…" past `max` columns; the caller says where the full text goes.
+std::size_t columns(const std::string& s) {
+    std::size_t n = 0;
+    for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+std::string one_line(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    return out;
+}
+
+std::string cut(const std::string& s, std::size_t max) {
+    if (columns(s) <= max) return s;
+    std::string out;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const bool lead = (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+        if (lead && ++n > max - 1) break;
+        out += s[i];
+    }
+    return out + "\u2026";
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+    const std::size_t n = columns(s);
+    return n >= width ? s : s + std::string(width - n, ' ');
+}
+
+std::string pad_left(const std::string& s, std::size_t width) {
+    const std::size_t n = columns(s);
+    return n >= width ? s : std::string(width - n, ' ') + s;
+}
+
 std::string status_line(const GradeReport& r) {
     if (r.graded) {
         Visible v = visible_totals(r);
@@ -51,26 +90,59 @@ std::string status_line(const GradeReport& r) {
 }  // namespace
 
 std::string console_report(const GradeReport& r) {
+    // Columns as wide as their widest cell, within limits: a question ID or an answer longer than
+    // its limit is cut with "…" and the answer is given in full in the notes, so the verdict and
+    // points columns stay aligned whatever a student writes.
+    constexpr std::size_t kMaxId = 28, kMaxAnswer = 32;
+    struct Row {
+        std::string id, answer, verdict, points, notes;
+    };
+    std::vector<Row> rows;
+    for (const auto& q : r.results) {
+        Row row;
+        const std::string claim = one_line(q.claim);
+        row.id = cut(one_line(q.question.id), kMaxId);
+        row.answer = claim.empty() ? "-" : cut(claim, kMaxAnswer);
+        const bool cut_answer = row.answer != "-" && row.answer != claim;
+        if (q.question.hidden) {
+            row.verdict = "hidden";
+            row.points = "?/" + points(q.max_points);
+            row.notes = "graded when results are published";
+        } else {
+            std::string notes;
+            if (q.verdict == Verdict::void_question) notes = q.feedback;
+            else if (q.verdict == Verdict::invalid) notes = q.feedback;
+            else if (q.verdict != Verdict::correct && !q.question.hint.empty()) notes = "hint: " + q.question.hint;
+            std::string exp = shown_expected(r, q);
+            if (!exp.empty() && q.verdict != Verdict::void_question) notes = "expected " + exp + (notes.empty() ? "" : "; " + notes);
+            row.verdict = to_string(q.verdict);
+            row.points = q.verdict == Verdict::void_question ? "void" : points(r.graded ? q.points : 0) + "/" + points(q.max_points);
+            row.notes = notes;
+        }
+        if (cut_answer) row.notes = "your answer: " + claim + (row.notes.empty() ? "" : "; " + row.notes);
+        rows.push_back(std::move(row));
+    }
+    std::size_t w_id = columns("question"), w_answer = columns("your answer"), w_verdict = 17, w_points = 9;
+    for (const auto& row : rows) {
+        w_id = std::max(w_id, columns(row.id));
+        w_answer = std::max(w_answer, columns(row.answer));
+        w_verdict = std::max(w_verdict, columns(row.verdict));
+        w_points = std::max(w_points, columns(row.points));
+    }
+    w_id = std::max<std::size_t>(w_id, 22);
+    w_answer = std::max<std::size_t>(w_answer, 18);
+    auto line = [&](const std::string& id, const std::string& answer, const std::string& verdict, const std::string& pts,
+                    const std::string& notes) {
+        std::string l = pad(id, w_id) + " " + pad(answer, w_answer) + " " + pad(verdict, w_verdict) + " " +
+                        pad_left(pts, w_points) + "  " + notes;
+        while (!l.empty() && l.back() == ' ') l.pop_back();
+        return l + "\n";
+    };
+
     std::string out = fmt::format("lesson {}   student {}   run {}\ndevice {}\n\n", r.lesson, r.student,
                                   r.run_digest.substr(0, 19) + "…", r.device);
-    out += fmt::format("{:<22} {:<18} {:<17} {:>9}  {}\n", "question", "your answer", "verdict", "points", "notes");
-    for (const auto& q : r.results) {
-        if (q.question.hidden) {
-            out += fmt::format("{:<22} {:<18} {:<17} {:>9}  {}\n", q.question.id, q.claim.empty() ? "-" : q.claim, "hidden",
-                               "?/" + points(q.max_points), "graded when results are published");
-            continue;
-        }
-        std::string notes;
-        if (q.verdict == Verdict::void_question) notes = q.feedback;
-        else if (q.verdict == Verdict::invalid) notes = q.feedback;
-        else if (q.verdict != Verdict::correct && !q.question.hint.empty()) notes = "hint: " + q.question.hint;
-        std::string exp = shown_expected(r, q);
-        if (!exp.empty() && q.verdict != Verdict::void_question) notes = "expected " + exp + (notes.empty() ? "" : "; " + notes);
-        out += fmt::format("{:<22} {:<18} {:<17} {:>9}  {}\n", q.question.id, q.claim.empty() ? "-" : q.claim,
-                           to_string(q.verdict),
-                           q.verdict == Verdict::void_question ? "void" : points(r.graded ? q.points : 0) + "/" + points(q.max_points),
-                           notes);
-    }
+    out += line("question", "your answer", "verdict", "points", "notes");
+    for (const auto& row : rows) out += line(row.id, row.answer, row.verdict, row.points, row.notes);
     out += "\n" + status_line(r) + "\n";
     return out;
 }

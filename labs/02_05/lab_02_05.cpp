@@ -131,10 +131,17 @@ public:
             {"fma_per_element", "k FMAs per element loaded (k = 8, and 64 on a CPU or 256 on a GPU): one kernel either side of the ridge"},
             {"gemm", "OpenBLAS SGEMM and DGEMM (cuBLASLt on a GPU): compute bound"},
         };
+        // Graded = asked by configs/grading/02.05.yaml (and so withheld): the side of the ridge of
+        // triad, fma_few, fma_many and sgemm, and triad's roof fraction. The other kernels'
+        // regimes and roof fractions are shown: they are what the student reasons from.
+        auto graded = [](const std::string& name) -> std::vector<std::string> {
+            if (name == "triad") return {"predicted_regime", "roof_fraction"};
+            if (name == "fma_few" || name == "fma_many" || name == "sgemm") return {"predicted_regime"};
+            return {};
+        };
         for (const auto& k : kKernels) {
             std::size_t first = i.metrics.size();
-            declare_workload_metrics(i.metrics, k.name, {"predicted_regime", "measured_regime", "roof_fraction"}, false,
-                                     counted(k.name));
+            declare_workload_metrics(i.metrics, k.name, graded(k.name), false, counted(k.name));
             if (k.gpu_only)
                 for (std::size_t j = first; j < i.metrics.size(); ++j) i.metrics[j].devices = {"cuda"};
         }
@@ -151,8 +158,9 @@ public:
             {"fma_few.predicted_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "few FMAs per element: left of the ridge"},
             {"fma_many.predicted_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "many FMAs per element: right of the ridge"},
             {"sgemm.predicted_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "SGEMM sits right of the ridge"},
-            {"read.measured_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "a large read is memory bound"},
-            {"fma_peak_fp32.measured_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "the FMA peak kernel is compute bound"},
+            // Measured regimes depend on how busy the machine is: reported, failing only with --strict.
+            {"read.measured_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, true, "a large read is memory bound"},
+            {"fma_peak_fp32.measured_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, true, "the FMA peak kernel is compute bound"},
             {"triad.bytes_per_s", "", 0.6, 1e308, "bandwidth.best", {"cpu", "cuda"}, true, "triad reaches 60% of the bandwidth ceiling"},
             {"fma_peak_fp32.flops_per_s", "", 0.8, 1e308, "flops.fp32.simt", {"cpu", "cuda"}, true, "the FMA kernel reaches 80% of the fp32 peak"},
             {"sgemm.flops_per_s", "", 0.4, 1e308, "flops.fp32.simt", {"cpu", "cuda"}, true, "SGEMM reaches 40% of the fp32 peak"},

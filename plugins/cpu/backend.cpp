@@ -15,8 +15,22 @@ public:
     }
     lab::Ceilings calibrate(lab::Device& device, bool quick, const lab::MeasureFn& measure,
                             const std::function<void(const std::string&)>& progress) override {
-        return lab::cpu::calibrate_cpu(dynamic_cast<lab::cpu::CpuDevice&>(device), quick, measure, progress);
+        return lab::cpu::calibrate_cpu(kernels(device), quick, measure, progress);
     }
+    std::optional<lab::Measurement> probe_ceiling(lab::Device& device, const std::string& ceiling,
+                                                  const lab::MeasureFn& measure) override {
+        if (!lab::cpu::CeilingKernels::knows(ceiling)) return std::nullopt;
+        return kernels(device).measure(ceiling, true, measure);
+    }
+
+private:
+    // The ceilings' kernels keep their buffers between probes of the same device.
+    lab::cpu::CeilingKernels& kernels(lab::Device& device) {
+        auto& cpu = dynamic_cast<lab::cpu::CpuDevice&>(device);
+        if (!kernels_ || &kernels_->device() != &cpu) kernels_ = std::make_unique<lab::cpu::CeilingKernels>(cpu);
+        return *kernels_;
+    }
+    std::unique_ptr<lab::cpu::CeilingKernels> kernels_;
 };
 
 }  // namespace

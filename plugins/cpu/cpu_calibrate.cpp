@@ -1,6 +1,7 @@
 // Calibration of the CPU device: the running clock, the dispatch cost of an empty kernel, FMA
 // peaks per dtype and streaming bandwidth (read, copy, triad) over working sets of at least
-// 4x the last-level cache. Each ceiling says how it was measured.
+// 4x the last-level cache. Each ceiling is work / median sample time and says how it was
+// measured (lab/backend.hpp, ceiling_from).
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -13,43 +14,104 @@ namespace lab::cpu {
 
 namespace {
 
-// A ceiling comes from the best sample (see describe_samples in lab/backend.hpp).
-double best_rate(double work, const Measurement& m) { return work / m.time.min; }
-
 template <class T>
-Ceiling fma_ceiling(CpuDevice& dev, bool quick, const MeasureFn& measure, const char* dtype) {
+Measurement measure_fma(CpuDevice& dev, BufferPtr& sink, bool quick, const MeasureFn& measure, const char* dtype) {
     const Simd simd = dev.simd();
     const int threads = dev.threads();
     // About 10 ms per invocation (5 ms quick) at typical clocks: long enough to dwarf dispatch.
     const std::int64_t iterations = quick ? 1'500'000 : 3'000'000;
-    BufferPtr out = dev.allocate(64 * sizeof(T) * threads);
-    T* o = out->as<T>();
+    T* o = sink->as<T>();
     Workload w;
     w.name = std::string("calibrate.fma_") + dtype;
     w.flops = fma_peak_flops<T>(simd, iterations, threads);
     w.bytes = sizeof(T) * threads;
     w.pipe = std::string(dtype) + ".simt";
-    Measurement m = measure(w, [=](Stream& s) {
-        s.launch([=](int t, int) { fma_peak<T>(simd, iterations, o, t); });
-    });
-    Ceiling c;
-    c.value = best_rate(w.flops, m);
-    c.unit = "FLOP/s";
-    c.method = std::to_string(kFmaChains) + " independent " + to_string(simd) + " " + dtype +
-               " FMA chains per thread on " + std::to_string(threads) + " threads; " + describe_samples(m);
-    c.measured_at = utc_now_iso();
-    return c;
+    return measure(w, [=](Stream& s) { s.launch([=](int t, int) { fma_peak<T>(simd, iterations, o, t); }); });
 }
 
 }  // namespace
 
-Ceilings calibrate_cpu(CpuDevice& dev, bool quick, const MeasureFn& measure,
+CeilingKernels::CeilingKernels(CpuDevice& device) : dev_(device) {
+    sink_ = dev_.allocate(64 * sizeof(double) * std::max(1, dev_.threads()));
+}
+
+bool CeilingKernels::knows(const std::string& c) {
+    return c == "launch" || c == "flops.fp32.simt" || c == "flops.fp64.simt" || c == "bandwidth.read" ||
+           c == "bandwidth.copy" || c == "bandwidth.triad";
+}
+
+Measurement CeilingKernels::measure(const std::string& c, bool quick, const MeasureFn& measure) {
+    const Simd simd = dev_.simd();
+    if (c == "launch") {
+        Workload w;
+        w.name = "calibrate.empty_kernel";
+        return measure(w, [](Stream& s) { s.launch([](int, int) {}); });
+    }
+    if (c == "flops.fp32.simt") return measure_fma<float>(dev_, sink_, quick, measure, "fp32");
+    if (c == "flops.fp64.simt") return measure_fma<double>(dev_, sink_, quick, measure, "fp64");
+
+    // One allocation serves all three kernels: read streams all of it, copy splits it in two,
+    // triad in three, so each kernel's working set is the whole buffer.
+    if (!stream_) {
+        std::size_t llc = dev_.facts().last_level_cache_bytes();
+        std::size_t total = std::max<std::size_t>(4 * llc, 256u << 20);
+        total = (total + (3 << 12) - 1) / (3 << 12) * (3 << 12);  // divisible into 3 page-aligned parts
+        stream_ = dev_.allocate(total);
+        stream_bytes_ = total;
+        float* base = stream_->as<float>();
+        std::size_t n = total / sizeof(float);
+        dev_.stream().launch([=](int t, int nt) { fill(base, n, 1.0f, t, nt); });
+    }
+    float* base = stream_->as<float>();
+    float* sink = sink_->as<float>();
+    const std::size_t n = stream_bytes_ / sizeof(float), half = n / 2, third = n / 3;
+    Workload w;
+    w.name = "calibrate." + c.substr(c.find('.') + 1);
+    if (c == "bandwidth.read") {
+        w.bytes = 4.0 * n;
+        return measure(w, [=](Stream& s) {
+            s.launch([=](int t, int nt) { sink[16 * t] = stream_read(simd, base, n, t, nt); });
+        });
+    }
+    if (c == "bandwidth.copy") {
+        w.bytes = 8.0 * half;
+        return measure(w, [=](Stream& s) {
+            s.launch([=](int t, int nt) { stream_copy(simd, base, base + half, half, t, nt); });
+        });
+    }
+    if (c == "bandwidth.triad") {
+        w.bytes = 12.0 * third;
+        return measure(w, [=](Stream& s) {
+            s.launch([=](int t, int nt) {
+                stream_triad(simd, base, base + third, base + 2 * third, 0.5f, third, t, nt);
+            });
+        });
+    }
+    throw std::invalid_argument("the CPU backend has no kernel for the ceiling '" + c + "'");
+}
+
+Ceiling CeilingKernels::ceiling(const std::string& c, const Measurement& m) const {
+    const std::string threads = std::to_string(dev_.threads());
+    const std::string simd = to_string(dev_.simd());
+    if (c == "launch")
+        return ceiling_from(m, 0, "s", "empty kernel on the " + threads + "-thread team, back to back on the stream");
+    if (c.rfind("flops.", 0) == 0)
+        return ceiling_from(m, m.workload.flops, "FLOP/s",
+                            std::to_string(kFmaChains) + " independent " + simd + " " + c.substr(6, 4) +
+                                " FMA chains per thread on " + threads + " threads");
+    const std::string kernel = c.substr(10);
+    const char* how = kernel == "read" ? "sum += a[i]" : kernel == "copy" ? "a[i] = b[i]" : "a[i] = b[i] + s*c[i]";
+    return ceiling_from(m, m.workload.bytes, "B/s",
+                        std::string(how) + " over " + std::to_string(stream_bytes_ >> 20) + " MiB, " + threads +
+                            " threads, " + simd + "; bytes the kernel asks for (no write-allocate)");
+}
+
+Ceilings calibrate_cpu(CeilingKernels& k, bool quick, const MeasureFn& measure,
                        const std::function<void(const std::string&)>& progress) {
+    CpuDevice& dev = k.device();
     Ceilings c;
     c.threads = dev.threads();
     c.quick = quick;
-    const Simd simd = dev.simd();
-    const int threads = dev.threads();
 
     progress("calibrating: core clock");
     {
@@ -59,67 +121,25 @@ Ceilings calibrate_cpu(CpuDevice& dev, bool quick, const MeasureFn& measure,
         dev.stream().synchronize();
         c.clock_hz = {hz, "Hz", "dependent chain of 5,000,000 integer adds (one per cycle), best of 5, on thread 0",
                       utc_now_iso()};
+        c.clock_hz.source = "calibration";
     }
-
     progress("calibrating: dispatch cost");
-    {
-        Workload w;
-        w.name = "calibrate.empty_kernel";
-        Measurement m = measure(w, [](Stream& s) { s.launch([](int, int) {}); });
-        c.launch_s = {m.time.median, "s",
-                      "empty kernel on the " + std::to_string(threads) +
-                          "-thread team, back to back on the stream; " + describe_samples(m, false),
-                      utc_now_iso()};
+    c.launch_s = k.ceiling("launch", k.measure("launch", quick, measure));
+    for (const char* pipe : {"fp32.simt", "fp64.simt"}) {
+        progress(std::string("calibrating: ") + pipe + " FMA peak");
+        const std::string key = std::string("flops.") + pipe;
+        c.flops_per_s[pipe] = k.ceiling(key, k.measure(key, quick, measure));
     }
-
-    progress("calibrating: fp32 FMA peak");
-    c.flops_per_s["fp32.simt"] = fma_ceiling<float>(dev, quick, measure, "fp32");
-    progress("calibrating: fp64 FMA peak");
-    c.flops_per_s["fp64.simt"] = fma_ceiling<double>(dev, quick, measure, "fp64");
-
-    // One allocation serves all three kernels: read streams all of it, copy splits it in two,
-    // triad in three, so each kernel's working set is the whole buffer.
-    std::size_t llc = dev.facts().last_level_cache_bytes();
-    std::size_t total = std::max<std::size_t>(4 * llc, 256u << 20);
-    total = (total + (3 << 12) - 1) / (3 << 12) * (3 << 12);  // divisible into 3 page-aligned parts
-    progress("calibrating: bandwidth over " + std::to_string(total >> 20) + " MiB");
-    BufferPtr buf = dev.allocate(total);
-    float* base = buf->as<float>();
-    std::size_t n = total / sizeof(float);
-    float* sink = nullptr;
-    BufferPtr sink_buf = dev.allocate(64 * sizeof(float) * threads);
-    sink = sink_buf->as<float>();
-    dev.stream().launch([=](int t, int nt) { fill(base, n, 1.0f, t, nt); });
-
-    auto bandwidth = [&](const char* name, double bytes, const Launch& launch, const std::string& how) {
-        Workload w;
-        w.name = std::string("calibrate.") + name;
-        w.bytes = bytes;
-        w.flops = 0;
-        Measurement m = measure(w, launch);
-        c.bandwidth_bytes_per_s[name] = {best_rate(bytes, m), "B/s",
-                                         how + " over " + std::to_string(total >> 20) + " MiB, " +
-                                             std::to_string(threads) + " threads, " + to_string(simd) +
-                                             "; bytes the kernel asks for (no write-allocate); " + describe_samples(m),
-                                         utc_now_iso()};
-    };
-    bandwidth("read", 4.0 * n, [=](Stream& s) {
-        s.launch([=](int t, int nt) { sink[16 * t] = stream_read(simd, base, n, t, nt); });
-    }, "sum += a[i]");
-    std::size_t half = n / 2;
-    bandwidth("copy", 8.0 * half, [=](Stream& s) {
-        s.launch([=](int t, int nt) { stream_copy(simd, base, base + half, half, t, nt); });
-    }, "a[i] = b[i]");
-    std::size_t third = n / 3;
-    bandwidth("triad", 12.0 * third, [=](Stream& s) {
-        s.launch([=](int t, int nt) { stream_triad(simd, base, base + third, base + 2 * third, 0.5f, third, t, nt); });
-    }, "a[i] = b[i] + s*c[i]");
-
+    for (const char* kernel : {"read", "copy", "triad"}) {
+        progress(std::string("calibrating: ") + kernel + " bandwidth");
+        const std::string key = std::string("bandwidth.") + kernel;
+        c.bandwidth_bytes_per_s[kernel] = k.ceiling(key, k.measure(key, quick, measure));
+    }
     Ceiling best;
-    for (const auto& [k, v] : c.bandwidth_bytes_per_s)
+    for (const auto& [name, v] : c.bandwidth_bytes_per_s)
         if (v.value > best.value) {
             best = v;
-            best.method = "best sustained of read/copy/triad: " + k;
+            best.method = "best sustained of read/copy/triad: " + name;
         }
     c.bandwidth_bytes_per_s["best"] = best;
     return c;

@@ -47,18 +47,21 @@ int count_cpu_list(const std::string& list) {
     return n;
 }
 
+// The first CPU's value of `key` in /proc/cpuinfo. The key must match whole ("model" is not
+// "model name"); cpuinfo pads keys with tabs before the colon.
 std::string cpuinfo_field(const std::string& key) {
     std::ifstream f("/proc/cpuinfo");
     std::string line;
     while (std::getline(f, line)) {
-        if (line.rfind(key, 0) == 0) {
-            auto colon = line.find(':');
-            if (colon != std::string::npos) {
-                std::string v = line.substr(colon + 1);
-                v.erase(0, v.find_first_not_of(" \t"));
-                return v;
-            }
-        }
+        auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string k = line.substr(0, colon);
+        k.erase(k.find_last_not_of(" \t") + 1);
+        if (k != key) continue;
+        std::string v = line.substr(colon + 1);
+        v.erase(0, v.find_first_not_of(" \t"));
+        v.erase(v.find_last_not_of(" \t") + 1);
+        return v;
     }
     return "";
 }
@@ -84,6 +87,7 @@ DeviceFacts read_cpu_facts(const std::vector<int>& cpus, Simd simd) {
     f.vendor = cpuinfo_field("vendor_id");
     f.threads = static_cast<int>(cpus.size());
     f.simd = to_string(simd);
+    if (std::string note = simd_override_note(); !note.empty()) f.extra["simd_override"] = note;
 
     // Cores: distinct (package, core) pairs among the CPUs we run on.
     std::set<std::pair<std::string, std::string>> cores;
@@ -124,6 +128,15 @@ DeviceFacts read_cpu_facts(const std::vector<int>& cpus, Simd simd) {
     while (flags >> flag)
         if (interesting.count(flag)) f.features.push_back(flag);
     f.extra["cpuinfo_mhz"] = cpuinfo_field("cpu MHz");
+    // cpuid identity, decimal as cpuinfo prints it: picks the row of
+    // configs/cpu_microarchitectures.yaml behind the theoretical peak (device_summary.cpp).
+    if (!f.vendor.empty()) f.extra["cpu_vendor_id"] = f.vendor;
+    for (const auto& [key, field] : {std::pair<const char*, const char*>{"cpu_family", "cpu family"},
+                                     {"cpu_model", "model"},
+                                     {"cpu_stepping", "stepping"}}) {
+        std::string v = cpuinfo_field(field);
+        if (!v.empty()) f.extra[key] = v;
+    }
     if (std::find(f.features.begin(), f.features.end(), "hypervisor") != f.features.end())
         f.extra["virtualised"] = "yes (a VM: another guest can take cores away, so figures are noisy)";
     return f;

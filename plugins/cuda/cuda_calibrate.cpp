@@ -33,17 +33,15 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         Workload w;
         w.name = "calibrate.empty_kernel";
         Measurement m = measure(w, [](Stream& s) { launch_empty(native(s)); });
-        c.launch_s = {m.time.median, "s", "empty kernel <<<1,1>>> launched back to back on one stream; " + describe_samples(m, false),
-                      utc_now_iso()};
+        c.launch_s = ceiling_from(m, 0, "s", "empty kernel <<<1,1>>> launched back to back on one stream");
         const int kernels = 100;
         cudaGraphExec_t graph = make_empty_kernel_graph(native(dev.stream()), kernels);
         Workload g;
         g.name = "calibrate.empty_graph";
         Measurement mg = measure(g, [graph](Stream& s) { LAB_CUDA(cudaGraphLaunch(graph, native(s))); });
         LAB_CUDA(cudaGraphExecDestroy(graph));
-        c.launch_graph_s = {mg.time.median / kernels, "s",
-                            "a CUDA graph of 100 empty kernels replayed back to back, per kernel; " + describe_samples(mg, false),
-                            utc_now_iso()};
+        c.launch_graph_s = ceiling_from(mg, 0, "s", "a CUDA graph of 100 empty kernels replayed back to back, per kernel");
+        c.launch_graph_s.value /= kernels;
     }
 
     // SIMT FMA peaks; the fp32 one also measures the SM clock.
@@ -65,10 +63,9 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         void* o = out->data();
         FmaType t = p.type;
         Measurement m = measure(w, [=](Stream& s) { launch_fma_peak(native(s), t, o, it, fma_blocks); });
-        c.flops_per_s[p.pipe] = {w.flops / m.time.min, "FLOP/s",
-                                 std::to_string(8) + " independent " + p.pipe + " FMA chains per thread, " +
-                                     std::to_string(fma_blocks) + " blocks of 256 threads; " + describe_samples(m),
-                                 utc_now_iso()};
+        c.flops_per_s[p.pipe] = ceiling_from(m, w.flops, "FLOP/s",
+                                             std::to_string(8) + " independent " + p.pipe + " FMA chains per thread, " +
+                                                 std::to_string(fma_blocks) + " blocks of 256 threads");
         if (p.type == FmaType::fp32) {
             double hz = dev.last_sample_clock_hz();
             c.clock_hz = {std::isfinite(hz) ? hz : dev.nominal_clock_hz(), "Hz",
@@ -99,9 +96,8 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         w.pipe = t.pipe;
         try {
             Measurement m = measure(w, [&dev, g](Stream& s) { dev.gemm(s, g); });
-            c.flops_per_s[t.pipe] = {w.flops / m.time.min, t.unit,
-                                     "cuBLASLt GEMM " + std::to_string(n) + "^3 in " + to_string(t.dtype) + "; " + describe_samples(m),
-                                     utc_now_iso()};
+            c.flops_per_s[t.pipe] = ceiling_from(m, w.flops, t.unit,
+                                                 "cuBLASLt GEMM " + std::to_string(n) + "^3 in " + to_string(t.dtype));
         } catch (const std::invalid_argument& e) {
             progress(std::string("skipped ") + t.pipe + ": " + e.what());
         }
@@ -122,10 +118,9 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         w.name = std::string("calibrate.") + name;
         w.bytes = bytes;
         Measurement m = measure(w, launch);
-        c.bandwidth_bytes_per_s[name] = {bytes / m.time.min, "B/s",
-                                         how + " over " + std::to_string(total >> 20) +
-                                             " MiB; bytes the kernel asks for (no write-allocate); " + describe_samples(m),
-                                         utc_now_iso()};
+        c.bandwidth_bytes_per_s[name] = ceiling_from(m, bytes, "B/s",
+                                                     how + " over " + std::to_string(total >> 20) +
+                                                         " MiB; bytes the kernel asks for (no write-allocate)");
     };
     bandwidth("read", 4.0 * n, [=](Stream& s) { launch_read(native(s), base, n, sk, stream_blocks); },
               "sum of a[i], 16-byte loads");

@@ -43,20 +43,76 @@ TEST_CASE("the predicted regime is memory bound left of the ridge and compute bo
 
 TEST_CASE("the measured regime follows DESIGN.md's order of tests", "[roofline]") {
     using R = Regime;
-    // time per invocation, launch cost, doubling ratio (<0: none), compute fraction, memory fraction
+    // time per invocation, launch cost, doubling ratio (<0: none), compute fraction, memory
+    // fraction; every quantity known to 1% (so a test is decided 2% clear of its threshold)
     auto [t, launch, doubling, cf, mf, expected] = GENERATE(table<double, double, double, double, double, R>({
         {1.5e-6, 1e-6, -1, 0.0, 0.01, R::overhead_bound},   // within 2x the launch cost
-        {2.0e-6, 1e-6, -1, 0.0, 0.90, R::overhead_bound},   // the launch test comes first
+        {1.9e-6, 1e-6, -1, 0.0, 0.90, R::overhead_bound},   // the launch test comes first
         {3.0e-6, 1e-6, 1.05, 0.0, 0.01, R::overhead_bound}, // doubling the work barely costs more
-        {3.0e-6, 1e-6, 1.25, 0.0, 0.01, R::latency_bound},  // doubling cost something: not overhead
+        {3.0e-6, 1e-6, 1.35, 0.0, 0.01, R::latency_bound},  // doubling cost something: not overhead
         {0.04, 1e-6, 2.0, 0.02, 0.85, R::memory_bound},
         {0.01, 1e-6, 2.0, 0.95, 0.00, R::compute_bound},
-        {0.01, 1e-6, -1, 0.30, 0.29, R::compute_bound},     // exactly the substantial fraction
-        {0.01, 1e-6, -1, 0.29, 0.10, R::latency_bound},     // far from every roof
+        {0.01, 1e-6, -1, 0.35, 0.29, R::compute_bound},     // clear of the substantial fraction
+        {0.01, 1e-6, -1, 0.25, 0.10, R::latency_bound},     // far from every roof
         {0.01, 0.0, -1, 0.01, 0.00, R::latency_bound},      // no launch cost known: skip that test
     }));
-    std::optional<double> d = doubling < 0 ? std::nullopt : std::optional<double>(doubling);
-    CHECK(measured_regime(t, launch, d, cf, mf) == expected);
+    VerdictInputs in;
+    in.time = {t, 0.01};
+    in.launch = {launch, 0.01};
+    if (doubling > 0) in.doubling = Uncertain{doubling, 0.01};
+    in.compute_fraction = {cf, 0.01};
+    in.memory_fraction = {mf, 0.01};
+    Verdict v = decide_regime(in);
+    CHECK(v.regime == expected);
+    CHECK(v.reason.empty());
+    CHECK(to_text(v) == to_string(expected));
+}
+
+TEST_CASE("a verdict within its noise of a threshold is undecided between two named regimes", "[roofline]") {
+    VerdictInputs in;
+    in.time = {0.01, 0.05};
+    in.launch = {1e-6, 0.05};
+    in.compute_fraction = {0.31, 0.05};  // 30% is within two standard errors
+    in.memory_fraction = {0.01, 0.05};
+    Verdict v = decide_regime(in);
+    CHECK(v.regime == Regime::undecided);
+    CHECK(v.first == Regime::compute_bound);
+    CHECK(v.second == Regime::latency_bound);
+    CHECK(v.reason.find("30%") != std::string::npos);
+    CHECK(to_text(v) == "undecided: compute_bound or latency_bound");
+    CHECK(regimes_in(to_text(v)) == std::vector<Regime>{Regime::compute_bound, Regime::latency_bound});
+    CHECK(regimes_in("memory_bound") == std::vector<Regime>{Regime::memory_bound});
+    CHECK(regimes_in("undecided: nonsense").empty());
+
+    // The same fraction measured precisely is decided.
+    in.time.rel_err = in.launch.rel_err = in.compute_fraction.rel_err = 0.001;
+    CHECK(decide_regime(in).regime == Regime::compute_bound);
+
+    // A doubling ratio of 1.25 +- 10% may be overhead or not; the launch test is clear of it.
+    VerdictInputs d;
+    d.time = {1e-5, 0.01};
+    d.launch = {1e-6, 0.01};
+    d.doubling = Uncertain{1.25, 0.10};
+    d.compute_fraction = {0.001, 0.01};
+    d.memory_fraction = {0.001, 0.01};
+    Verdict dv = decide_regime(d);
+    CHECK(dv.regime == Regime::undecided);
+    CHECK(dv.first == Regime::latency_bound);
+    CHECK(dv.second == Regime::overhead_bound);
+
+    // Noise on a test that cannot change the outcome leaves the verdict decided: a kernel far
+    // above 30% of the memory roof is memory bound whatever its doubling ratio's noise.
+    VerdictInputs m = d;
+    m.time = {0.04, 0.01};
+    m.doubling = Uncertain{2.0, 0.5};
+    m.memory_fraction = {0.9, 0.01};
+    CHECK(decide_regime(m).regime == Regime::memory_bound);
+}
+
+TEST_CASE("the standard error of a median shrinks with samples and never falls below the floor", "[roofline]") {
+    CHECK(median_rel_err(0.2, 4) == Approx(1.25 * 0.2 / 2));
+    CHECK(median_rel_err(0.0, 100) == kMinRelativeError);
+    CHECK(median_rel_err(0.5, 0) == 0.10);  // unknown sample count
 }
 
 TEST_CASE("place() derives rates, fractions and both regimes from counts and a time", "[roofline]") {
@@ -68,7 +124,7 @@ TEST_CASE("place() derives rates, fractions and both regimes from counts and a t
     CHECK_THAT(p.memory_fraction, WithinRel(1.0, 1e-12));
     CHECK_THAT(p.roof_fraction, WithinRel(1.0, 1e-12));
     CHECK(p.predicted == Regime::memory_bound);
-    CHECK(p.measured == Regime::memory_bound);
+    CHECK(p.measured.regime == Regime::memory_bound);
     // roof_fraction equals achieved / roof(AI) whenever the kernel does arithmetic
     CHECK_THAT(p.roof_fraction, WithinRel(p.flops_per_s / roof(p.ai, 347e9, 30e9), 1e-12));
 }

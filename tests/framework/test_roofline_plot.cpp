@@ -294,14 +294,123 @@ TEST_CASE("the roofline SVG axes are log scaled with decade ticks in SI units", 
     CHECK(any_contains(titles, "Performance (FLOP/s)"));
 }
 
-TEST_CASE("the x axis widens to cover extreme arithmetic intensities", "[plot]") {
+TEST_CASE("the x axis widens to cover kernels spread over many decades", "[plot]") {
     auto chart = sample_chart();
-    chart.points = {{"reduction", 1e-4, 1e9, "memory_bound"}, {"dense", 5e5, 150e9, "compute_bound"}};
+    // No gap wider than three decades between neighbours: every kernel matters, all are on scale.
+    chart.points = {{"reduction", 1e-4, 1e9, "memory_bound"}, {"stream", 0.1, 5e9, "memory_bound"},
+                    {"gemm", 1e3, 150e9, "compute_bound"}, {"dense", 5e5, 150e9, "compute_bound"}};
     const auto d = parse(render_svg(chart));
     REQUIRE(d.doc);
     const auto x = texts(d, "x-tick");
     CHECK(std::find(x.begin(), x.end(), "1e-5") != x.end());
     CHECK(std::find(x.begin(), x.end(), "1e7") != x.end());
+    CHECK(find(d, "", "off-scale").empty());
+    for (xmlNode* c : find(d, "circle", "point")) CHECK_FALSE(attr(c, "data-off-scale").has_value());
+}
+
+// The FMA-peak kernel of 02.05 on a CPU: 12 chains x 16 lanes x 2 FLOP x 10^6 iterations per
+// 4-byte result, an AI near 1e8, far right of everything else.
+RooflineChart chart_with_outliers() {
+    auto chart = sample_chart();
+    chart.points.push_back({"fma_peak_fp32", 9.6e7, 170e9, "compute_bound"});
+    chart.points.push_back({"gather", 2e-7, 1e7, "latency_bound"});
+    return chart;
+}
+
+TEST_CASE("an outlier's AI does not stretch the x axis: it is drawn at the edge, marked", "[plot]") {
+    const auto chart = chart_with_outliers();
+    const std::string svg = render_svg(chart);
+    const auto d = parse(svg);
+    REQUIRE(d.doc);
+
+    // The axis spans the kernels that matter (0.125 .. 42.7 FLOP/B) and the ridges, a decade of
+    // margin each side, never narrower than 1e-2 .. 1e3: not 1e-8 .. 1e9.
+    const auto x = texts(d, "x-tick");
+    CHECK(std::find(x.begin(), x.end(), "0.01") != x.end());
+    CHECK(std::find(x.begin(), x.end(), "1000") != x.end());
+    for (const char* far : {"1e-3", "1e-4", "1e4", "1e5", "1e8"}) {
+        INFO(far);
+        CHECK(std::find(x.begin(), x.end(), far) == x.end());
+    }
+
+    // Every point is still drawn, the outliers on the frame's edges, with their real AI kept.
+    CHECK(find(d, "circle", "point").size() == chart.points.size());
+    const auto frame = find(d, "rect", "frame").at(0);
+    const double left = std::stod(attr(frame, "x").value());
+    const double right = left + std::stod(attr(frame, "width").value());
+    xmlNode* peak = point_circle(d, "fma_peak_fp32");
+    xmlNode* gather = point_circle(d, "gather");
+    REQUIRE(peak);
+    REQUIRE(gather);
+    CHECK(attr(peak, "data-off-scale") == "right");
+    CHECK(attr(gather, "data-off-scale") == "left");
+    REQUIRE_THAT(std::stod(attr(peak, "cx").value()), WithinAbs(right, 0.05));
+    REQUIRE_THAT(std::stod(attr(gather, "cx").value()), WithinAbs(left, 0.05));
+    REQUIRE_THAT(std::stod(attr(peak, "data-ai").value()), WithinRel(9.6e7, 1e-12));
+    REQUIRE(point_circle(d, "saxpy"));
+    CHECK_FALSE(attr(point_circle(d, "saxpy"), "data-off-scale").has_value());
+
+    // An arrow outside the frame for each, and a label naming the kernel and its AI.
+    const auto arrows = find(d, "path", "off-scale");
+    REQUIRE(arrows.size() == 2);
+    for (xmlNode* a : arrows) {
+        const bool is_peak = attr(a, "data-label") == "fma_peak_fp32";
+        CHECK(attr(a, "data-side") == (is_peak ? "right" : "left"));
+    }
+    const auto labels = texts(d, "point-label");
+    CHECK(any_contains(labels, "fma_peak_fp32 (AI 9.6e7 \u2192)"));
+    CHECK(any_contains(labels, "gather (\u2190 AI 2e-7)"));
+}
+
+TEST_CASE("the terminal sketch draws an outlier at the edge with an arrow and names its AI", "[plot]") {
+    const auto chart = chart_with_outliers();
+    const int width = 64, height = 16;
+    const std::string t = render_terminal(chart, width, height);
+    CHECK(is_ascii(t));
+    const auto lines = lines_of(t);
+    std::size_t axis = lines.size(), axis_col = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto pos = lines[i].find("+" + std::string(width, '-'));
+        if (pos != std::string::npos) {
+            axis = i;
+            axis_col = pos;
+            break;
+        }
+    }
+    REQUIRE(axis < lines.size());
+    // fma_peak_fp32 is the fifth point (E), gather the sixth (F).
+    bool right_edge = false, left_edge = false;
+    for (std::size_t i = axis - height; i < axis; ++i) {
+        const std::string row = lines[i].substr(axis_col + 1);
+        right_edge = right_edge || row.substr(row.size() - 2) == "E>";
+        left_edge = left_edge || row.substr(0, 2) == "<F";
+    }
+    CHECK(right_edge);
+    CHECK(left_edge);
+    // The x labels stop at 1000 (not 1e8), and the legend says where the outliers really are.
+    CHECK(lines[axis + 1].find("1e8") == std::string::npos);
+    CHECK(lines[axis + 1].find("1000") != std::string::npos);
+    auto has_line = [&](const std::string& prefix, const std::string& rest) {
+        for (const auto& l : lines)
+            if (l.rfind(prefix, 0) == 0 && l.find(rest) != std::string::npos) return true;
+        return false;
+    };
+    CHECK(has_line("  E  fma_peak_fp32", "AI 9.6e7 FLOP/B (off scale >)"));
+    CHECK(has_line("  F  gather", "AI 2e-7 FLOP/B (off scale <)"));
+    CHECK(has_line("  A  saxpy", "AI 0.167 FLOP/B"));
+    CHECK_FALSE(has_line("  A  saxpy", "off scale"));
+}
+
+TEST_CASE("an undecided regime has its own colour and legend entry", "[plot]") {
+    auto chart = sample_chart();
+    chart.points.push_back({"noisy", 3.0, 20e9, "undecided: memory_bound or latency_bound"});
+    const auto d = parse(render_svg(chart));
+    REQUIRE(d.doc);
+    CHECK(any_contains(texts(d, "legend-label"), "undecided"));
+    xmlNode* c = point_circle(d, "noisy");
+    REQUIRE(c);
+    CHECK(attr(c, "fill") != attr(point_circle(d, "saxpy"), "fill"));
+    CHECK(attr(c, "fill") != attr(point_circle(d, "pointer_chase"), "fill"));
 }
 
 TEST_CASE("a point with infinite AI sits at the right edge and one with zero FLOP/s is listed",

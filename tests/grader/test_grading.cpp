@@ -1162,3 +1162,110 @@ TEST_CASE("the answers template names every question, the student and the run's 
     GradeReport r = g.grade_file(spec, run, a);
     CHECK(r.score == 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// One convention for fractions of a ceiling: shown in %, read in % or as a fraction
+
+TEST_CASE("a roof fraction as lab shows it (29.2%) is read back right, in a % or a ratio question", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    const lab::MetricValue* m = run.derived.find("triad.roof_fraction");
+    REQUIRE(m);
+    const std::string shown = lab::record::format_value(*m);  // what lab run --reveal and lab show print
+    REQUIRE(shown.back() == '%');
+    const std::string pct = shown.substr(0, shown.size() - 1);
+    std::string ratio_question = kTriadFraction;
+    ratio_question.replace(ratio_question.find("unit: \"%\""), 9, "unit: ratio");
+    ratio_question.replace(ratio_question.find("abs: 3"), 6, "abs: 0.03");
+    for (const std::string& q : {kTriadFraction, ratio_question}) {
+        GradingSpec spec = g.spec(spec_yaml(q));
+        const bool percent = spec.questions.at(0).unit == "%";
+        CAPTURE(spec.questions.at(0).unit);
+        for (const std::string& claim : {shown, pct + " %", percent ? pct : num(m->number)}) {
+            CAPTURE(claim);
+            GradeReport r = g.grade(spec, run, {{"triad_roof_fraction", claim}});
+            CHECK(result(r, "triad_roof_fraction").verdict == Verdict::correct);
+        }
+        // The expected value, where shown, is written the same way.
+        GradeReport r = g.grade(spec, run, {{"triad_roof_fraction", "1%"}});
+        CHECK(result(r, "triad_roof_fraction").expected == shown);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The console table
+
+namespace {
+
+// Code points, as a terminal counts columns ("µ" is one).
+std::size_t code_points(const std::string& s) {
+    std::size_t n = 0;
+    for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+// The text of `line` from code-point column `col` on.
+std::string from_column(const std::string& line, std::size_t col) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;  // inside a character
+        if (n++ == col) return line.substr(i);
+    }
+    return "";
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+    std::vector<std::string> out;
+    for (std::size_t at = 0, end; at < s.size(); at = end + 1) {
+        end = s.find('\n', at);
+        if (end == std::string::npos) end = s.size();
+        out.push_back(s.substr(at, end - at));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the console table stays aligned whatever the length of an answer", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(kAttainable + kRidge + kTriadSide + kTriadFraction));
+    const std::string exact = fmt::format("{:.17g} FLOP/s", run.number("attainable_flops_per_s"));  // 20+ characters
+    const std::string very_long = "the triad is memory bound because its arithmetic intensity is far below the ridge";
+    GradeReport r = g.grade(spec, run, {{"attainable", exact},
+                                        {"ridge_point", "350 \u00b5s"},  // a wrong dimension, with a two-byte µ
+                                        {"triad_side", very_long},
+                                        {"triad_roof_fraction", ""}});
+    REQUIRE(r.graded);
+    CHECK(result(r, "attainable").verdict == Verdict::correct);
+    const std::string console = console_report(r);
+    INFO(console);
+    const auto lines = split_lines(console);
+    std::size_t header = lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].rfind("question ", 0) == 0) header = i;
+    REQUIRE(header < lines.size());
+    const std::string& h = lines[header];
+    const std::size_t verdict_col = code_points(h.substr(0, h.find("verdict")));
+    const std::size_t points_end = code_points(h.substr(0, h.find("points") + 6));
+    for (const auto& q : r.results) {
+        CAPTURE(q.question.id);
+        std::string row;
+        for (const auto& l : lines)
+            if (l.rfind(q.question.id + " ", 0) == 0) row = l;
+        REQUIRE_FALSE(row.empty());
+        // The verdict starts in its column, after a blank: the answer never runs into it.
+        const std::string verdict = to_string(q.verdict);
+        CHECK(from_column(row, verdict_col).rfind(verdict, 0) == 0);
+        CHECK(from_column(row, verdict_col - 1).rfind(" " + verdict, 0) == 0);
+        // The points, right-aligned, end where the header's "points" ends.
+        const std::string pts = q.verdict == Verdict::void_question ? "void" : "/" + fmt::format("{:g}", q.max_points);
+        const std::string after = from_column(row, points_end - pts.size());
+        CHECK(after.rfind(pts, 0) == 0);
+    }
+    // A long number is shown whole; an answer too long for its column is cut, and given in full
+    // in the notes.
+    CHECK_THAT(console, Catch::Contains(exact + " "));
+    CHECK_THAT(console, Catch::Contains("\u2026"));
+    CHECK_THAT(console, Catch::Contains("your answer: " + very_long));
+}

@@ -3,7 +3,10 @@
 // formulas the lessons state; per-student variants follow the seed.
 #include <catch2/catch.hpp>
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "plugin_loader.hpp"
@@ -113,4 +116,77 @@ TEST_CASE("re-deriving a revealed record reproduces the values it carries", "[le
         ++compared;
     }
     CHECK(compared > 20);
+}
+
+// What a student is asked and what `lab run` withholds and counts as '?' are one set: a lesson's
+// graded metric declarations (for each device kind) are exactly the metrics its grading spec's
+// questions ask on that device. (Withheld `check.*` helpers are not graded: no question asks them.)
+TEST_CASE("every lesson with a grading spec grades exactly the metrics its questions ask", "[lessons]") {
+    int specs = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(lab_test::source_root() / "configs/grading")) {
+        if (entry.path().extension() != ".yaml") continue;
+        const YAML::Node spec = YAML::LoadFile(entry.path().string());
+        const std::string id = spec["lesson"].as<std::string>();
+        INFO(entry.path().string() << " (lesson " << id << ")");
+        const std::string dir = id.substr(0, 2) + "_" + id.substr(3);  // "02.05" -> "02_05"
+        auto l = lesson(dir);
+        ++specs;
+        for (DeviceKind kind : {DeviceKind::cpu, DeviceKind::cuda}) {
+            INFO("device " << to_string(kind));
+            std::set<std::string> asked, graded;
+            for (const auto& q : spec["questions"]) {
+                if (!q["expected"] || !q["expected"]["metric"]) continue;
+                bool applies = !q["applies_to"];
+                if (q["applies_to"] && q["applies_to"].IsScalar()) applies = q["applies_to"].as<std::string>() == to_string(kind);
+                else if (q["applies_to"])
+                    for (const auto& k : q["applies_to"]) applies = applies || k.as<std::string>() == to_string(kind);
+                const std::string metric = q["expected"]["metric"].as<std::string>();
+                const auto decl = std::find_if(l.info.metrics.begin(), l.info.metrics.end(),
+                                               [&](const MetricDecl& m) { return m.name == metric; });
+                REQUIRE(decl != l.info.metrics.end());
+                if (applies && runs_on(*decl, kind)) asked.insert(metric);
+            }
+            for (const auto& m : l.info.metrics)
+                if (m.graded && runs_on(m, kind)) graded.insert(m.name);
+            CHECK(graded == asked);
+            // The run withholds the graded metrics, and the check.* helpers besides; nothing else.
+            std::set<std::string> withheld = record::withheld_metrics(l.info, false, kind), expected = graded;
+            for (const auto& m : l.info.metrics)
+                if (record::is_check_helper(m.name) && runs_on(m, kind)) expected.insert(m.name);
+            CHECK(withheld == expected);
+            CHECK(record::withheld_metrics(l.info, true, kind).empty());
+        }
+        // A check.* helper is never graded: it is withheld without being asked.
+        for (const auto& m : l.info.metrics) {
+            INFO(m.name);
+            if (record::is_check_helper(m.name)) CHECK_FALSE(m.graded);
+        }
+    }
+    CHECK(specs >= 2);
+}
+
+TEST_CASE("fractions of a ceiling are shown in percent, other ratios as plain numbers", "[lessons]") {
+    auto value = [](const std::string& name, double v, const std::string& unit) {
+        return record::format_value(MetricValue{name, MetricKind::number, unit, v, {}});
+    };
+    CHECK(value("triad.roof_fraction", 0.292, "ratio") == "29.2%");
+    CHECK(value("triad.roof_fraction", 1.0, "ratio") == "100%");
+    CHECK(value("chain.roof_fraction", 0.00808, "ratio") == "0.808%");
+    CHECK(value("check.memory_roof_fraction", 0.85, "ratio") == "85%");
+    CHECK(value("mystery_c.doubling_ratio", 1.05, "ratio") == "1.05");
+    CHECK(value("per_element_ratio", 1234.4, "ratio") == "1234");
+    CHECK(value("ridge_point", 11.0, "FLOP/B") == "11 FLOP/B");
+    // In teaching lines too, and in every lesson's table of metrics.
+    Derivation d;
+    d.number("triad.roof_fraction", 0.292, "ratio");
+    CHECK(record::render_teaching("Triad achieves {triad.roof_fraction} of its roof.", d, {}) ==
+          "Triad achieves 29.2% of its roof.");
+    CHECK(record::render_teaching("Triad achieves {triad.roof_fraction} of its roof.", d, {"triad.roof_fraction"}) ==
+          "Triad achieves ? of its roof.");
+    for (const char* dir : {"02_01", "02_05"})
+        for (const auto& m : lesson(dir).info.metrics) {
+            INFO(m.name);
+            if (m.name.find("fraction") != std::string::npos) CHECK(record::shown_as_percent(m.name, m.unit));
+            if (m.name.find("_ratio") != std::string::npos) CHECK_FALSE(record::shown_as_percent(m.name, m.unit));
+        }
 }

@@ -5,7 +5,9 @@
 
 #include <ctime>
 #include <functional>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lab/device.hpp"
@@ -31,6 +33,18 @@ public:
     // Measures clock, launch cost, FLOP/s per pipe and bandwidth per kernel.
     virtual Ceilings calibrate(Device& device, bool quick, const MeasureFn& measure,
                                const std::function<void(const std::string&)>& progress) = 0;
+    // Measures one ceiling's kernel again, by the same method as calibrate: "flops.<pipe>"
+    // (workload.flops set), "bandwidth.<read|copy|triad>" (workload.bytes set) or "launch" (an
+    // empty kernel). A run uses it to re-measure a ceiling a workload beat, to retry a ceiling
+    // calibrated under load, and as the reference a workload's regime is judged against.
+    // nullopt when this backend cannot measure that ceiling on its own.
+    virtual std::optional<Measurement> probe_ceiling(Device& device, const std::string& ceiling,
+                                                     const MeasureFn& measure) {
+        (void)device;
+        (void)ceiling;
+        (void)measure;
+        return std::nullopt;
+    }
 };
 
 // "2026-11-30T05:21:01Z": when a ceiling was measured.
@@ -41,14 +55,34 @@ inline std::string utc_now_iso() {
     return buf;
 }
 
-// How a ceiling came out of its samples. A ceiling is what the device can do, so it comes from
-// the best sample (on a shared machine the median also measures the neighbours); a cost, such as
-// the launch cost, takes the median.
-inline std::string describe_samples(const Measurement& m, bool best = true) {
-    return std::string(best ? "best" : "median") + " of " + std::to_string(m.time.samples) + " samples" +
+// How a ceiling came out of its samples. A ceiling is work / the median sample time: the same
+// statistic workloads are judged by, so a kernel that matches a ceiling's kernel reads 100% of
+// it, and a ceiling measured twice reproduces (the best sample of hundreds on a shared machine
+// picks the moments the neighbours were idle). A cost, such as the launch cost, is the median too.
+inline std::string describe_samples(const Measurement& m) {
+    char spread[32];
+    std::snprintf(spread, sizeof spread, "%.1f%%", 100 * m.time.noise);
+    return "median of " + std::to_string(m.time.samples) + " samples" +
            (m.time.batch > 1 ? " of " + std::to_string(m.time.batch) + " back-to-back invocations" : "") +
+           ", spread " + spread +
            (m.time.discarded ? ", " + std::to_string(m.time.discarded) + " throttled samples discarded" : "") +
            (m.time.noise_met ? "" : " (noise target not met)");
+}
+
+// A ceiling from the measurement of its kernel: `work` (FLOP or bytes per invocation; 0 for a
+// cost in seconds) over the median, with the conditions it was measured under.
+inline Ceiling ceiling_from(const Measurement& m, double work, const std::string& unit, const std::string& how) {
+    Ceiling c;
+    c.value = work > 0 ? (m.time.median > 0 ? work / m.time.median : 0) : m.time.median;
+    c.unit = unit;
+    c.method = how + "; " + describe_samples(m);
+    c.measured_at = utc_now_iso();
+    c.spread = m.time.noise;
+    c.samples = m.time.samples;
+    c.noise_met = m.time.noise_met;
+    c.load = m.load;
+    c.source = "calibration";
+    return c;
 }
 
 }  // namespace lab

@@ -22,19 +22,47 @@ inline const char* to_string(Simd s) {
     return s == Simd::avx512 ? "avx512" : s == Simd::avx2 ? "avx2" : "scalar";
 }
 
-// The widest vector ISA this CPU runs. LAB_SIMD=avx2|scalar forces a narrower one.
-inline Simd detect_simd() {
+// The widest vector ISA this CPU (and its OS) runs, whatever LAB_SIMD says. The avx512 kernels
+// need only AVX-512F; the avx2 ones AVX2 and FMA.
+inline Simd widest_simd() {
     __builtin_cpu_init();
-    Simd s = Simd::scalar;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) s = Simd::avx2;
-    if (__builtin_cpu_supports("avx512f")) s = Simd::avx512;
-    if (const char* force = std::getenv("LAB_SIMD")) {
-        std::string f = force;
-        if (f == "scalar") s = Simd::scalar;
-        else if (f == "avx2" && s == Simd::avx512) s = Simd::avx2;
-    }
-    return s;
+    if (__builtin_cpu_supports("avx512f")) return Simd::avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Simd::avx2;
+    return Simd::scalar;
 }
+
+// Whether this CPU runs path `s` (every path up to the widest).
+inline bool simd_supported(Simd s) { return static_cast<int>(s) <= static_cast<int>(widest_simd()); }
+
+namespace detail {
+struct SimdChoice {
+    Simd simd;
+    std::string note;  // "" when LAB_SIMD is unset or was honoured
+};
+// LAB_SIMD=scalar|avx2|avx512 picks a path this CPU supports. A path it lacks, or a value that
+// names no path, falls back to the widest supported path, and the note says why.
+inline SimdChoice choose_simd() {
+    const Simd widest = widest_simd();
+    const char* force = std::getenv("LAB_SIMD");
+    if (!force || !*force) return {widest, ""};
+    const std::string f = force;
+    for (Simd s : {Simd::scalar, Simd::avx2, Simd::avx512}) {
+        if (f != to_string(s)) continue;
+        if (simd_supported(s)) return {s, ""};
+        return {widest, "LAB_SIMD=" + f + " ignored: this CPU does not run " + f +
+                            (s == Simd::avx512 ? " (no AVX-512F)" : " (no AVX2+FMA)") + "; using " +
+                            to_string(widest)};
+    }
+    return {widest, "LAB_SIMD=" + f + " ignored: not one of scalar, avx2, avx512; using " + to_string(widest)};
+}
+}  // namespace detail
+
+// The kernel variant to run: the widest this CPU runs, or the one LAB_SIMD=scalar|avx2|avx512
+// names when the CPU runs it. Cheap enough to call per device: CPUID bits and one getenv.
+inline Simd detect_simd() { return detail::choose_simd().simd; }
+
+// Why detect_simd() did not follow LAB_SIMD ("" when it did, or LAB_SIMD is unset).
+inline std::string simd_override_note() { return detail::choose_simd().note; }
 
 // [begin, end) of thread t's share of n items, split on 64-item boundaries (a cache line of
 // doubles, a multiple of every vector width) so no two threads write the same line.
@@ -85,7 +113,10 @@ __attribute__((target("avx512f"))) inline double fma_avx512(std::int64_t it, dou
     __m512d s = acc[0];
     #pragma GCC unroll 16
     for (int i = 1; i < kFmaChains; ++i) s = _mm512_add_pd(s, acc[i]);
-    return _mm512_reduce_add_pd(s);
+    // Summed through memory: GCC 12's _mm512_reduce_add_pd trips -Wuninitialized in its own header.
+    alignas(64) double v[8];
+    _mm512_store_pd(v, s);
+    return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
 }
 __attribute__((target("avx2,fma"))) inline float fma_avx2(std::int64_t it, float) {
     __m256 acc[kFmaChains];

@@ -8,7 +8,9 @@
 //             re-derives a recorded run, so graded values never come from a stored copy.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -56,7 +58,11 @@ struct RawRun {
     RunOptions options;
     DeviceKind device_kind = DeviceKind::cpu;
     DeviceFacts facts;
+    // The ceilings the run holds its workloads against: those it started with, raised by every
+    // ceiling it measured while running (effective_ceilings). Derive from these.
     Ceilings ceilings;
+    Ceilings ceilings_at_start;                          // as calibrated or cached, before the run
+    std::vector<CeilingMeasurement> ceiling_measurements; // measured during the run (raw)
     std::vector<Measurement> measurements;
 
     const Measurement* find(const std::string& name) const {
@@ -69,6 +75,73 @@ struct RawRun {
         throw std::runtime_error("the run has no workload named '" + name + "'");
     }
 };
+
+// The rate a ceiling measurement shows: work / median for FLOP/s and B/s, the median for the
+// launch cost; 0 when it cannot tell. An "evidence" entry shows the rate of the workload it names.
+inline double ceiling_rate(const CeilingMeasurement& c, const std::vector<Measurement>& workloads) {
+    const Measurement* m = &c.measurement;
+    if (c.purpose == "evidence") {
+        m = nullptr;
+        for (const auto& w : workloads)
+            if (!c.workloads.empty() && w.workload.name == c.workloads.front()) m = &w;
+        if (!m) return 0;
+    }
+    const double t = m->time.median;
+    if (!(t > 0) || !std::isfinite(t)) return 0;
+    if (c.ceiling == "launch") return t;
+    if (c.ceiling.rfind("flops.", 0) == 0) return m->workload.flops / t;
+    if (c.ceiling.rfind("bandwidth.", 0) == 0) return m->workload.bytes / t;
+    return 0;
+}
+
+// The bandwidth kernels whose best is the DRAM roof ("bandwidth.best"); others (a GPU's memcpy)
+// are references, not roofs.
+inline bool is_bandwidth_roof_kernel(const std::string& kernel) {
+    return kernel == "read" || kernel == "copy" || kernel == "triad";
+}
+
+// The ceilings a run holds its workloads against (DESIGN.md, "Trusting ceilings"): a ceiling is
+// never below what the same machine was seen to do, so each FLOP/s and bandwidth ceiling is the
+// largest of its starting value and every in-run measurement of it, and "bandwidth.best" is the
+// largest bandwidth of all. (The launch cost, a cost not a ceiling, keeps its calibrated value.)
+inline Ceilings effective_ceilings(const Ceilings& start, const std::vector<CeilingMeasurement>& in_run,
+                                   const std::vector<Measurement>& workloads) {
+    Ceilings c = start;
+    for (const auto& cm : in_run) {
+        double rate = ceiling_rate(cm, workloads);
+        if (!(rate > 0)) continue;
+        std::map<std::string, Ceiling>* table = nullptr;
+        std::string key;
+        if (cm.ceiling.rfind("flops.", 0) == 0) table = &c.flops_per_s, key = cm.ceiling.substr(6);
+        else if (cm.ceiling.rfind("bandwidth.", 0) == 0) table = &c.bandwidth_bytes_per_s, key = cm.ceiling.substr(10);
+        if (!table || (table == &c.bandwidth_bytes_per_s && !is_bandwidth_roof_kernel(key) && key != "best")) continue;
+        Ceiling& target = (*table)[key];
+        if (rate > target.value) {
+            target.value = rate;
+            target.unit = table == &c.flops_per_s ? "FLOP/s" : "B/s";
+            target.source = cm.purpose == "evidence" ? "raised to the rate of workload '" + cm.workloads.front() + "'"
+                                                     : "re-measured in this run (" + cm.purpose + ")";
+            target.samples = cm.purpose == "evidence" ? 0 : cm.measurement.time.samples;
+            target.spread = cm.purpose == "evidence" ? 0 : cm.measurement.time.noise;
+            target.noise_met = cm.purpose == "evidence" || cm.measurement.time.noise_met;
+            target.load = cm.measurement.load;
+            target.trusted = true;
+        }
+    }
+    if (in_run.empty()) return c;
+    // "best" is the largest of the roof kernels, or of a workload's rate that raised it.
+    Ceiling best;
+    std::string best_kernel;
+    for (const auto& [k, v] : c.bandwidth_bytes_per_s)
+        if ((is_bandwidth_roof_kernel(k) || (k == "best" && !v.source.empty() && v.source.rfind("raised", 0) == 0)) &&
+            v.value > best.value)
+            best = v, best_kernel = k;
+    if (best.value > 0) {
+        if (best_kernel != "best") best.method = "best sustained of read/copy/triad: " + best_kernel + "; " + best.method;
+        c.bandwidth_bytes_per_s["best"] = best;
+    }
+    return c;
+}
 
 // Per-workload derived values (DESIGN.md's roofline definition applied to one workload).
 struct WorkloadDerivation {
@@ -106,15 +179,32 @@ struct Derivation {
 // the device read hardware counters for it).
 inline const WorkloadDerivation& place_workload(const RawRun& run, const std::string& name,
                                                 Derivation& out) {
+    using roofline::Uncertain;
     const Measurement& m = run.at(name);
     const Workload& w = m.workload;
-    std::optional<double> doubling;
+    auto err = [](const TimeStats& t) { return roofline::median_rel_err(t.noise, t.samples); };
+    std::optional<Uncertain> doubling;
     for (const auto& other : run.measurements)
         if (other.workload.doubles == name && m.time.median > 0)
-            doubling = other.time.median / m.time.median;
-    double peak_flops = run.ceilings.peak_flops(w.pipe);
-    auto p = roofline::place(w.flops, w.bytes, m.time.median, peak_flops,
-                             run.ceilings.peak_bandwidth(), run.ceilings.launch_s.value, doubling);
+            doubling = Uncertain{other.time.median / m.time.median, std::hypot(err(other.time), err(m.time))};
+    roofline::PlacementCeilings pc;
+    pc.peak_flops = run.ceilings.peak_flops(w.pipe);
+    pc.peak_bandwidth = run.ceilings.peak_bandwidth();
+    const Ceiling& launch = run.ceilings.launch_s;
+    pc.launch = {launch.value, roofline::median_rel_err(launch.spread, launch.samples)};
+    // The verdict compares with the ceilings measured right after this workload, where the run
+    // measured them (its references): the same statistic, close together in time.
+    for (const auto& cm : run.ceiling_measurements) {
+        if (cm.purpose != "reference" || std::find(cm.workloads.begin(), cm.workloads.end(), name) == cm.workloads.end())
+            continue;
+        Uncertain u{ceiling_rate(cm, run.measurements), err(cm.measurement.time)};
+        if (!(u.value > 0)) continue;
+        if (cm.ceiling == "flops." + w.pipe) pc.local_flops = u;
+        else if (cm.ceiling == "launch") pc.launch = u;
+        else if (cm.ceiling.rfind("bandwidth.", 0) == 0 && w.level == "dram" && u.value > pc.local_bandwidth.value)
+            pc.local_bandwidth = u;
+    }
+    auto p = roofline::place(w.flops, w.bytes, Uncertain{m.time.median, err(m.time)}, pc, doubling);
     out.workloads.push_back({name, p});
     out.number(name + ".time_s", m.time.median, "s");
     out.number(name + ".flops_per_s", p.flops_per_s, "FLOP/s");
@@ -122,8 +212,8 @@ inline const WorkloadDerivation& place_workload(const RawRun& run, const std::st
     if (std::isfinite(p.ai)) out.number(name + ".ai", p.ai, "FLOP/B");
     out.number(name + ".roof_fraction", p.roof_fraction, "ratio");
     out.category(name + ".predicted_regime", roofline::to_string(p.predicted));
-    out.category(name + ".measured_regime", roofline::to_string(p.measured));
-    if (doubling) out.number(name + ".doubling_ratio", *doubling, "ratio");
+    out.category(name + ".measured_regime", roofline::to_text(p.measured));
+    if (doubling) out.number(name + ".doubling_ratio", doubling->value, "ratio");
     // Placed from hardware counters too, where the device measured them.
     if (!m.counters.empty()) {
         counters::Counted c = counters::from_counters(m.counters);

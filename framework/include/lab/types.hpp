@@ -99,6 +99,26 @@ struct Measurement {
     std::map<std::string, double> counters;       // per invocation, by metric name
     std::string counters_note;                    // why counters are missing, when asked for
     std::map<std::string, double> telemetry;      // summaries over the timed samples
+    // Other processes' CPU use while the samples were taken, in CPUs (steal time included);
+    // -1 when unknown. A busy machine is told apart from a slow kernel by it.
+    double load = -1;
+};
+
+// A ceiling measured during a lesson's run, kept as raw data in the run record (DESIGN.md,
+// "Trusting ceilings"). Its rate is work / median time, the statistic workloads are judged by:
+// flops / median for "flops.<pipe>", bytes / median for "bandwidth.<kernel>", the median itself
+// for "launch".
+struct CeilingMeasurement {
+    std::string ceiling;                 // "flops.fp32.simt", "bandwidth.read", "launch"
+    // "reference": measured right after the workloads it names, so their regimes are judged
+    //   against what the device did at that moment (a busy machine slows both alike);
+    // "remeasure": a workload beat the ceiling by more than the stated margin, so it was measured
+    //   again;
+    // "evidence": even the re-measure stayed below the workload, so the workload's own rate
+    //   raises the ceiling (`measurement` is empty; the rate is that of workloads[0]).
+    std::string purpose;
+    std::vector<std::string> workloads;  // the workloads it serves or that caused it
+    Measurement measurement;
 };
 
 // A derived metric. Numbers in `number`, categories in `text`.

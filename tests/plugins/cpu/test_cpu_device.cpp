@@ -155,7 +155,7 @@ TEST_CASE("FMA-peak FLOP counts follow from chains, lanes, iterations and thread
     CHECK(fma_peak_flops<double>(Simd::scalar, 10, 1) == 2.0 * 10 * kFmaChains);
 }
 
-TEST_CASE("measured: a large copy is memory bound and the FMA peak kernel is compute bound", "[cpu]") {
+TEST_CASE("calibration measures every ceiling, and kernels measured against them are placed", "[cpu]") {
     Fixture& f = fixture();
     Device& d = *f.device;
     const EngineSettings settings = engine_defaults(DeviceKind::cpu, true);
@@ -175,7 +175,11 @@ TEST_CASE("measured: a large copy is memory bound and the FMA peak kernel is com
     copy.bytes = 8.0 * n;
     Measurement mc = measure(copy, [=](Stream& s) { s.launch([=](int t, int nt) { stream_copy(simd, pa, pb, n, t, nt); }); });
     auto pc = roofline::place(0, copy.bytes, mc.time.median, c.peak_flops("fp32.simt"), c.peak_bandwidth(), c.launch_s.value);
-    CHECK(pc.measured == roofline::Regime::memory_bound);
+    // Which regime a busy machine shows is not asserted (DESIGN.md, "Testing here"); that the
+    // verdict names regimes and the counts place the kernel is.
+    CHECK_FALSE(roofline::regimes_in(roofline::to_text(pc.measured)).empty());
+    CHECK(pc.predicted == roofline::Regime::memory_bound);
+    CHECK(pc.memory_fraction > 0);
 
     const std::int64_t it = 1'000'000;
     BufferPtr out = d.allocate(4096);
@@ -186,8 +190,39 @@ TEST_CASE("measured: a large copy is memory bound and the FMA peak kernel is com
     fma.bytes = 4.0 * d.threads();
     Measurement mf = measure(fma, [=](Stream& s) { s.launch([=](int t, int) { fma_peak<float>(simd, it, po, t); }); });
     auto pf = roofline::place(fma.flops, fma.bytes, mf.time.median, c.peak_flops("fp32.simt"), c.peak_bandwidth(), c.launch_s.value);
-    CHECK(pf.measured == roofline::Regime::compute_bound);
+    CHECK_FALSE(roofline::regimes_in(roofline::to_text(pf.measured)).empty());
     CHECK(pf.predicted == roofline::Regime::compute_bound);
+    CHECK(pf.compute_fraction > 0);
+}
+
+TEST_CASE("each ceiling is measured alone as calibration measures it, and carries its conditions", "[cpu]") {
+    auto& f = fixture();
+    Device& d = *f.device;
+    const EngineSettings settings = engine_defaults(DeviceKind::cpu, true);
+    MeasureFn measure = [&](const Workload& w, const Launch& l) { return measure_workload(d, w, l, settings); };
+    for (const char* key : {"launch", "flops.fp32.simt", "flops.fp64.simt", "bandwidth.read", "bandwidth.copy", "bandwidth.triad"}) {
+        INFO(key);
+        std::optional<Measurement> m = f.backend.backend->probe_ceiling(d, key, measure);
+        REQUIRE(m.has_value());
+        CHECK(m->time.median > 0);
+        CHECK(m->time.samples >= settings.min_samples);
+        CeilingMeasurement cm{key, "reference", {}, *m};
+        CHECK(ceiling_rate(cm, {}) > 0);
+    }
+    CHECK_FALSE(f.backend.backend->probe_ceiling(d, "flops.bf16.tensor", measure).has_value());
+
+    Ceilings c = f.backend.backend->calibrate(d, true, measure, [](const std::string&) {});
+    for (const auto* table : {&c.flops_per_s, &c.bandwidth_bytes_per_s})
+        for (const auto& [key, ceiling] : *table) {
+            INFO(key);
+            CHECK(ceiling.value > 0);
+            CHECK(ceiling.samples >= settings.min_samples);
+            CHECK(ceiling.spread >= 0);
+            CHECK_FALSE(ceiling.measured_at.empty());
+            CHECK(ceiling.method.find("median of") != std::string::npos);
+        }
+    CHECK(c.peak_bandwidth() == std::max({c.bandwidth_bytes_per_s["read"].value, c.bandwidth_bytes_per_s["copy"].value,
+                                          c.bandwidth_bytes_per_s["triad"].value}));
 }
 
 TEST_CASE("copies on the CPU device land whole, in stream order", "[cpu]") {

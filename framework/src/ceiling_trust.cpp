@@ -1,0 +1,223 @@
+// Trusting ceilings (see ceiling_trust.hpp).
+#include "ceiling_trust.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "machine_load.hpp"
+
+namespace lab {
+
+namespace {
+
+// A reference measured less than this long ago still describes the device "now": consecutive
+// short workloads share one instead of measuring it again.
+constexpr double kReferenceReuse_s = 1.5;
+// A workload that still beats its re-measured ceiling gets this many re-measures before its own
+// rate raises the ceiling.
+constexpr int kRemeasureAttempts = 2;
+// Before retrying a ceiling calibrated under load, give a passing burst of work time to end.
+constexpr auto kRetryPause = std::chrono::milliseconds(1000);
+
+std::string fmt_rate(double v, const std::string& unit) {
+    const char* p = "";
+    double s = 1;
+    if (std::fabs(v) >= 1e12) p = "T", s = 1e12;
+    else if (std::fabs(v) >= 1e9) p = "G", s = 1e9;
+    else if (std::fabs(v) >= 1e6) p = "M", s = 1e6;
+    return fmt::format("{:.3g} {}{}", v / s, p, unit);
+}
+
+double rate_of(const std::string& key, const Measurement& m) {
+    CeilingMeasurement cm{key, "reference", {}, m};
+    return ceiling_rate(cm, {});
+}
+
+}  // namespace
+
+std::vector<std::string> ceiling_keys(const Ceilings& c) {
+    std::vector<std::string> keys;
+    for (const auto& [pipe, v] : c.flops_per_s) keys.push_back("flops." + pipe);
+    for (const auto& [kernel, v] : c.bandwidth_bytes_per_s)
+        if (is_bandwidth_roof_kernel(kernel)) keys.push_back("bandwidth." + kernel);
+    return keys;
+}
+
+Ceiling* find_ceiling(Ceilings& c, const std::string& key) {
+    if (key == "launch") return &c.launch_s;
+    if (key.rfind("flops.", 0) == 0) {
+        auto it = c.flops_per_s.find(key.substr(6));
+        return it == c.flops_per_s.end() ? nullptr : &it->second;
+    }
+    if (key.rfind("bandwidth.", 0) == 0) {
+        auto it = c.bandwidth_bytes_per_s.find(key.substr(10));
+        return it == c.bandwidth_bytes_per_s.end() ? nullptr : &it->second;
+    }
+    return nullptr;
+}
+
+std::string distrust_reason(const Ceiling& c) {
+    std::string why;
+    if (!c.noise_met) why = fmt::format("its samples missed the noise target (spread {:.1f}%)", 100 * c.spread);
+    if (c.load >= kLoadedMachineCpus)
+        why += (why.empty() ? "" : " and ") + fmt::format("other processes used {:.1f} CPUs while it ran", c.load);
+    return why;
+}
+
+Ceilings calibrate_with_conditions(Backend& backend, Device& device, bool quick, const MeasureFn& measure,
+                                   const std::function<void(const std::string&)>& progress, const NoteFn& note) {
+    Ceilings c = backend.calibrate(device, quick, measure, progress);
+    std::vector<std::string> suspect;
+    for (const auto& key : ceiling_keys(c))
+        if (!distrust_reason(*find_ceiling(c, key)).empty()) suspect.push_back(key);
+    if (!suspect.empty()) {
+        std::this_thread::sleep_for(kRetryPause);
+        for (const auto& key : suspect) {
+            progress("calibrating again: " + key);
+            std::optional<Measurement> m = backend.probe_ceiling(device, key, measure);
+            Ceiling& old = *find_ceiling(c, key);
+            if (!m) continue;
+            double rate = rate_of(key, *m);
+            // The better of the two: a busy machine only ever slows a ceiling's kernel down.
+            if (rate > old.value) {
+                std::string method = old.method.substr(0, old.method.find("; median of"));
+                old = ceiling_from(*m, key.rfind("flops.", 0) == 0 ? m->workload.flops : m->workload.bytes,
+                                   old.unit, method);
+                old.source = "calibration (retried)";
+            }
+        }
+    }
+    std::string untrusted;
+    for (const auto& key : ceiling_keys(c)) {
+        Ceiling& v = *find_ceiling(c, key);
+        std::string why = distrust_reason(v);
+        v.trusted = why.empty();
+        if (!v.trusted) untrusted += fmt::format("{}{} {} ({})", untrusted.empty() ? "" : "; ", key, fmt_rate(v.value, v.unit), why);
+    }
+    if (!untrusted.empty())
+        note("ceilings stored as not trusted, even after measuring them again: " + untrusted +
+             ". Each run measures them again before use; run `lab calibrate` when the machine is quiet");
+    // "best" follows the roof kernels it is the best of.
+    Ceiling best;
+    std::string kernel;
+    for (const auto& [k, v] : c.bandwidth_bytes_per_s)
+        if (is_bandwidth_roof_kernel(k) && v.value > best.value) best = v, kernel = k;
+    if (!kernel.empty()) {
+        best.method = "best sustained of read/copy/triad: " + kernel;
+        c.bandwidth_bytes_per_s["best"] = best;
+    }
+    return c;
+}
+
+InRunCeilings::InRunCeilings(Backend& backend, Device& device, Ceilings start, MeasureFn measure, NoteFn note)
+    : backend_(backend), device_(device), start_(std::move(start)), current_(start_), measure_(std::move(measure)),
+      note_(std::move(note)) {}
+
+std::optional<Measurement> InRunCeilings::probe(const std::string& key) {
+    if (unsupported_.count(key)) return std::nullopt;
+    std::optional<Measurement> m = backend_.probe_ceiling(device_, key, measure_);
+    if (!m) unsupported_.insert(key);
+    return m;
+}
+
+void InRunCeilings::add(CeilingMeasurement cm, const std::vector<Measurement>& workloads) {
+    measured_.push_back(std::move(cm));
+    current_ = effective_ceilings(start_, measured_, workloads);
+}
+
+void InRunCeilings::recheck_untrusted() {
+    std::string story;
+    for (const auto& key : ceiling_keys(start_)) {
+        const Ceiling& c = *find_ceiling(start_, key);
+        if (c.trusted) continue;
+        std::optional<Measurement> m = probe(key);
+        if (!m) continue;
+        double rate = rate_of(key, *m);
+        story += fmt::format("{}{} {} -> {}", story.empty() ? "" : ", ", key, fmt_rate(c.value, c.unit), fmt_rate(rate, c.unit));
+        if (rate > roofline::kRoofMargin * c.value) raised_beyond_margin_ = true;
+        add({key, "remeasure", {}, *m}, {});
+    }
+    if (!story.empty()) note_("cached ceilings that were not trusted, measured again before the lesson: " + story);
+}
+
+void InRunCeilings::after_workload(const Measurement& m, const std::vector<Measurement>& workloads) {
+    const Workload& w = m.workload;
+    using clock = std::chrono::steady_clock;
+    auto& last = last_reference_;
+
+    // References: the compute ceiling of its pipe, the best bandwidth kernel, the launch cost.
+    std::vector<std::string> keys = {"launch"};
+    if (w.flops > 0) keys.push_back("flops." + w.pipe);
+    if (w.bytes > 0 && w.level == "dram") {
+        std::string best = "read";
+        double v = -1;
+        for (const auto& [k, c] : current_.bandwidth_bytes_per_s)
+            if (is_bandwidth_roof_kernel(k) && c.value > v) v = c.value, best = k;
+        keys.push_back("bandwidth." + best);
+    }
+    for (const auto& key : keys) {
+        auto it = last.find(key);
+        if (it != last.end() && it->second.second < measured_.size() &&
+            std::chrono::duration<double>(clock::now() - it->second.first).count() < kReferenceReuse_s) {
+            measured_[it->second.second].workloads.push_back(w.name);
+            continue;
+        }
+        std::optional<Measurement> r = probe(key);
+        if (!r) continue;
+        add({key, "reference", {w.name}, *r}, workloads);
+        last[key] = {clock::now(), measured_.size() - 1};
+    }
+
+    // The roof-margin check: a workload may not beat its roof by more than kRoofMargin.
+    auto over = [&](std::string& key, double& rate, double& roof) {
+        const double t = m.time.median;
+        if (!(t > 0)) return false;
+        rate = w.flops / t;
+        roof = current_.peak_flops(w.pipe);
+        if (w.flops > 0 && roof > 0 && rate > roofline::kRoofMargin * roof) return key = "flops." + w.pipe, true;
+        rate = w.bytes / t;
+        roof = current_.peak_bandwidth();
+        if (w.level == "dram" && w.bytes > 0 && roof > 0 && rate > roofline::kRoofMargin * roof) {
+            key = "bandwidth.best";
+            return true;
+        }
+        return false;
+    };
+    std::string key;
+    double rate = 0, roof = 0;
+    if (!over(key, rate, roof)) return;
+    const double first_roof = roof;
+    const std::string unit = key == "bandwidth.best" ? "B/s" : "FLOP/s";
+    std::string story = fmt::format("'{}' ran at {}, {:.2f}x the {} ceiling of {}: that ceiling was stale", w.name,
+                                    fmt_rate(rate, unit), rate / roof, key, fmt_rate(roof, unit));
+    int tries = 0;
+    for (; tries < kRemeasureAttempts && over(key, rate, roof); ++tries) {
+        std::vector<std::string> probes = {key};
+        if (key == "bandwidth.best") probes = {"bandwidth.read", "bandwidth.copy", "bandwidth.triad"};
+        bool any = false;
+        for (const auto& p : probes)
+            if (std::optional<Measurement> r = probe(p)) {
+                add({p, "remeasure", {w.name}, *r}, workloads);
+                any = true;
+            }
+        if (!any) break;
+    }
+    const double after = key == "bandwidth.best" ? current_.peak_bandwidth() : current_.peak_flops(w.pipe);
+    if (tries > 0) {
+        story += fmt::format("; measured again ({}x): {}", tries, fmt_rate(after, unit));
+        if (after > roofline::kRoofMargin * first_roof) raised_beyond_margin_ = true;
+    }
+    if (over(key, rate, roof)) {
+        story += fmt::format("; {}, so the ceiling is raised to the workload's own rate",
+                             tries > 0 ? "still below the workload (a busy machine slows a re-measure; or the workload "
+                                         "moves memory in a way the ceiling kernels do not, such as an in-place update)"
+                                       : "this device cannot measure it alone");
+        add({key, "evidence", {w.name}, {}}, workloads);
+    }
+    note_(story);
+}
+
+}  // namespace lab
