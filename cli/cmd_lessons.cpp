@@ -83,9 +83,10 @@ int cmd_info(const Args& args) {
     // `lab run`). Fractions of a ceiling are listed in %, the unit they are shown and asked in.
     std::cout << "\nMetrics (graded answers marked *)\n";
     for (const auto& m : l.info.metrics)
-        std::cout << fmt::format("  {}{:<34} {:<8} {}{}\n", m.graded ? "*" : " ", m.name,
+        std::cout << fmt::format("  {}{:<34} {:<8} {}{}{}\n", m.graded ? "*" : " ", m.name,
                                  record::shown_as_percent(m.name, m.unit) ? "%" : m.unit, m.description,
-                                 m.quick ? "" : " (not in --quick runs)");
+                                 m.quick ? "" : " (not in --quick runs)",
+                                 record::is_check_helper(m.name) && !m.graded ? " [withheld, not graded]" : "");
     std::cout << fmt::format("\nBudget: --quick {:g} s, full {:g} s (calibration excluded)\n", l.info.budget_quick_s,
                              l.info.budget_full_s);
     return 0;

@@ -35,10 +35,18 @@ void print_ceilings(std::ostream& out, const Ceilings& c) {
     out << fmt::format("ceilings  clock {}   launch {}{}{}{}\n", si(c.clock_hz.value, "Hz"), si(c.launch_s.value, "s"),
                        c.launch_graph_s.value > 0 ? "   graph launch " + si(c.launch_graph_s.value, "s") + " per kernel" : "",
                        c.threads > 1 ? fmt::format("   ({} threads)", c.threads) : "", c.quick ? "   (quick calibration)" : "");
+    // Where a ceiling's value comes from, when it is not a trusted calibration.
+    auto status = [](const Ceiling& v) -> std::string {
+        if (v.source.rfind("raised", 0) == 0) return "[" + v.source + "] ";
+        if (v.source.rfind("re-measured", 0) == 0) return "[re-measured in this run] ";
+        if (!v.trusted) return "[not trusted: measured under load or noisy; runs re-measure it] ";
+        return "";
+    };
     for (const auto& [k, v] : c.flops_per_s)
-        out << fmt::format("          {:<12} {:>14}   {}\n", k, si(v.value, v.unit.empty() ? "FLOP/s" : v.unit), v.method);
+        out << fmt::format("          {:<12} {:>14}   {}{}\n", k, si(v.value, v.unit.empty() ? "FLOP/s" : v.unit), status(v),
+                           v.method);
     for (const auto& [k, v] : c.bandwidth_bytes_per_s)
-        out << fmt::format("          {:<12} {:>14}   {}\n", "bw." + k, si(v.value, "B/s"), v.method);
+        out << fmt::format("          {:<12} {:>14}   {}{}\n", "bw." + k, si(v.value, "B/s"), status(v), v.method);
     if (!c.clock_hz.measured_at.empty()) out << "          measured " << c.clock_hz.measured_at << "\n";
 }
 

@@ -37,7 +37,7 @@ plot::RooflineChart roofline_chart(const RunView& v) {
     c.title = v.info.id + " " + v.info.title + " (" + v.raw.facts.name + ")";
     for (const auto& [pipe, ceiling] : v.raw.ceilings.flops_per_s) c.compute.push_back({pipe, ceiling.value});
     c.bandwidth_bytes_per_s = v.raw.ceilings.peak_bandwidth();
-    c.bandwidth_label = "DRAM (best of read/copy/triad)";
+    c.bandwidth_label = "DRAM (best bandwidth kernel)";
     c.ridge_pipe = v.raw.ceilings.has_flops("fp32.simt") ? "fp32.simt" : "";
     // The fp32 ridge is a graded answer (02.05's ridge_point) and the same device has the same
     // ridge in every lesson, so every lesson's plot withholds its value unless --reveal.

@@ -106,7 +106,7 @@ Ceilings calibrate_with_conditions(Backend& backend, Device& device, bool quick,
     for (const auto& [k, v] : c.bandwidth_bytes_per_s)
         if (is_bandwidth_roof_kernel(k) && v.value > best.value) best = v, kernel = k;
     if (!kernel.empty()) {
-        best.method = "best sustained of read/copy/triad: " + kernel;
+        best.method = "best sustained bandwidth kernel: " + kernel;
         c.bandwidth_bytes_per_s["best"] = best;
     }
     return c;
@@ -196,7 +196,8 @@ void InRunCeilings::after_workload(const Measurement& m, const std::vector<Measu
     int tries = 0;
     for (; tries < kRemeasureAttempts && over(key, rate, roof); ++tries) {
         std::vector<std::string> probes = {key};
-        if (key == "bandwidth.best") probes = {"bandwidth.read", "bandwidth.copy", "bandwidth.triad"};
+        if (key == "bandwidth.best")
+            probes = {"bandwidth.read", "bandwidth.copy", "bandwidth.triad", "bandwidth.update"};
         bool any = false;
         for (const auto& p : probes)
             if (std::optional<Measurement> r = probe(p)) {

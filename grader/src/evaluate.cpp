@@ -206,7 +206,7 @@ std::vector<std::string> plausibility_problems(const nlohmann::json& record, con
         const double best = raw.ceilings_at_start.peak_bandwidth();
         if (largest > 0 && std::fabs(best - largest) > 1e-9 * largest)
             problems.push_back("the record's bandwidth.best ceiling (" + rate(best, "B/s") +
-                               ") is not the largest of its read/copy/triad ceilings (" + rate(largest, "B/s") + "); " + again);
+                               ") is not the largest of its bandwidth-kernel ceilings (" + rate(largest, "B/s") + "); " + again);
     }
 
     // Ceilings against the device on paper: a forged ceiling would lift every roof.

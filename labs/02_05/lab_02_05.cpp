@@ -126,7 +126,7 @@ public:
             "Place a kernel on it, identify the ridge point, and determine which side of the ridge it sits on.",
         };
         i.experiments = {
-            {"ceilings", "peak FLOP/s per dtype (FMA kernels) and peak bandwidth (best of read/copy/triad), from calibration"},
+            {"ceilings", "peak FLOP/s per dtype (FMA kernels) and peak bandwidth (best of read/copy/triad, and an in-place update on a CPU), from calibration"},
             {"streaming", "read, copy and triad over at least 4x the last-level cache"},
             {"fma_per_element", "k FMAs per element loaded (k = 8, and 64 on a CPU or 256 on a GPU): one kernel either side of the ridge"},
             {"gemm", "OpenBLAS SGEMM and DGEMM (cuBLASLt on a GPU): compute bound"},

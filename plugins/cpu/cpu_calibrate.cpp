@@ -37,7 +37,7 @@ CeilingKernels::CeilingKernels(CpuDevice& device) : dev_(device) {
 
 bool CeilingKernels::knows(const std::string& c) {
     return c == "launch" || c == "flops.fp32.simt" || c == "flops.fp64.simt" || c == "bandwidth.read" ||
-           c == "bandwidth.copy" || c == "bandwidth.triad";
+           c == "bandwidth.copy" || c == "bandwidth.triad" || c == "bandwidth.update";
 }
 
 Measurement CeilingKernels::measure(const std::string& c, bool quick, const MeasureFn& measure) {
@@ -87,6 +87,15 @@ Measurement CeilingKernels::measure(const std::string& c, bool quick, const Meas
             });
         });
     }
+    if (c == "bandwidth.update") {
+        // In place, one FMA per element: each line is read and written back while in cache, so
+        // no write-allocate read is paid (what copy and triad pay uncounted).
+        w.bytes = 8.0 * n;
+        w.flops = 2.0 * n;
+        return measure(w, [=](Stream& s) {
+            s.launch([=](int t, int nt) { fma_per_element(simd, base, n, 1, t, nt); });
+        });
+    }
     throw std::invalid_argument("the CPU backend has no kernel for the ceiling '" + c + "'");
 }
 
@@ -100,7 +109,10 @@ Ceiling CeilingKernels::ceiling(const std::string& c, const Measurement& m) cons
                             std::to_string(kFmaChains) + " independent " + simd + " " + c.substr(6, 4) +
                                 " FMA chains per thread on " + threads + " threads");
     const std::string kernel = c.substr(10);
-    const char* how = kernel == "read" ? "sum += a[i]" : kernel == "copy" ? "a[i] = b[i]" : "a[i] = b[i] + s*c[i]";
+    const char* how = kernel == "read"   ? "sum += a[i]"
+                      : kernel == "copy" ? "a[i] = b[i]"
+                      : kernel == "update" ? "a[i] = a[i]*x + y, in place"
+                                           : "a[i] = b[i] + s*c[i]";
     return ceiling_from(m, m.workload.bytes, "B/s",
                         std::string(how) + " over " + std::to_string(stream_bytes_ >> 20) + " MiB, " + threads +
                             " threads, " + simd + "; bytes the kernel asks for (no write-allocate)");
@@ -130,7 +142,7 @@ Ceilings calibrate_cpu(CeilingKernels& k, bool quick, const MeasureFn& measure,
         const std::string key = std::string("flops.") + pipe;
         c.flops_per_s[pipe] = k.ceiling(key, k.measure(key, quick, measure));
     }
-    for (const char* kernel : {"read", "copy", "triad"}) {
+    for (const char* kernel : {"read", "copy", "triad", "update"}) {
         progress(std::string("calibrating: ") + kernel + " bandwidth");
         const std::string key = std::string("bandwidth.") + kernel;
         c.bandwidth_bytes_per_s[kernel] = k.ceiling(key, k.measure(key, quick, measure));
@@ -139,7 +151,7 @@ Ceilings calibrate_cpu(CeilingKernels& k, bool quick, const MeasureFn& measure,
     for (const auto& [name, v] : c.bandwidth_bytes_per_s)
         if (v.value > best.value) {
             best = v;
-            best.method = "best sustained of read/copy/triad: " + name;
+            best.method = "best sustained of read/copy/triad/update: " + name;
         }
     c.bandwidth_bytes_per_s["best"] = best;
     return c;

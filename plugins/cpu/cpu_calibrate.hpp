@@ -16,7 +16,7 @@ class CeilingKernels {
 public:
     explicit CeilingKernels(CpuDevice& device);
     // The keys this device measures: "launch", "flops.fp32.simt", "flops.fp64.simt",
-    // "bandwidth.read", "bandwidth.copy", "bandwidth.triad".
+    // "bandwidth.read", "bandwidth.copy", "bandwidth.triad", "bandwidth.update".
     static bool knows(const std::string& ceiling);
     // Measures the ceiling's kernel; `quick` picks the shorter FMA kernels.
     Measurement measure(const std::string& ceiling, bool quick, const MeasureFn& measure);

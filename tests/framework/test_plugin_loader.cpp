@@ -37,9 +37,11 @@ TEST_CASE("a good lesson plugin loads and describes itself", "[loader]") {
 }
 
 TEST_CASE("each broken plugin is refused with its file, the problem and the fix", "[loader]") {
-    auto [fixture, problem, fix] = GENERATE(table<std::string, std::string, std::string>({
-        {"wrong_api", "built for plugin API 99.0, but this lab supports API 1.0", "rebuild the plugin against this lab's SDK"},
-        {"newer_minor", "built for plugin API 1.1", "rebuild the plugin against this lab's SDK"},
+    const std::string api = std::to_string(kApiMajor) + "." + std::to_string(kApiMinor);
+    const std::string newer = std::to_string(kApiMajor) + "." + std::to_string(kApiMinor + 1);
+    auto [fixture, problem, fix] = GENERATE_COPY(table<std::string, std::string, std::string>({
+        {"wrong_api", "built for plugin API 99.0, but this lab supports API " + api, "rebuild the plugin against this lab's SDK"},
+        {"newer_minor", "built for plugin API " + newer, "rebuild the plugin against this lab's SDK"},
         {"wrong_abi", "built with toolchain ABI 'itanium/libc++/x86_64'", "same compiler family and standard library"},
         {"no_entry", "missing entry point 'lab_create_lesson'", "LAB_LESSON"},
         {"not_a_plugin", "not a lab plugin", "LAB_LESSON"},

@@ -101,12 +101,14 @@ TEST_CASE("a verdict within its noise of a threshold is undecided between two na
     CHECK(dv.second == Regime::overhead_bound);
 
     // Noise on a test that cannot change the outcome leaves the verdict decided: a kernel far
-    // above 30% of the memory roof is memory bound whatever its doubling ratio's noise.
+    // below 30% of both roofs is latency bound, whichever of the two fractions is larger.
     VerdictInputs m = d;
-    m.time = {0.04, 0.01};
-    m.doubling = Uncertain{2.0, 0.5};
-    m.memory_fraction = {0.9, 0.01};
-    CHECK(decide_regime(m).regime == Regime::memory_bound);
+    m.doubling = Uncertain{2.0, 0.01};
+    m.compute_fraction = {0.010, 0.2};
+    m.memory_fraction = {0.011, 0.2};
+    Verdict mv = decide_regime(m);
+    CHECK(mv.regime == Regime::latency_bound);
+    CHECK(mv.reason.empty());
 }
 
 TEST_CASE("the standard error of a median shrinks with samples and never falls below the floor", "[roofline]") {

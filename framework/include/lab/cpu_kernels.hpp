@@ -89,6 +89,23 @@ template <class T> struct FmaConst;
 template <> struct FmaConst<float> { static constexpr float x = 0.999999f, y = 1e-6f; };
 template <> struct FmaConst<double> { static constexpr double x = 0.9999999999, y = 1e-10; };
 
+// Horizontal sums of a 512-bit vector, through memory as a pairwise tree: GCC 12's
+// _mm512_reduce_add_ps/pd trip -Wuninitialized inside its own headers.
+__attribute__((target("avx512f"))) inline float hsum512(__m512 s) {
+    alignas(64) float v[16];
+    _mm512_store_ps(v, s);
+    for (int w = 8; w > 0; w /= 2)
+        for (int i = 0; i < w; ++i) v[i] += v[i + w];
+    return v[0];
+}
+__attribute__((target("avx512f"))) inline double hsum512(__m512d s) {
+    alignas(64) double v[8];
+    _mm512_store_pd(v, s);
+    for (int w = 4; w > 0; w /= 2)
+        for (int i = 0; i < w; ++i) v[i] += v[i + w];
+    return v[0];
+}
+
 __attribute__((target("avx512f"))) inline float fma_avx512(std::int64_t it, float) {
     __m512 acc[kFmaChains];
     #pragma GCC unroll 16
@@ -100,7 +117,7 @@ __attribute__((target("avx512f"))) inline float fma_avx512(std::int64_t it, floa
     __m512 s = acc[0];
     #pragma GCC unroll 16
     for (int i = 1; i < kFmaChains; ++i) s = _mm512_add_ps(s, acc[i]);
-    return _mm512_reduce_add_ps(s);
+    return hsum512(s);
 }
 __attribute__((target("avx512f"))) inline double fma_avx512(std::int64_t it, double) {
     __m512d acc[kFmaChains];
@@ -113,10 +130,7 @@ __attribute__((target("avx512f"))) inline double fma_avx512(std::int64_t it, dou
     __m512d s = acc[0];
     #pragma GCC unroll 16
     for (int i = 1; i < kFmaChains; ++i) s = _mm512_add_pd(s, acc[i]);
-    // Summed through memory: GCC 12's _mm512_reduce_add_pd trips -Wuninitialized in its own header.
-    alignas(64) double v[8];
-    _mm512_store_pd(v, s);
-    return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+    return hsum512(s);
 }
 __attribute__((target("avx2,fma"))) inline float fma_avx2(std::int64_t it, float) {
     __m256 acc[kFmaChains];
@@ -214,7 +228,7 @@ __attribute__((target("avx512f"))) inline float read_avx512(const float* a, std:
         s2 = _mm512_add_ps(s2, _mm512_load_ps(a + i + 32));
         s3 = _mm512_add_ps(s3, _mm512_load_ps(a + i + 48));
     }
-    float r = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+    float r = hsum512(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
     for (; i < e; ++i) r += a[i];
     return r;
 }

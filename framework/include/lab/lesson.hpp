@@ -94,10 +94,11 @@ inline double ceiling_rate(const CeilingMeasurement& c, const std::vector<Measur
     return 0;
 }
 
-// The bandwidth kernels whose best is the DRAM roof ("bandwidth.best"); others (a GPU's memcpy)
-// are references, not roofs.
+// The bandwidth kernels whose best is the DRAM roof ("bandwidth.best"): read, copy, triad and,
+// where the device measures it, an in-place update (which pays no write-allocate reads). Others
+// (a GPU's memcpy) are references, not roofs.
 inline bool is_bandwidth_roof_kernel(const std::string& kernel) {
-    return kernel == "read" || kernel == "copy" || kernel == "triad";
+    return kernel == "read" || kernel == "copy" || kernel == "triad" || kernel == "update";
 }
 
 // The ceilings a run holds its workloads against (DESIGN.md, "Trusting ceilings"): a ceiling is
@@ -137,7 +138,7 @@ inline Ceilings effective_ceilings(const Ceilings& start, const std::vector<Ceil
             v.value > best.value)
             best = v, best_kernel = k;
     if (best.value > 0) {
-        if (best_kernel != "best") best.method = "best sustained of read/copy/triad: " + best_kernel + "; " + best.method;
+        if (best_kernel != "best") best.method = "best sustained bandwidth kernel: " + best_kernel + "; " + best.method;
         c.bandwidth_bytes_per_s["best"] = best;
     }
     return c;

@@ -200,7 +200,8 @@ TEST_CASE("each ceiling is measured alone as calibration measures it, and carrie
     Device& d = *f.device;
     const EngineSettings settings = engine_defaults(DeviceKind::cpu, true);
     MeasureFn measure = [&](const Workload& w, const Launch& l) { return measure_workload(d, w, l, settings); };
-    for (const char* key : {"launch", "flops.fp32.simt", "flops.fp64.simt", "bandwidth.read", "bandwidth.copy", "bandwidth.triad"}) {
+    for (const char* key : {"launch", "flops.fp32.simt", "flops.fp64.simt", "bandwidth.read", "bandwidth.copy",
+                            "bandwidth.triad", "bandwidth.update"}) {
         INFO(key);
         std::optional<Measurement> m = f.backend.backend->probe_ceiling(d, key, measure);
         REQUIRE(m.has_value());
@@ -222,7 +223,7 @@ TEST_CASE("each ceiling is measured alone as calibration measures it, and carrie
             CHECK(ceiling.method.find("median of") != std::string::npos);
         }
     CHECK(c.peak_bandwidth() == std::max({c.bandwidth_bytes_per_s["read"].value, c.bandwidth_bytes_per_s["copy"].value,
-                                          c.bandwidth_bytes_per_s["triad"].value}));
+                                          c.bandwidth_bytes_per_s["triad"].value, c.bandwidth_bytes_per_s["update"].value}));
 }
 
 TEST_CASE("copies on the CPU device land whole, in stream order", "[cpu]") {
