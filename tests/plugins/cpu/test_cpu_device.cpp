@@ -220,7 +220,7 @@ TEST_CASE("each ceiling is measured alone as calibration measures it, and carrie
             CHECK(ceiling.samples >= settings.min_samples);
             CHECK(ceiling.spread >= 0);
             CHECK_FALSE(ceiling.measured_at.empty());
-            CHECK(ceiling.method.find("median of") != std::string::npos);
+            if (key != "best") CHECK(ceiling.method.find("median of") != std::string::npos);  // best names its kernel
         }
     CHECK(c.peak_bandwidth() == std::max({c.bandwidth_bytes_per_s["read"].value, c.bandwidth_bytes_per_s["copy"].value,
                                           c.bandwidth_bytes_per_s["triad"].value, c.bandwidth_bytes_per_s["update"].value}));
