@@ -16,9 +16,12 @@ EngineSettings engine_defaults(DeviceKind kind, bool quick) {
     EngineSettings s;
     if (kind == DeviceKind::cpu) {
         // A shared VM's noise is a few percent between samples: a tighter target only burns the
-        // time limit. Quick runs settle for five samples and stop within 0.4 s.
-        s = quick ? EngineSettings{"cpu.quick", 1, 5, 0.02, 0.05, 0.4, 0.002, 0.75}
-                  : EngineSettings{"cpu.full", 1, 10, 0.25, 0.02, 3.0, 0.01, 0.75};
+        // time limit. Quick runs settle for five samples and stop within 0.4 s. A hot sample lasts
+        // at least 25 ms (50 ms full): several of the scheduler's time slices, so that when another
+        // process shares a core with one of the team's threads, every sample sees about the same
+        // share of that core instead of a kernel's time jumping with the slice it landed in.
+        s = quick ? EngineSettings{"cpu.quick", 1, 5, 0.02, 0.05, 0.4, 0.025, 0.75}
+                  : EngineSettings{"cpu.full", 1, 10, 0.25, 0.02, 3.0, 0.05, 0.75};
     } else {
         // NVBench's rule (10 samples, 0.5 s, 0.5% noise) with a lesson-sized time limit.
         s = quick ? EngineSettings{"cuda.quick", 2, 5, 0.05, 0.02, 0.5, 0.005, 0.75}

@@ -966,6 +966,80 @@ TEST_CASE("near the ridge either regime is accepted; far from it only the right 
     CHECK(result(syn.grade(g, narrow, {{"near_side", "memory_bound"}}), "near_side").verdict == Verdict::wrong);
 }
 
+TEST_CASE("a measured regime the run could not decide accepts either of its two candidates, and says why", "[grading]") {
+    Grading g;
+    Synthetic syn;
+    syn.info.metrics.push_back({"noisy.measured_regime", "", lab::MetricKind::category, "a kernel near the 30% line"});
+    lab::roofline::Placement p;
+    p.measured.regime = lab::roofline::Regime::undecided;
+    p.measured.first = lab::roofline::Regime::compute_bound;
+    p.measured.second = lab::roofline::Regime::latency_bound;
+    p.measured.reason = "the larger roof fraction against 30% is 1.04 of its threshold, within its noise (+-9%)";
+    syn.derived.workloads.push_back({"noisy", p});
+    syn.derived.category("noisy.measured_regime", lab::roofline::to_text(p.measured));
+    const std::string q = R"(  - id: noisy
+    prompt: "Which regime is the noisy kernel in?"
+    type: regime
+    expected: {metric: noisy.measured_regime}
+)";
+    for (const char* claim : {"compute_bound", "latency bound"}) {
+        GradeReport r = syn.grade(g, q, {{"noisy", claim}});
+        CAPTURE(claim);
+        CHECK(result(r, "noisy").verdict == Verdict::correct);
+        CHECK_THAT(result(r, "noisy").feedback, Catch::Contains("could not decide") && Catch::Contains("30%"));
+    }
+    CHECK(result(syn.grade(g, q, {{"noisy", "memory_bound"}}), "noisy").verdict == Verdict::wrong);
+    CHECK(result(syn.grade(g, q, {{"noisy", "undecided"}}), "noisy").verdict == Verdict::invalid);
+}
+
+TEST_CASE("a record whose bandwidth.best is not the largest of its bandwidth ceilings is implausible", "[grading]") {
+    Grading g;
+    GradingSpec spec = g.spec(spec_yaml(kRidge));
+    Run run = fixture_run();
+    auto& bw = run.record["device"]["ceilings"]["bandwidth_bytes_per_s"];
+    bw["best"]["value"] = bw["best"]["value"].get<double>() * 2;
+    run.reseal();
+    GradeReport r = g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}});
+    CHECK_FALSE(r.graded);
+    bool named = false;
+    for (const auto& prob : r.problems) named = named || prob.find("bandwidth.best") != std::string::npos;
+    CHECK(named);
+}
+
+TEST_CASE("in-run ceiling measurements raise the roofs the grader holds workloads against", "[grading]") {
+    Grading g;
+    GradingSpec spec = g.spec(spec_yaml(kRidge + kTriadSide));
+    Run run = fixture_run();
+    // The fma_many kernel 1.3x as fast as the fp32 ceiling: implausible as recorded...
+    const double peak = run.raw.ceilings.peak_flops("fp32.simt");
+    json& w = run.workload("fma_many");
+    w["time_s"]["median"] = w["flops"].get<double>() / (1.3 * peak);
+    // ...unless the run measured the ceiling again in-run and found the machine that fast: the
+    // re-measure is raw data (the FMA kernel's own measurement), and the roofs follow it.
+    json fma = run.workload("fma_peak_fp32");
+    fma["time_s"]["median"] = fma["flops"].get<double>() / (1.35 * peak);
+    run.record["device"]["ceiling_measurements"] =
+        json::array({{{"ceiling", "flops.fp32.simt"}, {"purpose", "remeasure"}, {"workloads", {"fma_many"}}, {"measurement", fma}}});
+    // The stored derived copies follow the new raw data, as `lab run` would have written them.
+    run.refresh();
+    run.restore_stored_values();
+    run.reseal();
+    CHECK(run.raw.ceilings.peak_flops("fp32.simt") == Approx(1.35 * peak));
+    CHECK(run.raw.ceilings_at_start.peak_flops("fp32.simt") == Approx(peak));
+    GradeReport r = g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}, {"triad_side", "memory_bound"}});
+    std::string problems;
+    for (const auto& prob : r.problems) problems += prob + "\n";
+    INFO(problems);
+    CHECK(r.graded);
+    CHECK(r.score == r.max_score);
+    // An evidence entry naming a workload the run does not hold is refused.
+    run.record["device"]["ceiling_measurements"].push_back(
+        {{"ceiling", "flops.fp32.simt"}, {"purpose", "evidence"}, {"workloads", {"no_such_kernel"}}});
+    run.refresh();
+    run.reseal();
+    CHECK_FALSE(g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}}).graded);
+}
+
 TEST_CASE("the fma_few question of the test spec takes the other side only when the kernel is near the ridge", "[grading]") {
     Grading g;
     Run run = fixture_run();
