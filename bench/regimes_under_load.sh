@@ -90,10 +90,20 @@ for r in range(1, runs + 1):
     rec = json.load(open(f"{work}/97.01-{r}.json"))
     v = rec["metrics"]["scale.measured_regime"]["value"]
     counts[("97.01", "scale")][verdict(v, "memory_bound")] += 1
-    if verdict(v, "memory_bound") != "textbook": examples[("97.01", "scale")].append(v)
+for r in range(1, runs + 1):
+    for lesson in ("02.01", "97.01"):
+        rec = json.load(open(f"{work}/{lesson}-{r}.json"))
+        for w in rec["workloads"]:
+            d = w.get("derived", {})
+            reg = d.get("measured_regime", "")
+            if reg.startswith("undecided") or (w["name"] in ("chain", "scale") and reg not in ("latency_bound", "memory_bound")):
+                examples[lesson].append(f"run {r} {w['name']}: {reg} ({d.get('regime_reason', '')}); roof {d.get('roof_fraction', 0):.2f}, "
+                                        f"noise {w['time_s']['noise']:.2f}, load {w.get('load', -1):.2f}")
 print(f"{'lesson':<7} {'kernel':<9} {'textbook':>9} {'undecided':>10} {'wrong':>6}  target (>= 9 of 10 textbook, 0 wrong)")
 for (lesson, kernel), c in sorted(counts.items()):
     ok = c["textbook"] >= 0.9 * runs and c["wrong"] == 0
     print(f"{lesson:<7} {kernel:<9} {c['textbook']:>9} {c['undecided']:>10} {c['wrong']:>6}  {'MET' if ok else 'MISSED'}")
+for lesson, lines in sorted(examples.items()):
+    for line in lines: print(f"  {lesson} {line}")
 PY
 echo "(mystery kinds are matched by regime: a kind counts as textbook when some mystery shows its regime)"

@@ -179,12 +179,15 @@ int cmd_check(const Args& args) {
                 scale = *c;
             }
             std::string dim = units::dimension_of(unit).value_or("");
-            auto bound = [&](double x) { return e.relative_to.empty() ? units::format(x, dim) : fmt::format("{:g}x {}", x, e.relative_to); };
+            // Fractions of a ceiling read as percentages, as everywhere else lab prints them.
+            auto bound = [&](double x) {
+                return e.relative_to.empty() ? units::format(x, dim) : fmt::format("{:g}% of {}", 100 * x, e.relative_to);
+            };
             expected = e.min > -1e300 && e.max < 1e300 ? bound(e.min) + " .. " + bound(e.max)
                        : e.min > -1e300                 ? ">= " + bound(e.min)
                                                         : "<= " + bound(e.max);
             measured = v ? (e.relative_to.empty() ? units::format(v->number, dim)
-                                                  : fmt::format("{:.2f}x {}", v->number / scale, e.relative_to))
+                                                  : fmt::format("{:.0f}% of {}", 100 * v->number / scale, e.relative_to))
                          : "(not produced)";
             ok = v && v->number >= e.min * scale && v->number <= e.max * scale;
         }

@@ -1,11 +1,14 @@
 // Evaluation of claims and plausibility of runs (see evaluate.hpp).
 #include "evaluate.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 
 #include "course.hpp"
+#include "run_record.hpp"
 #include "device_summary.hpp"
 #include "paths.hpp"
 #include "errors.hpp"
@@ -94,7 +97,12 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     // another dimension is still refused.
     const std::string unit = q.unit.empty() ? default_unit : q.unit;
     const std::string dim = units::dimension_of(unit).value_or("");
-    r.expected = units::format(expected, dim);
+    // The expected value is shown in the question's unit: a "%" question in percent, a ratio
+    // question as a plain factor (a doubling ratio of 1.05 is not "105%").
+    const bool fraction = record::shown_as_percent(q.expected.metric, "ratio");
+    if (unit == "%" || (dim == "ratio" && fraction)) r.expected = record::format_percent(expected);
+    else if (dim == "ratio") r.expected = fmt::format("{:.3g}", expected);
+    else r.expected = units::format(expected, dim);
     units::Quantity claim;
     try {
         claim = units::parse_claim(r.claim, unit);
