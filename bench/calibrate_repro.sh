@@ -128,7 +128,8 @@ for ((r = 1; r <= rounds; r++)); do
     done
     secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
     if [[ $rc -ne 0 ]]; then
-        note "  lab calibrate failed (exit $rc); see $err; no values from this run"
+        note "  lab calibrate failed (exit $rc); no values from this run; its last stderr lines:"
+        tail -n 3 "$err" | sed 's/^/      /' >&2
     else
         note "  done in ${secs}s"
     fi
@@ -189,7 +190,7 @@ def ceiling(doc, path):
 
 def fmt(v, scale):
     x = v / scale
-    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
+    return f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
 
 ok_docs = [d for _, _, _, d in runs if d is not None]
@@ -231,6 +232,7 @@ for label, path, unit, scale, info in ROWS:
     if not vals:
         print(f"{label:<10} {unit:<8} {listing:<36} {'n/a':>8} {'n/a':>8} {'n/a':>7} {'n/a':>5} {'n/a':>7}  "
               f"{'+-10%':<10} n/a")
+        verdicts[label] = ("n/a", info)
         continue
     med = statistics.median(vals)
     dev = max(abs(v / med - 1) for v in vals)
@@ -270,9 +272,12 @@ for r, rc, secs, d in runs:
 print()
 counted = {k: v for k, (v, info) in verdicts.items() if not info}
 passed = sum(1 for v in counted.values() if v == "PASS")
-print(f"target (every run within +-10% of the runs' median): {passed} of {len(counted)} ceilings PASS"
-      + (f"; MISS: {', '.join(k for k, v in counted.items() if v == 'MISS')}" if passed < len(counted) else "")
-      + "  (launch: informational, not counted)")
+line = f"target (every run within +-10% of the runs' median): {passed} of {len(counted)} ceilings PASS"
+for what in ("MISS", "n/a"):
+    names = [k for k, v in counted.items() if v == what]
+    if names:
+        line += f"; {what}: {', '.join(names)}"
+print(line + "  (launch: informational, not counted)")
 if len(ok_docs) < 3:
     print("note: fewer than 3 runs: a median and a max deviation from it say little")
 PY

@@ -30,6 +30,7 @@ usage: bench/likwid_fidelity.sh [--rounds N] [--threads N | --both] [--wait-idle
   -h, --help      this help
 
 Environment: LAB=/path/to/lab (default: <repo>/build/cli/lab).
+Exit status: 0 whatever the ratios, 2 when lab, likwid-bench or jq/python3 is missing, 64 on bad usage.
 EOF
 }
 
@@ -300,9 +301,10 @@ pair() {
                     if (rt[i] < lo) lo = rt[i]; if (rt[i] > hi) hi = rt[i]
                     d = rt[i] / m - 1; if (d < 0) d = -d; if (d > dev) dev = d
                 }
-                printf "%s %s %s %s %s %s %s %d\n", (nl ? sprintf("%.9g", med(la, nl)) : "-"), (nk ? sprintf("%.9g", med(ka, nk)) : "-"), list,
-                    nr ? sprintf("%.2f", m) : "-", nr ? sprintf("%.2f", lo) : "-", nr ? sprintf("%.2f", hi) : "-",
-                    nr ? sprintf("%.0f%%", 100 * dev) : "-", nr
+                printf "%s %s %s %s %s %s %s %d\n",
+                    (nl ? sprintf("%.9g", med(la, nl)) : "-"), (nk ? sprintf("%.9g", med(ka, nk)) : "-"), list,
+                    (nr ? sprintf("%.2f", m) : "-"), (nr ? sprintf("%.2f", lo) : "-"), (nr ? sprintf("%.2f", hi) : "-"),
+                    (nr ? sprintf("%.0f%%", 100 * dev) : "-"), nr
             }
             if (mode == "quiet") printf "%s %d\n", nq ? sprintf("%.2f", med(qt, nq)) : "n/a", nq
         }' "$2" "$3"

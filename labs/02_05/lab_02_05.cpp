@@ -155,8 +155,10 @@ public:
                              "roof(question_ai) on the fp32 roofline", true, true});
         i.expectations = {
             {"triad.predicted_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "triad sits left of the ridge"},
-            {"fma_few.predicted_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "few FMAs per element: left of the ridge"},
-            {"fma_many.predicted_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "many FMAs per element: right of the ridge"},
+            // The ridge is measured (peak FLOP/s over bandwidth), and fma_few's AI of 2 is within a
+            // factor of two of it on many CPUs: which side it falls on moves with the machine.
+            {"fma_few.predicted_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, true, "few FMAs per element: left of the ridge"},
+            {"fma_many.predicted_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, true, "many FMAs per element: right of the ridge"},
             {"sgemm.predicted_regime", "compute_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false, "SGEMM sits right of the ridge"},
             // Measured regimes depend on how busy the machine is: reported, failing only with --strict.
             {"read.measured_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, true, "a large read is memory bound"},

@@ -101,6 +101,30 @@ TEST_CASE("a recorded 02.05 run with --reveal validates against the lab.run/1 sc
     CHECK(out.valid);
 }
 
+TEST_CASE("a record written before ceilings carried their conditions still validates", "[record][schema]") {
+    const json record = fixture("02.05-quick-reveal-before-conditions.json");
+    REQUIRE_FALSE(record.at("device").contains("ceiling_measurements"));
+    const Outcome out = validate(record);
+    INFO(out.errors);
+    CHECK(out.valid);
+}
+
+TEST_CASE("the recorded runs carry their in-run ceiling measurements and each ceiling's conditions", "[record][schema]") {
+    for (const char* name : {"02.01-quick.json", "02.05-quick-reveal.json"}) {
+        CAPTURE(name);
+        const json record = fixture(name);
+        const json& device = record.at("device");
+        REQUIRE(device.contains("ceiling_measurements"));
+        CHECK_FALSE(device.at("ceiling_measurements").empty());
+        for (const auto& [k, c] : device.at("ceilings").at("flops_per_s").items()) {
+            CAPTURE(k);
+            CHECK(c.contains("spread"));
+            CHECK(c.contains("trusted"));
+            CHECK(c.at("samples").get<int>() > 0);
+        }
+    }
+}
+
 TEST_CASE("an infinite metric, written as null, validates", "[record][schema]") {
     // JSON has no infinity, so the writer stores an unbounded number as null.
     json record = revealed();

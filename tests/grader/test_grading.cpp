@@ -785,7 +785,9 @@ TEST_CASE("a stored derived value edited and re-sealed makes the run implausible
 }
 
 TEST_CASE("an unedited fixture is plausible", "[grading]") {
-    for (const char* f : {"02.05-quick-reveal.json", "02.01-quick.json"}) {
+    // ...-before-conditions: recorded by lab 0.1 before ceilings carried their conditions and runs
+    // their in-run ceiling measurements; such records still read, re-derive and grade.
+    for (const char* f : {"02.05-quick-reveal.json", "02.01-quick.json", "02.05-quick-reveal-before-conditions.json"}) {
         CAPTURE(f);
         Run run = fixture_run(f);
         CHECK(plausibility_problems(run.record, run.raw, run.derived).empty());
