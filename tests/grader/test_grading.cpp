@@ -1012,34 +1012,48 @@ TEST_CASE("in-run ceiling measurements raise the roofs the grader holds workload
     Grading g;
     GradingSpec spec = g.spec(spec_yaml(kRidge + kTriadSide));
     Run run = fixture_run();
-    // The fma_many kernel 1.3x as fast as the fp32 ceiling: implausible as recorded...
-    const double peak = run.raw.ceilings.peak_flops("fp32.simt");
-    json& w = run.workload("fma_many");
-    w["time_s"]["median"] = w["flops"].get<double>() / (1.3 * peak);
-    // ...unless the run measured the ceiling again in-run and found the machine that fast: the
-    // re-measure is raw data (the FMA kernel's own measurement), and the roofs follow it.
-    json fma = run.workload("fma_peak_fp32");
-    fma["time_s"]["median"] = fma["flops"].get<double>() / (1.35 * peak);
-    run.record["device"]["ceiling_measurements"] =
-        json::array({{{"ceiling", "flops.fp32.simt"}, {"purpose", "remeasure"}, {"workloads", {"fma_many"}}, {"measurement", fma}}});
-    // The stored derived copies follow the new raw data, as `lab run` would have written them.
+    // The run as if it had started from a stale cache (a calibration made under load: a third of
+    // the fp32 ceiling) and measured nothing while running: its FMA kernels beat that roof.
+    auto& fp32 = run.record["device"]["ceilings"]["flops_per_s"]["fp32.simt"];
+    const double stale = fp32["value"].get<double>() / 3;
+    fp32["value"] = stale;
+    run.record["device"]["ceiling_measurements"] = json::array();
     run.refresh();
     run.restore_stored_values();
     run.reseal();
-    CHECK(run.raw.ceilings.peak_flops("fp32.simt") == Approx(1.35 * peak));
-    CHECK(run.raw.ceilings_at_start.peak_flops("fp32.simt") == Approx(peak));
-    GradeReport r = g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}, {"triad_side", "memory_bound"}});
+    const json& many = run.workload("fma_many");
+    REQUIRE(many["flops"].get<double>() / many["time_s"]["median"].get<double>() > 1.1 * stale);
+    auto claims = [&] {
+        return std::vector<std::pair<std::string, std::string>>{{"ridge_point", num(run.number("ridge_point"))},
+                                                                {"triad_side", "memory_bound"}};
+    };
+    CHECK_FALSE(g.grade(spec, run, claims()).graded);
+
+    // What this lab does instead: the run measures the ceiling again and keeps that as raw data
+    // (here the FMA peak kernel's own recorded measurement); the roofs follow it.
+    json fma = run.workload("fma_peak_fp32");
+    fma.erase("derived");
+    run.record["device"]["ceiling_measurements"] =
+        json::array({{{"ceiling", "flops.fp32.simt"}, {"purpose", "remeasure"}, {"workloads", {"fma_many"}}, {"measurement", fma}}});
+    run.refresh();
+    run.restore_stored_values();
+    run.reseal();
+    const double remeasured = fma["flops"].get<double>() / fma["time_s"]["median"].get<double>();
+    CHECK(run.raw.ceilings.peak_flops("fp32.simt") == Approx(std::max(stale, remeasured)));
+    CHECK(run.raw.ceilings_at_start.peak_flops("fp32.simt") == Approx(stale));
+    GradeReport r = g.grade(spec, run, claims());
     std::string problems;
     for (const auto& prob : r.problems) problems += prob + "\n";
     INFO(problems);
     CHECK(r.graded);
     CHECK(r.score == r.max_score);
+
     // An evidence entry naming a workload the run does not hold is refused.
     run.record["device"]["ceiling_measurements"].push_back(
         {{"ceiling", "flops.fp32.simt"}, {"purpose", "evidence"}, {"workloads", {"no_such_kernel"}}});
     run.refresh();
     run.reseal();
-    CHECK_FALSE(g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}}).graded);
+    CHECK_FALSE(g.grade(spec, run, claims()).graded);
 }
 
 TEST_CASE("the fma_few question of the test spec takes the other side only when the kernel is near the ridge", "[grading]") {
