@@ -33,7 +33,11 @@ json ceiling_json(const Ceiling& c) {
 // Records and caches written before ceilings carried their conditions read as trusted, with
 // unknown spread, samples and load.
 Ceiling ceiling_from(const json& j) {
-    Ceiling c{num_or(j.at("value"), 0), j.value("unit", ""), j.value("method", ""), j.value("measured_at", "")};
+    Ceiling c;
+    c.value = num_or(j.at("value"), 0);
+    c.unit = j.value("unit", "");
+    c.method = j.value("method", "");
+    c.measured_at = j.value("measured_at", "");
     c.spread = num_or(j.value("spread", json(0.0)), 0);
     c.samples = j.value("samples", 0);
     c.noise_met = j.value("noise_met", true);

@@ -131,9 +131,7 @@ Ceilings calibrate_cpu(CeilingKernels& k, bool quick, const MeasureFn& measure,
         double hz = 0;
         dev.task_stream().enqueue([&hz] { hz = measure_core_clock_hz(); });
         dev.stream().synchronize();
-        c.clock_hz = {hz, "Hz", "dependent chain of 5,000,000 integer adds (one per cycle), best of 5, on thread 0",
-                      utc_now_iso()};
-        c.clock_hz.source = "calibration";
+        c.clock_hz = plain_ceiling(hz, "Hz", "dependent chain of 5,000,000 integer adds (one per cycle), best of 5, on thread 0");
     }
     progress("calibrating: dispatch cost");
     c.launch_s = k.ceiling("launch", k.measure("launch", quick, measure));

@@ -68,10 +68,9 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
                                                  std::to_string(fma_blocks) + " blocks of 256 threads");
         if (p.type == FmaType::fp32) {
             double hz = dev.last_sample_clock_hz();
-            c.clock_hz = {std::isfinite(hz) ? hz : dev.nominal_clock_hz(), "Hz",
-                          std::isfinite(hz) ? "SM clock during the fp32 FMA peak: clock64() over %globaltimer, median over SMs"
-                                            : "cudaDevAttrClockRate (the clock could not be measured)",
-                          utc_now_iso()};
+            c.clock_hz = plain_ceiling(std::isfinite(hz) ? hz : dev.nominal_clock_hz(), "Hz",
+                                       std::isfinite(hz) ? "SM clock during the fp32 FMA peak: clock64() over %globaltimer, median over SMs"
+                                                         : "cudaDevAttrClockRate (the clock could not be measured)");
         }
     }
 

@@ -69,6 +69,17 @@ inline std::string describe_samples(const Measurement& m) {
            (m.time.noise_met ? "" : " (noise target not met)");
 }
 
+// A ceiling measured without the engine (the clock), stamped now; its sample conditions unknown.
+inline Ceiling plain_ceiling(double value, const std::string& unit, const std::string& how) {
+    Ceiling c;
+    c.value = value;
+    c.unit = unit;
+    c.method = how;
+    c.measured_at = utc_now_iso();
+    c.source = "calibration";
+    return c;
+}
+
 // A ceiling from the measurement of its kernel: `work` (FLOP or bytes per invocation; 0 for a
 // cost in seconds) over the median, with the conditions it was measured under.
 inline Ceiling ceiling_from(const Measurement& m, double work, const std::string& unit, const std::string& how) {
