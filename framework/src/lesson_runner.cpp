@@ -221,14 +221,21 @@ int child_main(const ChildRequest& req) {
                        {"measurements", json::array()}};
 
         if (req.action == "run") {
-            send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", lesson_limit(req)}});
             LoadedLesson lesson = load_lesson(req.lesson_file);
             // References and re-measures use the quick settings: a few samples, close in time.
             const EngineSettings reference_settings = engine_defaults(dev.kind(), true);
             InRunCeilings in_run(*od.backend.backend, dev, *ceilings,
                                  [&](const Workload& w, const Launch& l) { return measure_workload(dev, w, l, reference_settings); },
                                  note);
-            in_run.recheck_untrusted();
+            // Cached ceilings not trusted are measured again first (a calibration made just now has
+            // retried its own already). That is part of obtaining the ceilings, under the
+            // calibration allowance, not the lesson's budget.
+            if (!calibrated_now) {
+                send_to_parent({{"type", "phase"}, {"phase", "calibrate"},
+                                {"limit_s", req.quick ? kCalibrationAllowanceQuick_s : kCalibrationAllowanceFull_s}});
+                in_run.recheck_untrusted();
+            }
+            send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", lesson_limit(req)}});
             ChildSession session(dev, in_run, req.options, settings, req.lesson_file);
             bool tracing = false;
             if (!req.trace_file.empty()) {
