@@ -52,10 +52,9 @@ struct Lesson{{STEM}}CudaKernels {
 )";
 
 const char* kCuda = R"(// Lesson {{ID}}'s GPU kernels (its CUDA companion): loaded only by lab's CUDA backend.
-#include <stdexcept>
-#include <string>
-
 #include <cuda_runtime.h>
+
+#include <lab/cuda_check.hpp>
 
 #include "kernels.hpp"
 
@@ -69,8 +68,7 @@ __global__ void scale_kernel(float* b, const float* a, float s, std::size_t n) {
 
 void scale(void* stream, float* b, const float* a, float s, std::size_t n, unsigned blocks) {
     scale_kernel<<<blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(b, a, s, n);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) throw std::runtime_error(std::string("scale launch failed: ") + cudaGetErrorString(e));
+    LAB_CUDA(cudaGetLastError());  // names the file, the line and the error
 }
 
 const Lesson{{STEM}}CudaKernels kKernels{scale};
@@ -143,8 +141,7 @@ public:
 
         Launch launch;
         if (dev.kind() == DeviceKind::cuda) {
-            using Get = const Lesson{{STEM}}CudaKernels* (*)();
-            const auto* k = reinterpret_cast<Get>(s.companion_symbol(LESSON_{{STEM}}_KERNELS))();
+            const auto* k = &s.companion<Lesson{{STEM}}CudaKernels>(LESSON_{{STEM}}_KERNELS);
             const unsigned blocks = static_cast<unsigned>(std::max(1, dev.facts().compute_units)) * 8;
             launch = [=](Stream& st) { k->scale(st.native_handle(), pb, pa, 3.0f, n, blocks); };
         } else {

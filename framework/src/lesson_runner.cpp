@@ -64,7 +64,7 @@ public:
     Device& device() override { return device_; }
     const Ceilings& ceilings() const override { return ceilings_.current(); }
     const RunOptions& options() const override { return options_; }
-    const Measurement& measure(const Workload& w, const Launch& launch) override {
+    Measurement measure(const Workload& w, const Launch& launch) override {
         for (const auto& m : measurements_)
             if (m.workload.name == w.name) throw std::invalid_argument("workload '" + w.name + "' measured twice");
         progress_line("measuring " + w.name);

@@ -21,4 +21,3 @@ struct CudaKernels {
 
 // The companion's one export, found by Session::companion_symbol.
 #define LAB_02_01_KERNELS_SYMBOL "lab_02_01_cuda_kernels"
-using lab_02_01_kernels_fn = const lab_02_01::CudaKernels* (*)();

@@ -90,8 +90,7 @@ Kernels cpu_kernels(Device& dev, float* fma_out, double* chain_out) {
 }
 
 Kernels gpu_kernels(Session& s, float* fma_out) {
-    auto get = reinterpret_cast<lab_02_01_kernels_fn>(s.companion_symbol(LAB_02_01_KERNELS_SYMBOL));
-    const lab_02_01::CudaKernels* g = get();
+    const auto* g = &s.companion<lab_02_01::CudaKernels>(LAB_02_01_KERNELS_SYMBOL);
     // 8 blocks of 256 threads per SM: 64 warps, 16 per sub-partition (the lesson asks for >= 4).
     const unsigned blocks = static_cast<unsigned>(std::max(1, s.device().facts().compute_units)) * 8;
     Kernels k;

@@ -1,23 +1,16 @@
 // Lesson 02.01's GPU kernels (the CUDA companion): the shared ceiling kernels of
 // lab/cuda_kernels.cuh launched the way the lesson needs them. Loaded only by the CUDA backend.
-#include <stdexcept>
-#include <string>
-
 #include "kernels_02_01.hpp"
+#include "lab/cuda_check.hpp"
 #include "lab/cuda_kernels.cuh"
 
 namespace {
 
 using namespace lab::cuda_kernels;
 
-void check(const char* what) {
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) throw std::runtime_error(std::string(what) + " launch failed: " + cudaGetErrorString(e));
-}
-
 void fma(void* s, float* out, long long it, unsigned blocks) {
     fma_peak<float><<<blocks, kBlock, 0, static_cast<cudaStream_t>(s)>>>(out, it, 0.999f, 0.001f);
-    check("FFMA peak");
+    LAB_CUDA(cudaGetLastError());
 }
 
 double fma_flops(long long it, unsigned blocks) { return fma_peak_flops<float>(it, static_cast<long long>(blocks) * kBlock); }
@@ -33,12 +26,12 @@ void triad(void* s, float* a, const float* b, const float* c, float q, std::size
         unsigned need = static_cast<unsigned>((n + kBlock - 1) / kBlock);
         scalar_triad<<<need < blocks ? need : blocks, kBlock, 0, st>>>(a, b, c, q, n);
     }
-    check("triad");
+    LAB_CUDA(cudaGetLastError());
 }
 
 void chain(void* s, float* out, long long it) {
     dependent_chain<<<1, 1, 0, static_cast<cudaStream_t>(s)>>>(out, it, 0.999f, 0.001f);
-    check("dependent chain");
+    LAB_CUDA(cudaGetLastError());
 }
 
 const lab_02_01::CudaKernels kKernels{fma, fma_flops, triad, chain};

@@ -21,4 +21,3 @@ struct CudaKernels {
 }  // namespace lab_02_05
 
 #define LAB_02_05_KERNELS_SYMBOL "lab_02_05_cuda_kernels"
-using lab_02_05_kernels_fn = const lab_02_05::CudaKernels* (*)();

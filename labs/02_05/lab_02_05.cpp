@@ -81,8 +81,7 @@ Kernels cpu_kernels(Device& dev, float* sink) {
 }
 
 Kernels gpu_kernels(Session& s, float* sink) {
-    auto get = reinterpret_cast<lab_02_05_kernels_fn>(s.companion_symbol(LAB_02_05_KERNELS_SYMBOL));
-    const lab_02_05::CudaKernels* g = get();
+    const auto* g = &s.companion<lab_02_05::CudaKernels>(LAB_02_05_KERNELS_SYMBOL);
     const unsigned blocks = static_cast<unsigned>(std::max(1, s.device().facts().compute_units)) * 8;
     Kernels k;
     k.read = [=](const float* a, std::size_t n) -> Launch {

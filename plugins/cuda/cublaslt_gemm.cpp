@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda_check.hpp"
+#include "lab/cuda_check.hpp"
 
 namespace lab::cuda {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cuda_calibrate.hpp"
-#include "cuda_check.hpp"
+#include "lab/cuda_check.hpp"
 #include "device_kernels.hpp"
 
 namespace lab::cuda {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_check.hpp"
+#include "lab/cuda_check.hpp"
 #include "cupti_counters.hpp"
 #include "cupti_trace.hpp"
 #include "device_kernels.hpp"

@@ -1,7 +1,7 @@
 // The CUDA backend's kernels and their launchers (see device_kernels.hpp).
 #include "device_kernels.hpp"
 
-#include "cuda_check.hpp"
+#include "lab/cuda_check.hpp"
 #include "lab/cuda_kernels.cuh"
 
 namespace lab::cuda {

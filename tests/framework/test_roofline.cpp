@@ -165,8 +165,8 @@ TEST_CASE("counted FLOP and bytes follow Nsight Compute's roofline formula", "[r
 
 TEST_CASE("a workload measured with counters is placed from them too", "[roofline]") {
     lab::RawRun run;
-    run.ceilings.flops_per_s["fp32.simt"] = {1e12, "FLOP/s", "", ""};
-    run.ceilings.bandwidth_bytes_per_s["best"] = {1e11, "B/s", "", ""};
+    run.ceilings.flops_per_s["fp32.simt"] = lab::Ceiling{.value = 1e12, .unit = "FLOP/s"};
+    run.ceilings.bandwidth_bytes_per_s["best"] = lab::Ceiling{.value = 1e11, .unit = "B/s"};
     lab::Measurement m;
     m.workload.name = "triad";
     m.workload.flops = 2e6;

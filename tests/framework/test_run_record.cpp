@@ -20,9 +20,9 @@ record::RecordInputs sample_inputs(bool reveal) {
     in.raw.lesson_id = "02.05";
     in.raw.options = {true, "alice", 42, std::string(64, 'a')};
     in.raw.facts.name = "Test CPU";
-    in.raw.ceilings.flops_per_s["fp32.simt"] = {300e9, "FLOP/s", "test", "2026-01-01T00:00:00Z"};
-    in.raw.ceilings.bandwidth_bytes_per_s["best"] = {30e9, "B/s", "test", "2026-01-01T00:00:00Z"};
-    in.raw.ceilings.launch_s = {2e-6, "s", "test", ""};
+    in.raw.ceilings.flops_per_s["fp32.simt"] = lab::Ceiling{.value = 300e9, .unit = "FLOP/s"};
+    in.raw.ceilings.bandwidth_bytes_per_s["best"] = lab::Ceiling{.value = 30e9, .unit = "B/s"};
+    in.raw.ceilings.launch_s = lab::Ceiling{.value = 2e-6, .unit = "s"};
     Measurement m;
     m.workload.name = "triad";
     m.workload.flops = 2e8;

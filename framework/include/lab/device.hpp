@@ -65,16 +65,16 @@ struct TraceEvent {
 // "Trusting ceilings").
 struct Ceiling {
     double value = 0;
-    std::string unit;
-    std::string method;       // "8 independent avx512 FMA chains per thread, 2 threads"
-    std::string measured_at;  // ISO 8601 UTC
+    std::string unit{};
+    std::string method{};       // "8 independent avx512 FMA chains per thread, 2 threads"
+    std::string measured_at{};  // ISO 8601 UTC
     // Conditions. The value is work / median sample time: the statistic workloads are judged by.
     double spread = 0;        // relative standard deviation of the samples (0: unknown)
     int samples = 0;          // samples behind the value (0: unknown, e.g. a derived ceiling)
     bool noise_met = true;    // the engine's noise target was reached
     double load = -1;         // other processes' CPU use while it was measured, in CPUs; -1 unknown
     bool trusted = true;      // false: missed its noise target or ran under load, even when retried
-    std::string source;       // "calibration", "re-measured in run", ... ("" = calibration)
+    std::string source{};     // "calibration", "re-measured in run", ... ("" = calibration)
 };
 
 // Measured ceilings, keyed as DESIGN.md says: FLOP/s by "dtype.pipe" ("fp32.simt",

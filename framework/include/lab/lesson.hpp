@@ -43,13 +43,27 @@ public:
     virtual Device& device() = 0;
     virtual const Ceilings& ceilings() const = 0;
     virtual const RunOptions& options() const = 0;
-    // Times `launch` by the engine's method (warm-up, stopping rules, cold/hot) and records it.
-    virtual const Measurement& measure(const Workload& workload, const Launch& launch) = 0;
+    // Times `launch` by the engine's method (warm-up, stopping rules, cold/hot), records it and
+    // returns a copy: a lesson may keep it and adapt what it measures next to what it saw.
+    virtual Measurement measure(const Workload& workload, const Launch& launch) = 0;
     // A progress line (stderr, only when it is a terminal).
     virtual void progress(const std::string& line) = 0;
     // A symbol of the lesson's device companion (lab_<ID>_cuda.so), loaded by the CUDA backend;
-    // nullptr on a CPU device.
+    // nullptr on a CPU device. Lessons use companion<T>() below.
     virtual void* companion_symbol(const std::string& name) = 0;
+
+    // The table of GPU kernels a lesson's companion exports: `symbol` names an extern "C"
+    // function returning `const T*`. Throws, naming
+    // the symbol, when the companion or the symbol is missing.
+    template <class T>
+    const T& companion(const std::string& symbol) {
+        using Get = const T* (*)();
+        void* f = companion_symbol(symbol);
+        if (!f) throw std::runtime_error("the lesson's CUDA companion does not export '" + symbol + "'");
+        const T* table = reinterpret_cast<Get>(f)();
+        if (!table) throw std::runtime_error("the lesson's CUDA companion returned no kernels from '" + symbol + "'");
+        return *table;
+    }
 };
 
 // A run's raw data, as recorded: what derive() works from.

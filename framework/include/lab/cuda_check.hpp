@@ -1,6 +1,7 @@
-// Every CUDA runtime and cuBLASLt call is checked: a failure throws with the call's text, the
+// LAB_CUDA(call): every CUDA runtime call is checked; a failure throws with the call's text, the
 // file, the line and the error's name, so a sticky error mid-run reaches the host as one clear
-// message (exit 3, no run record).
+// message (exit 3, no run record). Part of the SDK: the CUDA backend and the lessons' `_cuda`
+// companions (.cu files) use the same check; after a kernel launch, LAB_CUDA(cudaGetLastError()).
 #pragma once
 
 #include <cuda_runtime.h>
