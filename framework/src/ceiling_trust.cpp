@@ -124,6 +124,20 @@ std::optional<Measurement> InRunCeilings::probe(const std::string& key) {
 }
 
 void InRunCeilings::add(CeilingMeasurement cm, const std::vector<Measurement>& workloads) {
+    // A reference that finds a starting ceiling stale (beaten by more than the margin) says so
+    // once: the run acts on it at once, since every later roof is the raised one.
+    if (cm.purpose == "reference" && cm.ceiling != "launch" && !stale_noted_.count(cm.ceiling)) {
+        const Ceiling* start = find_ceiling(start_, cm.ceiling);
+        const double rate = ceiling_rate(cm, workloads);
+        if (start && start->value > 0 && rate > roofline::kRoofMargin * start->value) {
+            stale_noted_.insert(cm.ceiling);
+            raised_beyond_margin_ = true;
+            note_(fmt::format("the {} ceiling of {} was stale: measured beside '{}' it reached {} ({:.2f}x); this run "
+                              "uses what it measured",
+                              cm.ceiling, fmt_rate(start->value, start->unit), cm.workloads.empty() ? "" : cm.workloads.front(),
+                              fmt_rate(rate, start->unit), rate / start->value));
+        }
+    }
     measured_.push_back(std::move(cm));
     current_ = effective_ceilings(start_, measured_, workloads);
 }

@@ -60,6 +60,7 @@ private:
     std::vector<CeilingMeasurement> measured_;
     std::set<std::string> unsupported_;
     bool raised_beyond_margin_ = false;
+    std::set<std::string> stale_noted_;  // ceilings a reference already found stale (said once)
     // The latest reference of each ceiling: when it ended and its index in measured_.
     std::map<std::string, std::pair<std::chrono::steady_clock::time_point, std::size_t>> last_reference_;
 };

@@ -7,6 +7,7 @@
 // For contrast, a single dependent FMA chain (latency bound: far from every roof), and the time
 // per element of one triad at n = 1 and n = 2^26 (latency vs throughput).
 // The student names each mystery's regime from its time, counts and the ceilings.
+#include <lab/cpu_kernels.hpp>
 #include <lab/lab.hpp>
 
 #include <algorithm>

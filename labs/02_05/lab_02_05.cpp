@@ -7,6 +7,7 @@
 //   with TF32 and BF16 tensor-core GEMMs too), and the FMA peak kernel (on the flat roof).
 // Questions: the ridge point; the attainable FLOP/s at a per-student AI; which side of the ridge
 // each kernel sits on; the fraction of roof a kernel achieves.
+#include <lab/cpu_kernels.hpp>
 #include <lab/lab.hpp>
 
 #include <algorithm>

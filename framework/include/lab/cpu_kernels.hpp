@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "lab/cpu_share.hpp"
+
 namespace lab::cpu {
 
 enum class Simd { scalar, avx2, avx512 };
@@ -63,16 +65,6 @@ inline Simd detect_simd() { return detail::choose_simd().simd; }
 
 // Why detect_simd() did not follow LAB_SIMD ("" when it did, or LAB_SIMD is unset).
 inline std::string simd_override_note() { return detail::choose_simd().note; }
-
-// [begin, end) of thread t's share of n items, split on 64-item boundaries (a cache line of
-// doubles, a multiple of every vector width) so no two threads write the same line.
-inline void share(std::size_t n, int t, int threads, std::size_t& begin, std::size_t& end) {
-    std::size_t blocks = (n + 63) / 64;
-    std::size_t b0 = blocks * static_cast<std::size_t>(t) / threads;
-    std::size_t b1 = blocks * static_cast<std::size_t>(t + 1) / threads;
-    begin = b0 * 64 < n ? b0 * 64 : n;
-    end = b1 * 64 < n ? b1 * 64 : n;
-}
 
 // The fixed-size inner loops over accumulators carry `#pragma GCC unroll`: at -O2 GCC would
 // otherwise keep the accumulators in a stack array, and store-to-load forwarding, not the FMA
