@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "machine_load.hpp"
+#include "run_record.hpp"
 
 namespace lab {
 
@@ -22,13 +23,9 @@ constexpr int kRemeasureAttempts = 2;
 // Before retrying a ceiling calibrated under load, give a passing burst of work time to end.
 constexpr auto kRetryPause = std::chrono::milliseconds(1000);
 
+// "233 GFLOP/s", "19.4 GB/s": as every other figure lab prints (record::format_value).
 std::string fmt_rate(double v, const std::string& unit) {
-    const char* p = "";
-    double s = 1;
-    if (std::fabs(v) >= 1e12) p = "T", s = 1e12;
-    else if (std::fabs(v) >= 1e9) p = "G", s = 1e9;
-    else if (std::fabs(v) >= 1e6) p = "M", s = 1e6;
-    return fmt::format("{:.3g} {}{}", v / s, p, unit);
+    return record::format_value({"", MetricKind::number, unit, v, {}});
 }
 
 double rate_of(const std::string& key, const Measurement& m) {
@@ -100,15 +97,7 @@ Ceilings calibrate_with_conditions(Backend& backend, Device& device, bool quick,
     if (!untrusted.empty())
         note("ceilings stored as not trusted, even after measuring them again: " + untrusted +
              ". Each run measures them again before use; run `lab calibrate` when the machine is quiet");
-    // "best" follows the roof kernels it is the best of.
-    Ceiling best;
-    std::string kernel;
-    for (const auto& [k, v] : c.bandwidth_bytes_per_s)
-        if (is_bandwidth_roof_kernel(k) && v.value > best.value) best = v, kernel = k;
-    if (!kernel.empty()) {
-        best.method = "best sustained bandwidth kernel: " + kernel;
-        c.bandwidth_bytes_per_s["best"] = best;
-    }
+    set_best_bandwidth(c);  // "best" follows the roof kernels it is the best of
     return c;
 }
 
@@ -166,11 +155,8 @@ void InRunCeilings::after_workload(const Measurement& m, const std::vector<Measu
     std::vector<std::string> keys = {"launch"};
     if (w.flops > 0) keys.push_back("flops." + w.pipe);
     if (w.bytes > 0 && w.level == "dram") {
-        std::string best = "read";
-        double v = -1;
-        for (const auto& [k, c] : current_.bandwidth_bytes_per_s)
-            if (is_bandwidth_roof_kernel(k) && c.value > v) v = c.value, best = k;
-        keys.push_back("bandwidth." + best);
+        const std::string best = best_bandwidth_kernel(current_);
+        keys.push_back("bandwidth." + (best.empty() ? std::string("read") : best));
     }
     for (const auto& key : keys) {
         auto it = last.find(key);

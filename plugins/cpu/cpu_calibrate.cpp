@@ -145,13 +145,7 @@ Ceilings calibrate_cpu(CeilingKernels& k, bool quick, const MeasureFn& measure,
         const std::string key = std::string("bandwidth.") + kernel;
         c.bandwidth_bytes_per_s[kernel] = k.ceiling(key, k.measure(key, quick, measure));
     }
-    Ceiling best;
-    for (const auto& [name, v] : c.bandwidth_bytes_per_s)
-        if (v.value > best.value) {
-            best = v;
-            best.method = "best sustained of read/copy/triad/update: " + name;
-        }
-    c.bandwidth_bytes_per_s["best"] = best;
+    set_best_bandwidth(c);
     return c;
 }
 

@@ -132,15 +132,7 @@ Ceilings calibrate_cuda(CudaDevice& dev, bool quick, const MeasureFn& measure,
         LAB_CUDA(cudaMemcpyAsync(base, base + half, half * 4, cudaMemcpyDeviceToDevice, native(s)));
     }, "cudaMemcpyAsync device-to-device (the reference the copy kernel is compared with; not a roof)");
 
-    Ceiling best;
-    for (const char* k : {"read", "copy", "triad"}) {
-        const Ceiling& v = c.bandwidth_bytes_per_s[k];
-        if (v.value > best.value) {
-            best = v;
-            best.method = std::string("best sustained of read/copy/triad: ") + k;
-        }
-    }
-    c.bandwidth_bytes_per_s["best"] = best;
+    set_best_bandwidth(c);  // read, copy and triad: memcpy is a reference, not a roof
     return c;
 }
 

@@ -115,6 +115,25 @@ inline bool is_bandwidth_roof_kernel(const std::string& kernel) {
     return kernel == "read" || kernel == "copy" || kernel == "triad" || kernel == "update";
 }
 
+// The roof bandwidth kernel with the largest ceiling ("" when there is none).
+inline std::string best_bandwidth_kernel(const Ceilings& c) {
+    std::string best;
+    double value = 0;
+    for (const auto& [k, v] : c.bandwidth_bytes_per_s)
+        if (is_bandwidth_roof_kernel(k) && v.value > value) value = v.value, best = k;
+    return best;
+}
+
+// Sets "best" to the largest roof bandwidth kernel's ceiling, naming it: what every calibration
+// does once its bandwidth kernels are measured.
+inline void set_best_bandwidth(Ceilings& c) {
+    const std::string kernel = best_bandwidth_kernel(c);
+    if (kernel.empty()) return;
+    Ceiling best = c.bandwidth_bytes_per_s[kernel];
+    best.method = "best sustained bandwidth kernel: " + kernel;
+    c.bandwidth_bytes_per_s["best"] = best;
+}
+
 // The ceilings a run holds its workloads against (DESIGN.md, "Trusting ceilings"): a ceiling is
 // never below what the same machine was seen to do, so each FLOP/s and bandwidth ceiling is the
 // largest of its starting value and every in-run measurement of it, and "bandwidth.best" is the
