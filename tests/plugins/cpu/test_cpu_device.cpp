@@ -206,7 +206,8 @@ TEST_CASE("each ceiling is measured alone as calibration measures it, and carrie
         std::optional<Measurement> m = f.backend.backend->probe_ceiling(d, key, measure);
         REQUIRE(m.has_value());
         CHECK(m->time.median > 0);
-        CHECK(m->time.samples >= settings.min_samples);
+        // The engine's time limit may stop a slow (busy) kernel at two samples: never fewer.
+        CHECK(m->time.samples >= 2);
         CeilingMeasurement cm{key, "reference", {}, *m};
         CHECK(ceiling_rate(cm, {}) > 0);
     }
@@ -217,7 +218,7 @@ TEST_CASE("each ceiling is measured alone as calibration measures it, and carrie
         for (const auto& [key, ceiling] : *table) {
             INFO(key);
             CHECK(ceiling.value > 0);
-            CHECK(ceiling.samples >= settings.min_samples);
+            CHECK(ceiling.samples >= 2);  // the engine's floor when its time limit stops sampling
             CHECK(ceiling.spread >= 0);
             CHECK_FALSE(ceiling.measured_at.empty());
             if (key != "best") CHECK(ceiling.method.find("median of") != std::string::npos);  // best names its kernel
