@@ -10,6 +10,8 @@
 
 #include "commands.hpp"
 #include "errors.hpp"
+#include "lesson_host.hpp"
+#include "lesson_plan.hpp"
 #include "lesson_session.hpp"
 #include "options.hpp"
 #include "paths.hpp"
@@ -24,23 +26,20 @@ namespace lab::cli {
 
 namespace {
 
-// Value of a ceiling named as expectations name them: "bandwidth.best", "flops.fp32.simt", "launch".
-std::optional<double> ceiling_value(const Ceilings& c, const std::string& name) {
-    if (name == "launch") return c.launch_s.value;
-    if (name.rfind("bandwidth.", 0) == 0) {
-        auto it = c.bandwidth_bytes_per_s.find(name.substr(10));
-        if (it != c.bandwidth_bytes_per_s.end()) return it->second.value;
-    }
-    if (name.rfind("flops.", 0) == 0) {
-        auto it = c.flops_per_s.find(name.substr(6));
-        if (it != c.flops_per_s.end()) return it->second.value;
-    }
-    return std::nullopt;
+// A number as the console writes it, from its SI unit.
+std::string format_number(double value, const std::string& unit) {
+    return units::format(value, units::dimension_of(unit).value_or(""));
 }
 
-bool valid_ceiling_name(const std::string& n) {
-    static const std::regex ok("launch|bandwidth\\.(read|copy|triad|best|memcpy)|flops\\.[a-z0-9]+\\.(simt|tensor)");
-    return std::regex_match(n, ok);
+// The grading spec `lab validate` reads: --spec, else <ID>.yaml beside the plugin or in the
+// folder above it (an out-of-tree lesson's source folder, with the plugin in build/), else the
+// course's configs/grading/<ID>.yaml.
+fs::path find_spec(const fs::path& plugin, const std::string& id) {
+    for (const fs::path& dir : {plugin.parent_path(), plugin.parent_path().parent_path()}) {
+        fs::path candidate = (dir.empty() ? fs::path(".") : dir) / (id + ".yaml");
+        if (fs::exists(candidate)) return candidate;
+    }
+    return paths::config_dir() / "grading" / (id + ".yaml");
 }
 
 }  // namespace
@@ -57,42 +56,13 @@ int cmd_validate(const Args& args) {
     if (!fs::exists(file)) throw InputError(file.string(), "no such file");
     LoadedLesson l = load_lesson(file);
     const LessonInfo& i = l.info;
-    std::vector<std::string> problems;
-    static const std::regex id_ok("[0-9]{2}\\.[0-9]{2}"), name_ok("[a-z0-9_]+(\\.[a-z0-9_]+)*");
-    if (!std::regex_match(i.id, id_ok)) problems.push_back("lesson ID '" + i.id + "' is not of the form NN.NN");
-    if (i.title.empty()) problems.push_back("the title is empty");
-    if (i.objectives.empty()) problems.push_back("no objectives: state what the lesson teaches");
-    if (i.experiments.empty()) problems.push_back("no experiments declared");
-    if (i.budget_quick_s <= 0 || i.budget_full_s <= 0) problems.push_back("time budgets must be positive");
-    std::set<std::string> names;
+    std::vector<std::string> problems = declaration_problems(i, [](const std::string& u) { return units::dimension_of(u).has_value(); });
     int graded = 0;
-    for (const auto& m : i.metrics) {
-        if (!names.insert(m.name).second) problems.push_back("metric '" + m.name + "' is declared twice");
-        if (!std::regex_match(m.name, name_ok)) problems.push_back("metric name '" + m.name + "' is not dotted lower-case words");
-        if (m.kind != MetricKind::category && !units::dimension_of(m.unit))
-            problems.push_back("metric '" + m.name + "' has unit '" + m.unit + "', which is not an SI unit lab knows");
-        if (m.devices.empty()) problems.push_back("metric '" + m.name + "' is produced on no device");
-        graded += m.graded;
-    }
-    for (const auto& e : i.expectations) {
-        const MetricDecl* m = nullptr;
-        for (const auto& d : i.metrics)
-            if (d.name == e.metric) m = &d;
-        if (!m) {
-            problems.push_back("expectation on '" + e.metric + "', which the lesson does not declare");
-            continue;
-        }
-        if (m->kind == MetricKind::category && e.equals.empty())
-            problems.push_back("expectation on category '" + e.metric + "' needs 'equals'");
-        if (m->kind != MetricKind::category && !e.equals.empty())
-            problems.push_back("expectation on number '" + e.metric + "' uses 'equals'; give min/max");
-        if (!e.relative_to.empty() && !valid_ceiling_name(e.relative_to))
-            problems.push_back("expectation on '" + e.metric + "' is relative to '" + e.relative_to +
-                               "': use launch, bandwidth.<kernel> or flops.<dtype>.<pipe>");
-    }
-    if (i.expectations.empty()) problems.push_back("no expected measurements declared (LessonInfo::expectations)");
+    for (const auto& m : i.metrics) graded += m.graded;
+    // The plan on model devices, derived: every declared metric produced, nothing undeclared.
+    for (const auto& p : check_plan(*l.lesson, i)) problems.push_back(p);
 
-    fs::path spec_file = vm.count("spec") ? fs::path(vm["spec"].as<std::string>()) : paths::config_dir() / "grading" / (i.id + ".yaml");
+    fs::path spec_file = vm.count("spec") ? fs::path(vm["spec"].as<std::string>()) : find_spec(file, i.id);
     std::string spec_line = "no grading spec found (" + spec_file.string() + ")";
     if (fs::exists(spec_file)) {
         CourseConfig course = load_course(paths::config_dir() / "course.yaml");
@@ -110,8 +80,10 @@ int cmd_validate(const Args& args) {
 
     std::cout << fmt::format("{}: lesson {} \"{}\" {}, plugin API {}.{}, ABI {}\n", file.string(), i.id, i.title, i.version,
                              l.identity.api_major, l.identity.api_minor, l.identity.abi_tag);
-    std::cout << fmt::format("  {} objectives, {} experiments, {} metrics ({} graded), {} expectations\n", i.objectives.size(),
-                             i.experiments.size(), i.metrics.size(), graded, i.expectations.size());
+    std::cout << fmt::format("  {} objectives, {} experiments, {} placed workloads, {} metrics ({} graded), {} expectations\n",
+                             i.objectives.size(), i.experiments.size(), i.placed.size(), i.metrics.size(), graded, i.expectations.size());
+    std::cout << "  plan replayed on a model CPU and GPU, quick and full: "
+              << (problems.empty() ? "every declared metric produced, none undeclared" : "see the problems below") << "\n";
     std::cout << "  " << spec_line << "\n";
     std::cout << "  CUDA companion: " << (fs::exists(companion) ? companion.string() : "none (the lesson runs on CPUs only)") << "\n";
     if (!problems.empty()) {
@@ -146,65 +118,15 @@ int cmd_check(const Args& args) {
     LessonOutcome run = run_lesson(req);
     const std::string kind = to_string(run.raw.device_kind);
 
-    int missed_structural = 0, missed_performance = 0, met = 0, skipped = 0;
+    const ExpectationReport report = check_expectations(run.lesson.info, run.raw, run.derivation, format_number);
     nlohmann::json rows = nlohmann::json::array();
     std::string table = fmt::format("{:<8} {:<34} {:<24} {:<24} {}\n", "result", "metric", "expected", "measured", "why");
-    for (const auto& e : run.lesson.info.expectations) {
-        std::string result, expected, measured;
-        if (std::find(e.devices.begin(), e.devices.end(), kind) == e.devices.end()) {
-            ++skipped;
-            continue;
-        }
-        const MetricValue* v = run.derivation.find(e.metric);
-        bool ok = false;
-        if (!e.equals.empty()) {
-            expected = e.equals;
-            measured = v ? v->text : "(not produced)";
-            ok = v && v->text == e.equals;
-            // A verdict the run could not decide, with the expected regime among its candidates.
-            if (v && !ok) {
-                auto candidates = roofline::regimes_in(v->text);
-                auto want = roofline::parse_regime(e.equals);
-                ok = candidates.size() > 1 && want && std::find(candidates.begin(), candidates.end(), *want) != candidates.end();
-            }
-        } else {
-            double scale = 1;
-            std::string unit = v ? v->unit : "";
-            if (!e.relative_to.empty()) {
-                auto c = ceiling_value(run.raw.ceilings, e.relative_to);
-                if (!c) {
-                    ++skipped;
-                    continue;
-                }
-                scale = *c;
-            }
-            std::string dim = units::dimension_of(unit).value_or("");
-            // Fractions of a ceiling read as percentages, as everywhere else lab prints them.
-            auto bound = [&](double x) {
-                return e.relative_to.empty() ? units::format(x, dim) : fmt::format("{:g}% of {}", 100 * x, e.relative_to);
-            };
-            expected = e.min > -1e300 && e.max < 1e300 ? bound(e.min) + " .. " + bound(e.max)
-                       : e.min > -1e300                 ? ">= " + bound(e.min)
-                                                        : "<= " + bound(e.max);
-            measured = v ? (e.relative_to.empty() ? units::format(v->number, dim)
-                                                  : fmt::format("{:.0f}% of {}", 100 * v->number / scale, e.relative_to))
-                         : "(not produced)";
-            ok = v && v->number >= e.min * scale && v->number <= e.max * scale;
-        }
-        if (ok) {
-            ++met;
-            result = "met";
-        } else if (e.performance) {
-            ++missed_performance;
-            result = "differs";
-        } else {
-            ++missed_structural;
-            result = "MISSED";
-        }
-        table += fmt::format("{:<8} {:<34} {:<24} {:<24} {}\n", result, e.metric, expected, measured, e.why);
-        rows.push_back({{"metric", e.metric}, {"result", result}, {"expected", expected}, {"measured", measured},
-                        {"performance", e.performance}, {"why", e.why}});
+    for (const auto& r : report.rows) {
+        table += fmt::format("{:<8} {:<34} {:<24} {:<24} {}\n", r.result, r.metric, r.expected, r.measured, r.why);
+        rows.push_back({{"metric", r.metric}, {"result", r.result}, {"expected", r.expected}, {"measured", r.measured},
+                        {"performance", r.performance}, {"why", r.why}});
     }
+    const int met = report.met, missed_structural = report.missed, missed_performance = report.differs, skipped = report.other_devices;
     if (vm.count("json")) {
         std::cout << nlohmann::json{{"lesson", req.id}, {"device", kind + ": " + run.raw.facts.name}, {"quick", req.quick},
                                     {"met", met}, {"missed", missed_structural}, {"differs", missed_performance}, {"strict", strict},

@@ -8,7 +8,7 @@
 #include "errors.hpp"
 #include "options.hpp"
 #include "paths.hpp"
-#include "plugin_loader.hpp"
+#include "lesson_host.hpp"
 #include "run_record.hpp"
 #include "run_report.hpp"
 
@@ -27,23 +27,13 @@ int cmd_show(const Args& args) {
 
     nlohmann::json rec = record::read_record(file);
     RawRun raw = record::raw_run_from_record(rec);
-    Catalog cat = discover(paths::plugin_dirs());
-    for (const auto& w : cat.warnings) std::cerr << "warning: " << w << "\n";
-    LoadedLesson lesson = load_lesson(find_lesson(cat, raw.lesson_id).file);
-    const std::string recorded = rec["lesson"].value("plugin_version", "");
-    if (recorded.substr(0, recorded.find('.')) != lesson.info.version.substr(0, lesson.info.version.find('.')))
-        throw InputError(file, "recorded with lesson plugin " + recorded + ", but the installed plugin is " +
-                                   lesson.info.version + " (another major version derives differently)",
-                         "install the lesson version the run was recorded with, or record the run again");
+    LessonHost host;
+    for (const auto& w : host.warnings()) std::cerr << "warning: " << w << "\n";
+    const LoadedLesson& lesson = host.lesson(raw.lesson_id);
+    check_plugin_version(lesson, rec, file);
     if (reveal && !load_course(paths::config_dir() / "course.yaml").allow_reveal)
         throw UsageError("this course does not allow --reveal");
-
-    Derivation d;
-    try {
-        d = lesson.lesson->derive(raw);
-    } catch (const std::exception& e) {
-        throw PluginError(lesson.identity.file.string() + ": the lesson's derivation failed on " + file + ": " + e.what());
-    }
+    const Derivation d = derive_run(lesson, raw, file);
     const auto withheld = record::withheld_metrics(lesson.info, reveal, raw.device_kind);
     if (vm.count("json")) {
         nlohmann::json metrics = nlohmann::json::object();

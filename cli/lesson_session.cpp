@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "course.hpp"
+#include "lesson_host.hpp"
 #include "errors.hpp"
 #include "options.hpp"
 #include "paths.hpp"
@@ -56,12 +57,9 @@ LessonOutcome run_lesson(const LessonRequest& r) {
     out.raw.ceilings_at_start = out.result.ceilings;
     out.raw.ceiling_measurements = out.result.ceiling_measurements;
     out.raw.measurements = out.result.measurements;
+    out.raw.skipped = out.result.skipped;
     out.raw.ceilings = effective_ceilings(out.raw.ceilings_at_start, out.raw.ceiling_measurements, out.raw.measurements);
-    try {
-        out.derivation = out.lesson.lesson->derive(out.raw);
-    } catch (const std::exception& e) {
-        throw PluginError(ident.file.string() + ": the lesson's derivation failed: " + e.what() + "; no run record written");
-    }
+    out.derivation = derive_run(out.lesson, out.raw, "this run (no run record written)");
     return out;
 }
 

@@ -37,28 +37,24 @@ install_data('{{ID}}.yaml', install_dir: sdk.get_variable(pkgconfig: 'gradingdir
 const char* kOptions = R"(option('gpu', type: 'feature', value: 'auto', description: 'Build the CUDA companion (needs nvcc)')
 )";
 
-const char* kKernelsHeader = R"(// The GPU kernels of lesson {{ID}}, as its CPU code sees them: plain function pointers
-// exported by the CUDA companion, so the lesson plugin itself holds no CUDA code.
+const char* kKernelsHeader = R"(// Lesson {{ID}}'s kernels: one interface, implemented for CPUs in lab_{{STEM}}.cpp and for GPUs
+// in lab_{{STEM}}_cuda.cu. Each call returns a Launch; counts are stated by the lesson, not here.
 #pragma once
 
-#include <cstddef>
+#include <lab/device.hpp>
 
-struct Lesson{{STEM}}CudaKernels {
-    // b[i] = s * a[i] over n floats, on the given cudaStream_t.
-    void (*scale)(void* stream, float* b, const float* a, float s, std::size_t n, unsigned blocks);
+struct ScaleKernels {
+    static constexpr const char* kInterface = "lesson_{{STEM}}::ScaleKernels/1";
+    virtual ~ScaleKernels() = default;
+    virtual lab::Launch scale(float* b, const float* a, float s, std::size_t n) = 0;  // b = s * a
 };
-
-#define LESSON_{{STEM}}_KERNELS "lab_{{STEM}}_cuda_kernels"
 )";
 
 const char* kCuda = R"(// Lesson {{ID}}'s GPU kernels (its CUDA companion): loaded only by lab's CUDA backend.
-#include <cuda_runtime.h>
-
+#include <lab/companion.hpp>
 #include <lab/cuda_check.hpp>
 
 #include "kernels.hpp"
-
-namespace {
 
 __global__ void scale_kernel(float* b, const float* a, float s, std::size_t n) {
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -66,18 +62,19 @@ __global__ void scale_kernel(float* b, const float* a, float s, std::size_t n) {
         b[i] = s * a[i];
 }
 
-void scale(void* stream, float* b, const float* a, float s, std::size_t n, unsigned blocks) {
-    scale_kernel<<<blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(b, a, s, n);
-    LAB_CUDA(cudaGetLastError());  // names the file, the line and the error
-}
+struct ScaleGpu : ScaleKernels {
+    explicit ScaleGpu(lab::Device& d) : blocks(static_cast<unsigned>(d.facts().compute_units > 0 ? d.facts().compute_units : 1) * 8) {}
+    lab::Launch scale(float* b, const float* a, float s, std::size_t n) override {
+        const unsigned g = blocks;
+        return [=](lab::Stream& st) {
+            scale_kernel<<<g, 256, 0, static_cast<cudaStream_t>(st.native_handle())>>>(b, a, s, n);
+            LAB_CUDA(cudaGetLastError());  // names the file, the line and the error
+        };
+    }
+    unsigned blocks;
+};
 
-const Lesson{{STEM}}CudaKernels kKernels{scale};
-
-}  // namespace
-
-extern "C" __attribute__((visibility("default"))) const Lesson{{STEM}}CudaKernels* lab_{{STEM}}_cuda_kernels() {
-    return &kKernels;
-}
+LAB_COMPANION(ScaleKernels, ScaleGpu)
 )";
 
 const char* kLesson = R"(// Lesson {{ID}}, "{{TITLE}}".
@@ -87,82 +84,60 @@ const char* kLesson = R"(// Lesson {{ID}}, "{{TITLE}}".
 // the expectations and the teaching text; keep the three parts: info(), run(), derive().
 #include <lab/lab.hpp>
 
-#include <algorithm>
-
 #include "kernels.hpp"
 
 namespace {
 
 using namespace lab;
 
+// The CPU side of the kernels: every thread of the device's team scales its share.
+struct ScaleCpu : ScaleKernels {
+    explicit ScaleCpu(Device&) {}
+    Launch scale(float* b, const float* a, float s, std::size_t n) override {
+        return [=](Stream& st) {
+            st.launch([=](int t, int threads) {
+                std::size_t lo, hi;
+                cpu::share(n, t, threads, lo, hi);
+                for (std::size_t i = lo; i < hi; ++i) b[i] = s * a[i];
+            });
+        };
+    }
+};
+
 class Lesson{{STEM}} : public lab::Lesson {
 public:
-    // Static declarations: read by `lab info`, `lab validate` and the grader without running.
+    // Declarations, read without running. A placed workload gets its standard metrics
+    // (scale.bytes_per_s, scale.measured_regime, ...) declared and derived by the SDK.
     LessonInfo info() const override {
-        LessonInfo i;
-        i.id = "{{ID}}";
-        i.title = "{{TITLE}}";
-        i.version = "1.0.0";
+        LessonInfo i{.id = "{{ID}}", .title = "{{TITLE}}", .version = "1.0.0"};
         i.objectives = {"Measure the bandwidth a streaming kernel reaches, and name its regime."};
         i.experiments = {{"scale", "b[i] = s * a[i] over at least 4x the last-level cache"}};
-        // Standard per-workload metrics; bytes_per_s is this lesson's graded answer.
-        declare_workload_metrics(i.metrics, "scale", {"bytes_per_s"});
-        // What `lab check {{ID}}` verifies on a new device: what the counts decide (must hold),
-        // and what the machine measures, a regime and a speed (reported; failures only with
-        // --strict, since a busy machine moves them).
+        i.placed = {{.name = "scale", .graded = {"bytes_per_s"}}};
+        // `lab check {{ID}}`: what the counts decide must hold; what the machine measures is
+        // reported (a failure only with --strict: a busy machine moves it).
         i.expectations = {
-            {"scale.predicted_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, false,
-             "its arithmetic intensity is left of the ridge"},
-            {"scale.measured_regime", "memory_bound", -1e308, 1e308, "", {"cpu", "cuda"}, true,
-             "a large scale streams from DRAM: memory bound"},
-            {"scale.bytes_per_s", "", 0.5, 1e308, "bandwidth.best", {"cpu", "cuda"}, true,
-             "scale reaches half the bandwidth ceiling"},
+            {.metric = "scale.predicted_regime", .equals = "memory_bound", .why = "its AI is left of the ridge"},
+            {.metric = "scale.measured_regime", .equals = "memory_bound", .performance = true, .why = "it streams from DRAM"},
+            {.metric = "scale.bytes_per_s", .min = 0.5, .relative_to = "bandwidth.best", .performance = true,
+             .why = "scale reaches half the bandwidth ceiling"},
         };
-        i.budget_quick_s = 10;
-        i.budget_full_s = 60;
         return i;
     }
 
     // Measurement: runs in lab's child process on the student's device.
     void run(Session& s) override {
         Device& dev = s.device();
-        const std::size_t llc = dev.facts().last_level_cache_bytes();
-        const std::size_t n = std::max<std::size_t>(4 * llc / 8, std::size_t{1} << 24) / 64 * 64;
+        auto k = s.kernels<ScaleKernels, ScaleCpu>();
+        const std::size_t n = std::max<std::size_t>(dev.facts().last_level_cache_bytes() / 2, std::size_t{1} << 24) / 64 * 64;
         BufferPtr a = dev.allocate(n * 4), b = dev.allocate(n * 4);
-        float *pa = a->as<float>(), *pb = b->as<float>();
-
-        Workload w;
-        w.name = "scale";
-        w.description = "b[i] = s * a[i]";
-        w.flops = 1.0 * n;   // one multiply per element
-        w.bytes = 8.0 * n;   // read a, write b (no write-allocate counted)
-        w.pipe = "fp32.simt";
-        w.params = {{"n", static_cast<double>(n)}};
-
-        Launch launch;
-        if (dev.kind() == DeviceKind::cuda) {
-            const auto* k = &s.companion<Lesson{{STEM}}CudaKernels>(LESSON_{{STEM}}_KERNELS);
-            const unsigned blocks = static_cast<unsigned>(std::max(1, dev.facts().compute_units)) * 8;
-            launch = [=](Stream& st) { k->scale(st.native_handle(), pb, pa, 3.0f, n, blocks); };
-        } else {
-            // CPU: every thread of the device's team scales its share.
-            launch = [=](Stream& st) {
-                st.launch([=](int t, int threads) {
-                    std::size_t lo, hi;
-                    cpu::share(n, t, threads, lo, hi);
-                    for (std::size_t i = lo; i < hi; ++i) pb[i] = 3.0f * pa[i];
-                });
-            };
-        }
-        s.measure(w, launch);
+        // One multiply per element; read a, write b (no write-allocate counted).
+        s.measure({.name = "scale", .description = "b[i] = s * a[i]", .params = {param("n", n)}, .flops = 1.0 * n, .bytes = 8.0 * n},
+                  k->scale(b->as<float>(), a->as<float>(), 3.0f, n));
     }
 
     // Raw measurements -> metrics: the same code runs after `lab run` and in the grader.
-    Derivation derive(const RawRun& run) const override {
-        Derivation d;
-        place_workload(run, "scale", d);
+    void derive(const RawRun&, Derivation& d) const override {
         d.teaching = {"scale moved {scale.bytes_per_s}: it is {scale.measured_regime}."};
-        return d;
     }
 };
 
@@ -200,7 +175,7 @@ Scaffolded by `lab new`. Build it against the installed lab SDK and run it:
 | file | what to change |
 |---|---|
 | `lab_{{STEM}}.cpp` | the lesson: info() (declarations), run() (workloads and their counts), derive() (metrics) |
-| `kernels.hpp`, `lab_{{STEM}}_cuda.cu` | the GPU kernels (built when nvcc is found) |
+| `kernels.hpp`, `lab_{{STEM}}_cuda.cu` | the kernel interface and its GPU side (the companion, built when nvcc is found) |
 | `{{ID}}.yaml` | the grading spec: questions, tolerances, points |
 
 `meson install` puts the plugins where lab finds them and the spec into lab's configs/grading/.

@@ -79,12 +79,17 @@ public:
         }
         return measurements_.back();
     }
+    void skip(const std::string& workload, const std::string& reason) override {
+        skipped_.push_back({workload, reason});
+    }
     void progress(const std::string& line) override { progress_line(line); }
     void* companion_symbol(const std::string& name) override {
         if (device_.kind() != DeviceKind::cuda) return nullptr;
         return lab::companion_symbol(lesson_file_, name);
     }
+    bool replaying() const override { return false; }
     std::vector<Measurement>& measurements() { return measurements_; }
+    const std::vector<Skip>& skipped() const { return skipped_; }
 
 private:
     Device& device_;
@@ -93,6 +98,7 @@ private:
     EngineSettings settings_;
     std::string lesson_file_;
     std::vector<Measurement> measurements_;
+    std::vector<Skip> skipped_;
     bool counters_noted_ = false;
 };
 
@@ -102,7 +108,7 @@ struct OpenedDevice {
 };
 
 OpenedDevice open_device(const ChildRequest& req) {
-    Catalog cat = discover(paths::plugin_dirs());
+    Catalog cat = discover(paths::plugin_dirs(), false);
     auto load = [&](const std::string& kind) -> std::optional<LoadedBackend> {
         auto it = cat.backends.find(kind);
         if (it == cat.backends.end()) return std::nullopt;
@@ -266,6 +272,8 @@ int child_main(const ChildRequest& req) {
                 result["trace_events"] = events.size();
             }
             for (const auto& m : session.measurements()) result["measurements"].push_back(record::to_json(m));
+            result["skipped"] = json::array();
+            for (const auto& sk : session.skipped()) result["skipped"].push_back({{"workload", sk.workload}, {"reason", sk.reason}});
             result["ceiling_measurements"] = json::array();
             for (const auto& cm : in_run.measurements()) result["ceiling_measurements"].push_back(record::to_json(cm));
             // A cached ceiling the run found stale (beaten by more than the margin) is replaced, so
@@ -338,6 +346,8 @@ ChildResult execute(const ChildRequest& req) {
     for (const auto& m : result->at("measurements")) r.measurements.push_back(record::measurement_from_json(m));
     for (const auto& cm : result->value("ceiling_measurements", json::array()))
         r.ceiling_measurements.push_back(record::ceiling_measurement_from_json(cm));
+    for (const auto& sk : result->value("skipped", json::array()))
+        r.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("reason").get<std::string>()});
     r.engine = result->at("engine");
     r.notes = notes;
     r.calibrated_now = result->value("calibrated_now", false);

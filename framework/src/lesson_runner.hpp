@@ -39,6 +39,7 @@ struct ChildResult {
     Ceilings ceilings;                                     // at the start of the run
     std::vector<CeilingMeasurement> ceiling_measurements;  // measured during it
     std::vector<Measurement> measurements;
+    std::vector<Skip> skipped;                             // what the lesson chose not to measure
     nlohmann::json engine;
     std::vector<std::string> notes;   // fallback reasons, cache problems
     bool calibrated_now = false;

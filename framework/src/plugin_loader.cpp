@@ -106,7 +106,7 @@ LoadedLesson load_lesson(const fs::path& file) {
     using Factory = std::unique_ptr<Lesson>();
     try {
         out.lesson = lib->get_alias<Factory>("lab_create_lesson")();
-        out.info = out.lesson->info();
+        out.info = out.lesson->declarations();
     } catch (const std::exception& e) {
         throw PluginError(file.string() + ": the lesson plugin failed while describing itself: " + e.what());
     }
@@ -126,7 +126,7 @@ LoadedBackend load_backend(const fs::path& file) {
     return out;
 }
 
-Catalog discover(const std::vector<fs::path>& dirs) {
+Catalog discover(const std::vector<fs::path>& dirs, bool lessons_too) {
     Catalog cat;
     for (const auto& dir : dirs) {
         std::error_code ec;
@@ -143,7 +143,7 @@ Catalog discover(const std::vector<fs::path>& dirs) {
         for (const auto& f : files) {
             std::string name = f.filename().string();
             bool lesson = is_lesson_file_name(name), backend = is_backend_file_name(name);
-            if (!lesson && !backend) continue;
+            if ((!lesson || !lessons_too) && !backend) continue;
             PluginIdentity id;
             if (backend) {
                 // Backends are catalogued by name only: loading one may pull in the CUDA runtime,

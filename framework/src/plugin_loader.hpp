@@ -30,7 +30,7 @@ PluginIdentity inspect_plugin(const std::filesystem::path& file, const std::stri
 struct LoadedLesson {
     PluginIdentity identity;
     std::unique_ptr<Lesson> lesson;
-    LessonInfo info;
+    LessonInfo info;   // Lesson::declarations(): every metric, placed workloads' included
 };
 LoadedLesson load_lesson(const std::filesystem::path& file);
 
@@ -54,7 +54,9 @@ struct Catalog {
 
 // Scans the folders in order. A folder that does not exist is skipped; one that exists but cannot
 // be read throws InputError. Broken files become warnings (they name the file and the fix).
-Catalog discover(const std::vector<std::filesystem::path>& dirs);
+// Lessons are inspected (their manifests read) unless `lessons_too` is false: the child process
+// needs only the backends, and its parent has already found the lesson.
+Catalog discover(const std::vector<std::filesystem::path>& dirs, bool lessons_too = true);
 
 // A symbol of a lesson's CUDA companion (lab_<ID>_cuda.so beside lab_<ID>.so), loaded on first
 // use. InputError when the companion or the symbol is missing.

@@ -304,6 +304,8 @@ json make_record(const RecordInputs& in) {
     const Ceilings& start = in.raw.ceiling_measurements.empty() ? in.raw.ceilings : in.raw.ceilings_at_start;
     json ceiling_measurements = json::array();
     for (const auto& cm : in.raw.ceiling_measurements) ceiling_measurements.push_back(to_json(cm));
+    json skipped = json::array();
+    for (const auto& sk : in.raw.skipped) skipped.push_back({{"workload", sk.workload}, {"reason", sk.reason}});
 
     return {{"schema", kSchema},
             {"lab_version", LAB_VERSION},
@@ -321,6 +323,7 @@ json make_record(const RecordInputs& in) {
             {"thresholds", thresholds_json()},
             {"notes", in.notes},
             {"workloads", workloads},
+            {"skipped", skipped},
             {"metrics", metrics},
             {"withheld", std::vector<std::string>(withheld.begin(), withheld.end())},
             {"declared_metrics", declared},
@@ -387,6 +390,10 @@ RawRun raw_run_from_record(const json& r) {
         for (const auto& w : r.at("workloads")) raw.measurements.push_back(measurement_from_json(w));
         for (const auto& cm : d.value("ceiling_measurements", json::array()))
             raw.ceiling_measurements.push_back(ceiling_measurement_from_json(cm));
+        // Records written before skips were recorded say nothing of them (not: "none").
+        raw.skips_recorded = r.contains("skipped");
+        for (const auto& sk : r.value("skipped", json::array()))
+            raw.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("reason").get<std::string>()});
         raw.ceilings = effective_ceilings(raw.ceilings_at_start, raw.ceiling_measurements, raw.measurements);
     } catch (const json::exception& e) {
         throw InputError("", std::string("the run record is missing a field or has one of the wrong type: ") + e.what(),

@@ -8,15 +8,9 @@
 
 namespace lab::grader {
 
-GradingContext::GradingContext()
-    : course_(load_course(paths::config_dir() / "course.yaml")), catalog_(discover(paths::plugin_dirs())) {}
+GradingContext::GradingContext() : course_(load_course(paths::config_dir() / "course.yaml")) {}
 
-const LoadedLesson& GradingContext::lesson(const std::string& id) {
-    auto it = lessons_.find(id);
-    if (it == lessons_.end())
-        it = lessons_.emplace(id, std::make_unique<LoadedLesson>(load_lesson(find_lesson(catalog_, id).file))).first;
-    return *it->second;
-}
+const LoadedLesson& GradingContext::lesson(const std::string& id) { return host_.lesson(id); }
 
 std::filesystem::path GradingContext::spec_file(const std::string& id) const {
     return paths::config_dir() / "grading" / (id + ".yaml");
@@ -48,13 +42,7 @@ GradeReport grade_files(GradingContext& ctx, const std::string& lesson_id, const
                          "submit the run of lesson " + id);
     const LoadedLesson& lesson = ctx.lesson(id);
     const GradingSpec& spec = ctx.spec(id);
-    Derivation derived;
-    try {
-        derived = lesson.lesson->derive(raw);
-    } catch (const std::exception& e) {
-        throw PluginError(lesson.identity.file.string() + ": the lesson's derivation failed on " + run_file.string() + ": " +
-                          e.what());
-    }
+    Derivation derived = derive_run(lesson, raw, run_file.string());
     Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course()};
     check_binding(s);
     return grade(s);

@@ -10,7 +10,7 @@
 
 #include "course.hpp"
 #include "evaluate.hpp"
-#include "plugin_loader.hpp"
+#include "lesson_host.hpp"
 #include "spec.hpp"
 
 namespace lab::grader {
@@ -27,8 +27,7 @@ public:
 
 private:
     CourseConfig course_;
-    Catalog catalog_;
-    std::map<std::string, std::unique_ptr<LoadedLesson>> lessons_;
+    LessonHost host_;
     std::map<std::string, GradingSpec> specs_;
 };
 

@@ -1,27 +1,21 @@
 // Lesson 02.01, "Why the GPU Waits": the three textbook regimes, measured.
 //
 // Three mystery kernels, shuffled per student, each measured at 1x and 2x work:
-//   - an FMA kernel with 12 independent vector chains per thread (compute bound),
+//   - an FMA kernel with independent vector chains on every thread (compute bound),
 //   - a triad a = b + s*c over at least 4x the last-level cache (memory bound),
 //   - a tiny triad launched back to back (overhead bound: doubling it barely costs more).
 // For contrast, a single dependent FMA chain (latency bound: far from every roof), and the time
 // per element of one triad at n = 1 and n = 2^26 (latency vs throughput).
 // The student names each mystery's regime from its time, counts and the ceilings.
-#include <lab/cpu_kernels.hpp>
+#include <lab/cpu_stream_kernels.hpp>
 #include <lab/lab.hpp>
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <functional>
-#include <string>
-
-#include "kernels_02_01.hpp"
 
 namespace {
 
 using namespace lab;
-using namespace lab::cpu;
 
 constexpr std::array<const char*, 3> kMysteries = {"mystery_a", "mystery_b", "mystery_c"};
 enum Kind { kCompute = 0, kMemory = 1, kOverhead = 2 };
@@ -34,90 +28,10 @@ std::array<int, 3> shuffle(std::uint64_t seed) {
     return perms[seed % 6];
 }
 
-// The lesson's kernels on one device: each returns a Launch and states its counts.
-struct Kernels {
-    std::function<Launch(std::int64_t iterations)> fma;         // compute bound
-    std::function<double(std::int64_t iterations)> fma_flops;
-    double fma_bytes = 0;                                        // the results it stores
-    std::function<Launch(float* a, const float* b, const float* c, std::size_t n)> triad;
-    std::function<Launch(std::int64_t iterations)> chain;        // latency bound
-    std::string chain_pipe;                                      // the roof the chain is held against
-    std::string chain_what;
-};
-
-struct Sizes {
-    std::size_t triad_n;          // large triad: 12 n bytes >= 4x the last-level cache
-    std::int64_t fma_iterations;  // ~5-10 ms per invocation
-    std::size_t tiny_n;           // a few cache lines per thread
-    std::size_t per_element_n;    // the "n = 2^26" of the latency-vs-throughput pair
-    std::int64_t chain_iterations;
-};
-
-Sizes sizes_for(const Device& dev, bool quick) {
-    const bool gpu = dev.kind() == DeviceKind::cuda;
-    Sizes s;
-    std::size_t llc = dev.facts().last_level_cache_bytes();
-    std::size_t need = std::max<std::size_t>(4 * llc / 12, std::size_t{1} << 24);
-    s.triad_n = (need + 1023) / 1024 * 1024;
-    s.fma_iterations = gpu ? (quick ? 16384 : 65536) : (quick ? 1'000'000 : 3'000'000);
-    s.tiny_n = gpu ? 1024 : 64 * static_cast<std::size_t>(std::max(1, dev.threads()));
-    s.per_element_n = quick ? (std::size_t{1} << 24) : (std::size_t{1} << 26);
-    s.chain_iterations = gpu ? (quick ? 250'000 : 1'000'000) : (quick ? 1'000'000 : 4'000'000);
-    return s;
-}
-
-Kernels cpu_kernels(Device& dev, float* fma_out, double* chain_out) {
-    const Simd simd = detect_simd();
-    const int threads = dev.threads();
-    Kernels k;
-    k.fma = [=](std::int64_t it) -> Launch {
-        return [=](Stream& st) { st.launch([=](int t, int) { fma_peak<float>(simd, it, fma_out, t); }); };
-    };
-    k.fma_flops = [=](std::int64_t it) { return fma_peak_flops<float>(simd, it, threads); };
-    k.fma_bytes = 4.0 * threads;
-    k.triad = [=](float* a, const float* b, const float* c, std::size_t n) -> Launch {
-        return [=](Stream& st) { st.launch([=](int t, int nt) { stream_triad(simd, a, b, c, 3.0f, n, t, nt); }); };
-    };
-    k.chain = [=](std::int64_t it) -> Launch {
-        return [=](Stream& st) {
-            st.launch([=](int t, int) {
-                if (t == 0) chain_out[0] = dependent_chain(simd, it);
-            });
-        };
-    };
-    k.chain_pipe = "fp64.simt";
-    k.chain_what = "one dependent chain of scalar fp64 FMAs on one thread";
-    return k;
-}
-
-Kernels gpu_kernels(Session& s, float* fma_out) {
-    const auto* g = &s.companion<lab_02_01::CudaKernels>(LAB_02_01_KERNELS_SYMBOL);
-    // 8 blocks of 256 threads per SM: 64 warps, 16 per sub-partition (the lesson asks for >= 4).
-    const unsigned blocks = static_cast<unsigned>(std::max(1, s.device().facts().compute_units)) * 8;
-    Kernels k;
-    k.fma = [=](std::int64_t it) -> Launch {
-        return [=](Stream& st) { g->fma_peak(st.native_handle(), fma_out, it, blocks); };
-    };
-    k.fma_flops = [=](std::int64_t it) { return g->fma_peak_flops(it, blocks); };
-    k.fma_bytes = 4.0 * blocks * 256;
-    k.triad = [=](float* a, const float* b, const float* c, std::size_t n) -> Launch {
-        return [=](Stream& st) { g->triad(st.native_handle(), a, b, c, 3.0f, n, blocks); };
-    };
-    k.chain = [=](std::int64_t it) -> Launch {
-        return [=](Stream& st) { g->chain(st.native_handle(), fma_out, it); };
-    };
-    k.chain_pipe = "fp32.simt";
-    k.chain_what = "one thread running one dependent chain of FFMAs";
-    return k;
-}
-
 class WhyTheGpuWaits : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i;
-        i.id = "02.01";
-        i.title = "Why the GPU Waits";
-        i.version = "1.0.0";
+        LessonInfo i{.id = "02.01", .title = "Why the GPU Waits", .version = "1.0.0"};
         i.objectives = {
             "Understand the GPU as a throughput machine working against a latency-optimized CPU.",
             "Explain the three performance regimes: compute bound, memory bandwidth bound, and overhead bound.",
@@ -129,37 +43,33 @@ public:
         };
         // Graded = asked by configs/grading/02.01.yaml (and so withheld): each mystery's measured
         // regime, mystery C's doubling ratio and the per-element ratio.
-        for (const char* m : kMysteries)
-            declare_workload_metrics(i.metrics, m,
-                                     std::string(m) == "mystery_c" ? std::vector<std::string>{"measured_regime", "doubling_ratio"}
-                                                                   : std::vector<std::string>{"measured_regime"},
-                                     true);
-        declare_workload_metrics(i.metrics, "chain");
-        i.metrics.push_back({"per_element.small_s", "s", MetricKind::number, "time per element of a triad at n = 1"});
-        i.metrics.push_back({"per_element.large_s", "s", MetricKind::number, "time per element of a triad at n = 2^26"});
-        i.metrics.push_back({"per_element_ratio", "ratio", MetricKind::number,
-                             "how many times cheaper per element the large launch is", true, true});
-        // For `lab check`: which kernel is which depends on the student. Not graded (no question
-        // asks them), but withheld all the same, as every `check.*` helper is
-        // (record::withheld_metrics): they would tell which mystery is which.
-        i.metrics.push_back({"check.regimes", "", MetricKind::category,
-                             "the three mysteries' measured regimes, sorted (for lab check)", true, false});
-        i.metrics.push_back({"check.compute_roof_fraction", "ratio", MetricKind::number,
-                             "roof fraction of the compute-bound mystery (for lab check)", true, false});
-        i.metrics.push_back({"check.memory_roof_fraction", "ratio", MetricKind::number,
-                             "roof fraction of the memory-bound mystery (for lab check)", true, false});
+        i.placed = {
+            {.name = "mystery_a", .graded = {"measured_regime"}, .doubled = true},
+            {.name = "mystery_b", .graded = {"measured_regime"}, .doubled = true},
+            {.name = "mystery_c", .graded = {"measured_regime", "doubling_ratio"}, .doubled = true},
+            {.name = "chain"},
+        };
+        i.metrics = {
+            {.name = "per_element.small_s", .unit = "s", .description = "time per element of a triad at n = 1"},
+            {.name = "per_element.large_s", .unit = "s", .description = "time per element of a triad at n = 2^26"},
+            {.name = "per_element_ratio", .unit = "ratio", .description = "how many times cheaper per element the large launch is", .graded = true},
+            // For `lab check`: which kernel is which depends on the student. Not graded (no question
+            // asks them), but withheld all the same, as every `check.*` helper is
+            // (record::withheld_metrics): they would tell which mystery is which.
+            {.name = "check.regimes", .kind = MetricKind::category, .description = "the three mysteries' measured regimes, sorted (for lab check)"},
+            {.name = "check.compute_roof_fraction", .unit = "ratio", .description = "roof fraction of the compute-bound mystery (for lab check)"},
+            {.name = "check.memory_roof_fraction", .unit = "ratio", .description = "roof fraction of the memory-bound mystery (for lab check)"},
+        };
+        // Measured regimes and speeds depend on how busy the machine is: reported, failing only with --strict.
         i.expectations = {
-            // Measured regimes depend on how busy the machine is: reported, failing only with --strict.
-            {"check.regimes", "compute_bound,memory_bound,overhead_bound", -1e308, 1e308, "", {"cpu", "cuda"}, true,
-             "the three mysteries show the three textbook regimes"},
-            {"chain.measured_regime", "latency_bound", -1e308, 1e308, "", {"cpu", "cuda"}, true,
-             "one dependent chain is latency bound"},
-            {"check.compute_roof_fraction", "", 0.8, 1e308, "", {"cpu", "cuda"}, true,
-             "the FMA kernel reaches at least 0.8 of its peak"},
-            {"check.memory_roof_fraction", "", 0.6, 1e308, "", {"cpu", "cuda"}, true,
-             "the large triad reaches at least 0.6 of the bandwidth ceiling"},
-            {"per_element_ratio", "", 100, 1e308, "", {"cpu", "cuda"}, true,
-             "a large launch is at least 100x cheaper per element than a one-element launch"},
+            {.metric = "check.regimes", .equals = "compute_bound,memory_bound,overhead_bound", .performance = true,
+             .why = "the three mysteries show the three textbook regimes"},
+            {.metric = "chain.measured_regime", .equals = "latency_bound", .performance = true, .why = "one dependent chain is latency bound"},
+            {.metric = "check.compute_roof_fraction", .min = 0.8, .performance = true, .why = "the FMA kernel reaches at least 0.8 of its peak"},
+            {.metric = "check.memory_roof_fraction", .min = 0.6, .performance = true,
+             .why = "the large triad reaches at least 0.6 of the bandwidth ceiling"},
+            {.metric = "per_element_ratio", .min = 100, .performance = true,
+             .why = "a large launch is at least 100x cheaper per element than a one-element launch"},
         };
         i.budget_quick_s = 10;
         i.budget_full_s = 60;
@@ -168,111 +78,83 @@ public:
 
     void run(Session& s) override {
         Device& dev = s.device();
-        const bool quick = s.options().quick;
-        const Sizes z = sizes_for(dev, quick);
+        const bool quick = s.options().quick, gpu = dev.kind() == DeviceKind::cuda;
+        auto k = s.kernels<StreamKernels, cpu::StreamKernelsCpu>();
+        // Sizes: the large triad's 12 n bytes are >= 4x the last-level cache; the FMA kernel runs
+        // ~5-10 ms; the tiny triad is a few cache lines per thread.
+        const std::size_t triad_n = (std::max<std::size_t>(4 * dev.facts().last_level_cache_bytes() / 12, 1 << 24) + 1023) / 1024 * 1024;
+        const std::int64_t fma_it = gpu ? (quick ? 16384 : 65536) : (quick ? 1'000'000 : 3'000'000);
+        const std::size_t tiny_n = gpu ? 1024 : 64 * static_cast<std::size_t>(std::max(1, dev.threads()));
+        const std::size_t per_element_n = std::size_t{1} << (quick ? 24 : 26);
+        const std::int64_t chain_it = gpu ? (quick ? 250'000 : 1'000'000) : (quick ? 1'000'000 : 4'000'000);
 
-        // Buffers: three triad arrays of 2n floats serve the 1x and 2x large triads and both
-        // per-element runs; the tiny triad gets its own small arrays. They come zero-filled,
-        // which is all a triad needs: values do not change its speed.
-        const std::size_t big = std::max(2 * z.triad_n, z.per_element_n);
+        // Three triad arrays of 2n floats serve the 1x and 2x large triads and both per-element
+        // runs; the tiny triad gets its own. Zero-filled is all a triad needs.
+        const std::size_t big = std::max(2 * triad_n, per_element_n);
         BufferPtr a = dev.allocate(big * 4), b = dev.allocate(big * 4), c = dev.allocate(big * 4);
-        BufferPtr ta = dev.allocate(2 * z.tiny_n * 4), tb = dev.allocate(2 * z.tiny_n * 4), tc = dev.allocate(2 * z.tiny_n * 4);
+        BufferPtr ta = dev.allocate(2 * tiny_n * 4), tb = dev.allocate(2 * tiny_n * 4), tc = dev.allocate(2 * tiny_n * 4);
         BufferPtr out = dev.allocate(std::size_t{64} << 20);  // per-thread results of the FMA kernels
         float *pa = a->as<float>(), *pb = b->as<float>(), *pc = c->as<float>();
-        float *qa = ta->as<float>(), *qb = tb->as<float>(), *qc = tc->as<float>();
-        const Kernels k = dev.kind() == DeviceKind::cuda ? gpu_kernels(s, out->as<float>())
-                                                         : cpu_kernels(dev, out->as<float>(), out->as<double>());
-
-        auto triad_workload = [](const std::string& name, std::size_t n) {
-            Workload w;
-            w.name = name;
-            w.flops = 2.0 * n;   // one multiply and one add per element
-            w.bytes = 12.0 * n;  // read b and c, write a (no write-allocate counted)
-            w.pipe = "fp32.simt";
-            w.params = {{"work", static_cast<double>(n)}};
-            return w;
-        };
 
         const auto order = shuffle(s.options().seed);
         for (int m = 0; m < 3; ++m) {
-            const std::string name = kMysteries[m];
             for (int scale = 1; scale <= 2; ++scale) {
-                Workload w;
+                const std::string name = std::string(kMysteries[m]) + (scale == 1 ? "" : "_x2");
+                Workload w{.name = name, .description = "mystery kernel " + std::string(1, static_cast<char>('A' + m)) +
+                                                        (scale == 1 ? "" : ", twice the work"),
+                           .doubles = scale == 1 ? "" : kMysteries[m], .telemetry = true};
                 Launch launch;
-                switch (order[m]) {
-                    case kCompute: {
-                        std::int64_t it = z.fma_iterations * scale;
-                        w = triad_workload("", 0);
-                        w.flops = k.fma_flops(it);
-                        w.bytes = k.fma_bytes;
-                        w.params = {{"work", static_cast<double>(it)}};
-                        launch = k.fma(it);
-                        break;
-                    }
-                    case kMemory:
-                        w = triad_workload("", z.triad_n * scale);
-                        launch = k.triad(pa, pb, pc, z.triad_n * scale);
-                        break;
-                    case kOverhead:
-                        w = triad_workload("", z.tiny_n * scale);
-                        launch = k.triad(qa, qb, qc, z.tiny_n * scale);
-                        break;
+                if (order[m] == kCompute) {
+                    const std::int64_t it = fma_it * scale;
+                    w.params = {param("work", it)};
+                    w.flops = stream_kernels::fma_peak_flops(dev.kind(), dev.facts(), dev.threads(), it);
+                    w.bytes = stream_kernels::fma_peak_bytes(dev.kind(), dev.facts(), dev.threads());
+                    launch = k->fma_peak(out->as<float>(), it);
+                } else {
+                    // A triad: one multiply and one add per element; read b and c, write a.
+                    const std::size_t n = (order[m] == kMemory ? triad_n : tiny_n) * scale;
+                    w.params = {param("work", n)};
+                    w.flops = 2.0 * n;
+                    w.bytes = 12.0 * n;
+                    launch = order[m] == kMemory ? k->triad(pa, pb, pc, 3.0f, n)
+                                                 : k->triad(ta->as<float>(), tb->as<float>(), tc->as<float>(), 3.0f, n);
                 }
-                w.name = scale == 1 ? name : name + "_x2";
-                w.telemetry = true;  // clocks and power while it runs, where the device reports them
-                w.doubles = scale == 1 ? "" : name;
-                w.description = "mystery kernel " + std::string(1, static_cast<char>('A' + m)) +
-                                (scale == 1 ? "" : ", twice the work");
                 s.measure(w, launch);
             }
         }
 
         // A single dependent chain: each FMA waits for the last (about 4 cycles).
-        {
-            Workload w;
-            w.name = "chain";
-            w.description = k.chain_what;
-            w.flops = 2.0 * z.chain_iterations;
-            w.bytes = 8;
-            w.pipe = k.chain_pipe;
-            w.params = {{"iterations", static_cast<double>(z.chain_iterations)}};
-            s.measure(w, k.chain(z.chain_iterations));
-        }
+        s.measure({.name = "chain", .description = stream_kernels::chain_description(dev.kind()),
+                   .params = {param("iterations", chain_it)}, .flops = 2.0 * chain_it, .bytes = 8,
+                   .pipe = stream_kernels::chain_pipe(dev.kind())},
+                  k->dependent_chain(out->data(), chain_it));
 
         // Latency vs throughput: the same triad on 1 element and on 2^26.
-        for (std::size_t n : {std::size_t{1}, z.per_element_n}) {
-            Workload w = triad_workload(n == 1 ? "per_element.small" : "per_element.large", n);
-            w.params = {{"n", static_cast<double>(n)}};
-            w.description = "one triad launch over n elements";
-            s.measure(w, k.triad(pa, pb, pc, n));
-        }
+        for (std::size_t n : {std::size_t{1}, per_element_n})
+            s.measure({.name = n == 1 ? "per_element.small" : "per_element.large", .description = "one triad launch over n elements",
+                       .params = {param("n", n)}, .flops = 2.0 * n, .bytes = 12.0 * n},
+                      k->triad(pa, pb, pc, 3.0f, n));
     }
 
-    Derivation derive(const RawRun& run) const override {
-        Derivation d;
-        for (const char* m : kMysteries) place_workload(run, m, d);
-        place_workload(run, "chain", d);
+    void derive(const RawRun& run, Derivation& d) const override {
         // For `lab check`: the regimes found, and the fractions of roof of the compute and memory kernels.
-        {
-            // place_workload ran for the mysteries first, in order: d.workloads[0..2].
-            std::vector<std::string> regimes;
-            for (std::size_t m = 0; m < kMysteries.size(); ++m) regimes.push_back(roofline::to_text(d.workloads[m].placement.measured));
-            std::sort(regimes.begin(), regimes.end());
-            d.category("check.regimes", regimes[0] + "," + regimes[1] + "," + regimes[2]);
-            const auto order = shuffle(run.options.seed);
-            for (int m = 0; m < 3; ++m) {
-                const auto& p = d.workloads[static_cast<std::size_t>(m)].placement;
-                if (order[m] == kCompute) d.number("check.compute_roof_fraction", p.roof_fraction, "ratio");
-                if (order[m] == kMemory) d.number("check.memory_roof_fraction", p.roof_fraction, "ratio");
-            }
+        std::vector<std::string> regimes;
+        const auto order = shuffle(run.options.seed);
+        for (int m = 0; m < 3; ++m) {
+            const auto& p = d.placement(kMysteries[m]);
+            regimes.push_back(roofline::to_text(p.measured));
+            if (order[m] == kCompute) d.set("check.compute_roof_fraction", p.roof_fraction);
+            if (order[m] == kMemory) d.set("check.memory_roof_fraction", p.roof_fraction);
         }
+        std::sort(regimes.begin(), regimes.end());
+        d.set("check.regimes", regimes[0] + "," + regimes[1] + "," + regimes[2]);
         const Measurement& small = run.at("per_element.small");
         const Measurement& large = run.at("per_element.large");
-        double n_small = small.workload.params.at(0).value, n_large = large.workload.params.at(0).value;
-        double per_small = small.time.median / n_small, per_large = large.time.median / n_large;
-        d.number("per_element.small_s", per_small, "s");
-        d.number("per_element.large_s", per_large, "s");
-        d.number("per_element_ratio", per_small / per_large, "ratio");
+        const double per_small = small.time.median / small.workload.params.at(0).value;
+        const double per_large = large.time.median / large.workload.params.at(0).value;
+        d.set("per_element.small_s", per_small);
+        d.set("per_element.large_s", per_large);
+        d.set("per_element_ratio", per_small / per_large);
 
         d.teaching = {
             "Ceilings: compare each mystery's FLOP/s with the fp32 roof and its B/s with the DRAM roof, then",
@@ -285,7 +167,6 @@ public:
             "One element alone costs {per_element.small_s}; in one launch of 2^26 (2^24 with --quick) each costs {per_element.large_s}:",
             "  the large launch is {per_element_ratio} times cheaper per element. Throughput machines need work in bulk.",
         };
-        return d;
     }
 };
 

@@ -34,7 +34,7 @@ public:
     EventPtr create_event() override;
     void copy(Stream& stream, void* dst, const void* src, std::size_t bytes) override;
     void flush_caches(Stream& stream) override;
-    bool supports(Dtype dtype) const override { return dtype == Dtype::fp32 || dtype == Dtype::fp64; }
+    bool supports(Dtype dtype) const override { return gemm_supported(DeviceKind::cpu, facts_, dtype); }
     void gemm(Stream& stream, const Gemm& g) override;
     std::map<std::string, double> measure_counters(const std::function<void()>&, const std::vector<std::string>&,
                                                    std::string& note) override {

@@ -34,6 +34,7 @@ Types types_for(Dtype d) {
         case Dtype::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, false};
         case Dtype::fp8_e4m3: return {CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, true};
         case Dtype::int8: return {CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, CUDA_R_32I, true};
+        default: break;  // e5m2, 4-bit and block-scaled types: no GEMM here
     }
     throw std::invalid_argument("unknown dtype");
 }
@@ -73,8 +74,8 @@ bool LtGemm::supports(Dtype d, int cc) {
         case Dtype::tf32:
         case Dtype::bf16: return cc >= 80;
         case Dtype::fp8_e4m3: return cc >= 89;
+        default: return false;
     }
-    return false;
 }
 
 const LtGemm::Plan& LtGemm::plan(const Gemm& g) {

@@ -212,7 +212,7 @@ void CudaDevice::flush_caches(Stream& s) {
     LAB_CUDA(cudaMemsetAsync(flush_, flush_value_, flush_bytes_, static_cast<cudaStream_t>(s.native_handle())));
 }
 
-bool CudaDevice::supports(Dtype dtype) const { return LtGemm::supports(dtype, cc_); }
+bool CudaDevice::supports(Dtype dtype) const { return gemm_supported(DeviceKind::cuda, facts_, dtype) && LtGemm::supports(dtype, cc_); }
 
 void CudaDevice::gemm(Stream& s, const Gemm& g) {
     if (!supports(g.dtype))

@@ -57,7 +57,7 @@ struct Run {
     json record;
     lab::Derivation derived;
     explicit Run(json r) : record(std::move(r)) { refresh(); }
-    void refresh() { derived = lesson_02_05().lesson->derive(lab::record::raw_run_from_record(record)); }
+    void refresh() { derived = lesson_02_05().lesson->derivation(lab::record::raw_run_from_record(record)); }
     double number(const std::string& name) const { return lab_test::derived_number(derived, name); }
     std::string text(const std::string& name) const { return lab_test::derived_text(derived, name); }
     std::string digest() const { return record["digest"].get<std::string>(); }

@@ -112,7 +112,7 @@ void run_and_submit_right_answers(const CalibratedCache& cache) {
     CHECK(raw.ceilings.peak_bandwidth() == largest);
 
     static const lab::LoadedLesson lesson = lab::load_lesson(lab_test::build_root() / "labs/02_05/lab_02_05.so");
-    lab::Derivation derived = lesson.lesson->derive(raw);
+    lab::Derivation derived = lesson.lesson->derivation(raw);
     for (const auto& w : derived.workloads) {
         INFO(w.workload);
         CHECK(w.placement.roof_fraction <= lab::roofline::kRoofMargin);

@@ -15,7 +15,7 @@ record::RecordInputs sample_inputs(bool reveal) {
     record::RecordInputs in;
     in.info.id = "02.05";
     in.info.title = "The Roofline";
-    declare_workload_metrics(in.info.metrics, "triad", {"measured_regime", "roof_fraction"});
+    declare_placed_metrics(in.info.metrics, {.name = "triad", .graded = {"measured_regime", "roof_fraction"}});
     in.info.metrics.push_back({"ridge_point", "FLOP/B", MetricKind::number, "ridge", true, true});
     in.raw.lesson_id = "02.05";
     in.raw.options = {true, "alice", 42, std::string(64, 'a')};
@@ -32,7 +32,8 @@ record::RecordInputs sample_inputs(bool reveal) {
     m.time.samples = 10;
     in.raw.measurements = {m};
     place_workload(in.raw, "triad", in.derivation);
-    in.derivation.number("ridge_point", 10, "FLOP/B");
+    in.derivation.declared = in.info.metrics;
+    in.derivation.set("ridge_point", 10);
     in.derivation.teaching = {"ridge {ridge_point}, triad reaches {triad.bytes_per_s}"};
     in.reveal = reveal;
     in.started_at = "2026-01-01T00:00:00Z";

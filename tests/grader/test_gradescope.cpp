@@ -42,7 +42,7 @@ const lab::LoadedLesson& lesson_02_05() {
 struct Run {
     json record = lab::record::read_record(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json");
     lab::RawRun raw = lab::record::raw_run_from_record(record);
-    lab::Derivation derived = lesson_02_05().lesson->derive(raw);
+    lab::Derivation derived = lesson_02_05().lesson->derivation(raw);
     double number(const std::string& name) const { return lab_test::derived_number(derived, name); }
     std::string text(const std::string& name) const { return lab_test::derived_text(derived, name); }
 };

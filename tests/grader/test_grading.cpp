@@ -65,7 +65,7 @@ struct Run {
     explicit Run(json r) : record(std::move(r)) { refresh(); }
     void refresh() {
         raw = lab::record::raw_run_from_record(record);
-        derived = lesson(raw.lesson_id).lesson->derive(raw);
+        derived = lesson(raw.lesson_id).lesson->derivation(raw);
     }
     // After an edit: a valid digest again, so only the grader's other defences can catch it.
     void reseal() {

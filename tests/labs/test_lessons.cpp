@@ -54,14 +54,14 @@ void check_declared_matches_produced(const LessonInfo& info, const Derivation& d
 TEST_CASE("02.01 derives every metric it declares from a recorded run", "[lessons]") {
     auto l = lesson("02_01");
     RawRun run = fixture_run("02.01-quick.json");
-    Derivation d = l.lesson->derive(run);
+    Derivation d = l.lesson->derivation(run);
     check_declared_matches_produced(l.info, d, run);
 }
 
 TEST_CASE("02.01's mysteries are the seed's permutation of the three regimes", "[lessons]") {
     auto l = lesson("02_01");
     RawRun run = fixture_run("02.01-quick.json");
-    Derivation d = l.lesson->derive(run);
+    Derivation d = l.lesson->derivation(run);
     // The permutations, in the order the lesson documents; kinds 0 compute, 1 memory, 2 overhead.
     const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
     const char* expected[3] = {"compute_bound", "memory_bound", "overhead_bound"};
@@ -78,7 +78,7 @@ TEST_CASE("02.01's mysteries are the seed's permutation of the three regimes", "
 TEST_CASE("02.01's per-element ratio is (t(1)/1) / (t(n)/n)", "[lessons]") {
     auto l = lesson("02_01");
     RawRun run = fixture_run("02.01-quick.json");
-    Derivation d = l.lesson->derive(run);
+    Derivation d = l.lesson->derivation(run);
     const auto& s = run.at("per_element.small");
     const auto& g = run.at("per_element.large");
     double n = g.workload.params.at(0).value;
@@ -89,7 +89,7 @@ TEST_CASE("02.01's per-element ratio is (t(1)/1) / (t(n)/n)", "[lessons]") {
 TEST_CASE("02.05 derives the ridge and the attainable FLOP/s from the recorded ceilings", "[lessons]") {
     auto l = lesson("02_05");
     RawRun run = fixture_run("02.05-quick-reveal.json");
-    Derivation d = l.lesson->derive(run);
+    Derivation d = l.lesson->derivation(run);
     check_declared_matches_produced(l.info, d, run);
     double peak = run.ceilings.peak_flops("fp32.simt"), bw = run.ceilings.peak_bandwidth();
     CHECK_THAT(d.find("ridge_point")->number, WithinRel(peak / bw, 1e-12));
@@ -105,7 +105,7 @@ TEST_CASE("02.05 derives the ridge and the attainable FLOP/s from the recorded c
 TEST_CASE("re-deriving a revealed record reproduces the values it carries", "[lessons]") {
     auto l = lesson("02_05");
     auto rec = record::read_record(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json");
-    Derivation d = l.lesson->derive(record::raw_run_from_record(rec));
+    Derivation d = l.lesson->derivation(record::raw_run_from_record(rec));
     int compared = 0;
     for (const auto& m : d.metrics) {
         INFO(m.name);

@@ -12,6 +12,7 @@
 
 #include "lab/device.hpp"
 #include "lab/lesson.hpp"
+#include "lab/register.hpp"
 
 namespace lab {
 

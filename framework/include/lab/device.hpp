@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -131,7 +132,12 @@ public:
     virtual void* native_handle() = 0;             // cudaStream_t on CUDA; nullptr on CPU
 };
 
-enum class Dtype { fp64, fp32, tf32, fp16, bf16, fp8_e4m3, int8 };
+// Enqueues one invocation of a workload's kernel on the stream.
+using Launch = std::function<void(Stream&)>;
+
+// Element types. Block-scaled 4-bit types (MXFP4: 32 elements share an E8M0 scale byte; NVFP4:
+// 16 share an E4M3 scale byte) count their scales in bytes_per_element (lab/workloads.hpp).
+enum class Dtype { fp64, fp32, tf32, fp16, bf16, fp8_e4m3, int8, fp8_e5m2, int4, mxfp4, nvfp4 };
 
 inline const char* to_string(Dtype d) {
     switch (d) {
@@ -142,8 +148,33 @@ inline const char* to_string(Dtype d) {
         case Dtype::bf16: return "bf16";
         case Dtype::fp8_e4m3: return "fp8";
         case Dtype::int8: return "int8";
+        case Dtype::fp8_e5m2: return "fp8_e5m2";
+        case Dtype::int4: return "int4";
+        case Dtype::mxfp4: return "mxfp4";
+        case Dtype::nvfp4: return "nvfp4";
     }
     return "?";
+}
+
+// The compute capability a CUDA device's facts name ("sm_90" -> 90), 0 when none.
+inline int compute_capability(const DeviceFacts& f) {
+    for (const auto& feature : f.features)
+        if (feature.rfind("sm_", 0) == 0) return std::atoi(feature.c_str() + 3);
+    return 0;
+}
+
+// Whether Device::gemm runs `dtype` on a device of this kind and these facts: OpenBLAS has fp32
+// and fp64; cuBLASLt fp64/fp32/fp16/int8 from sm_75, tf32/bf16 from sm_80, fp8 (e4m3) from sm_89.
+// Stated from facts alone, so a lesson's plan replays without the device.
+inline bool gemm_supported(DeviceKind kind, const DeviceFacts& f, Dtype dtype) {
+    if (kind == DeviceKind::cpu) return dtype == Dtype::fp32 || dtype == Dtype::fp64;
+    const int cc = compute_capability(f);
+    switch (dtype) {
+        case Dtype::fp64: case Dtype::fp32: case Dtype::fp16: case Dtype::int8: return cc >= 75;
+        case Dtype::tf32: case Dtype::bf16: return cc >= 80;
+        case Dtype::fp8_e4m3: return cc >= 89;
+        default: return false;
+    }
 }
 
 // C[m,n] = alpha * A[m,k] * B[k,n] + beta * C, row-major, all in `dtype` (fp32 accumulate for

@@ -3,9 +3,13 @@
 //
 // A lesson has three parts, each a plain function of its inputs:
 //   info()    static declarations, read without running anything;
-//   run()     measures workloads on the session's device (the child process calls it);
+//   run()     measures workloads on the session's device (the child process calls it). Its
+//             requests are a pure function of the device's facts, the ceilings, the options and
+//             what it measured so far: that is the lesson's plan, which the host can replay
+//             against a recorded run without any device (lab validate, the grader);
 //   derive()  raw measurements -> metrics; the same code runs after `lab run` and when the grader
-//             re-derives a recorded run, so graded values never come from a stored copy.
+//             re-derives a recorded run, so graded values never come from a stored copy. The SDK
+//             derives the standard metrics of every placed workload first.
 #pragma once
 
 #include <algorithm>
@@ -34,9 +38,6 @@ struct RunOptions {
     std::string seed_hex;      // the whole digest, as recorded
 };
 
-// Enqueues one invocation of a workload's kernel on the stream.
-using Launch = std::function<void(Stream&)>;
-
 class Session {
 public:
     virtual ~Session() = default;
@@ -46,23 +47,35 @@ public:
     // Times `launch` by the engine's method (warm-up, stopping rules, cold/hot), records it and
     // returns a copy: a lesson may keep it and adapt what it measures next to what it saw.
     virtual Measurement measure(const Workload& workload, const Launch& launch) = 0;
+    // Records that `workload` is not measured on this device, and why ("tf32 needs tensor
+    // cores"): the run record says so, and the plan includes it.
+    virtual void skip(const std::string& workload, const std::string& reason) = 0;
     // A progress line (stderr, only when it is a terminal).
     virtual void progress(const std::string& line) = 0;
     // A symbol of the lesson's device companion (lab_<ID>_cuda.so), loaded by the CUDA backend;
-    // nullptr on a CPU device. Lessons use companion<T>() below.
+    // nullptr on a CPU device. Lessons use kernels<I, Cpu>() below.
     virtual void* companion_symbol(const std::string& name) = 0;
+    // True while the host replays the lesson's plan (no kernel is launched; measure() answers
+    // from a recorded run or a model). A lesson never needs to ask: buffers are real address
+    // space and launches are not run. Only work outside launches may want to skip itself.
+    virtual bool replaying() const = 0;
 
-    // The table of GPU kernels a lesson's companion exports: `symbol` names an extern "C"
-    // function returning `const T*`. Throws, naming
-    // the symbol, when the companion or the symbol is missing.
-    template <class T>
-    const T& companion(const std::string& symbol) {
-        using Get = const T* (*)();
-        void* f = companion_symbol(symbol);
-        if (!f) throw std::runtime_error("the lesson's CUDA companion does not export '" + symbol + "'");
-        const T* table = reinterpret_cast<Get>(f)();
-        if (!table) throw std::runtime_error("the lesson's CUDA companion returned no kernels from '" + symbol + "'");
-        return *table;
+    // The lesson's kernels on this session's device: the CUDA companion's implementation of
+    // interface I (exported with LAB_COMPANION(I, Impl), lab/companion.hpp) on a GPU, else
+    // `Cpu` constructed from the device. Launch geometry stays inside each implementation;
+    // counts (FLOP, bytes) are stated by the lesson from the device's facts, never by a kernel
+    // implementation, so a recorded run replays anywhere. Throws naming what is missing.
+    template <class I, class Cpu>
+    std::unique_ptr<I> kernels() {
+        if (device().kind() != DeviceKind::cuda || replaying()) return std::make_unique<Cpu>(device());
+        auto iface = reinterpret_cast<const char* (*)()>(companion_symbol("lab_companion_interface"));
+        auto create = reinterpret_cast<I* (*)(Device&)>(companion_symbol("lab_companion_create"));
+        if (!iface || !create)
+            throw std::runtime_error("the lesson's CUDA companion exports no kernels: add LAB_COMPANION(Interface, Impl) to its .cu");
+        if (std::string(iface()) != I::kInterface)
+            throw std::runtime_error(std::string("the lesson's CUDA companion implements ") + iface() + ", the lesson asks for " +
+                                     I::kInterface + ": rebuild the lesson and its companion together");
+        return std::unique_ptr<I>(create(device()));
     }
 };
 
@@ -78,6 +91,8 @@ struct RawRun {
     Ceilings ceilings_at_start;                          // as calibrated or cached, before the run
     std::vector<CeilingMeasurement> ceiling_measurements; // measured during the run (raw)
     std::vector<Measurement> measurements;
+    std::vector<Skip> skipped;          // workloads run() chose not to measure, and why
+    bool skips_recorded = true;         // false for records written before skips were recorded
 
     const Measurement* find(const std::string& name) const {
         for (const auto& m : measurements)
@@ -189,7 +204,34 @@ struct Derivation {
     // The lesson's teaching output. `{metric.name}` placeholders are replaced by the metric's
     // value and unit, or by "?" when the metric is a graded answer being withheld.
     std::vector<std::string> teaching;
+    // What the lesson declares (Lesson::declarations()), filled before derive() runs: set()
+    // takes each metric's unit and kind from here, so a metric is described once.
+    std::vector<MetricDecl> declared;
 
+    // A declared metric's value: a number or integer (by its declaration), or a category.
+    // Throws std::logic_error for a metric info() does not declare, or of the other kind.
+    void set(const std::string& name, double value) {
+        const MetricDecl& d = declaration(name, false);
+        metrics.push_back({name, d.kind, d.unit, d.kind == MetricKind::integer ? std::round(value) : value, {}});
+    }
+    void set(const std::string& name, const std::string& text) {
+        const MetricDecl& d = declaration(name, true);
+        metrics.push_back({name, d.kind, "", 0, text});
+    }
+    const MetricValue* find(const std::string& name) const {
+        for (const auto& m : metrics)
+            if (m.name == name) return &m;
+        return nullptr;
+    }
+    // A placed workload's position on the roofline (throws when the run did not measure it).
+    const roofline::Placement& placement(const std::string& workload) const {
+        for (const auto& w : workloads)
+            if (w.workload == workload) return w.placement;
+        throw std::logic_error("no placed workload '" + workload + "' in this derivation");
+    }
+
+    // Unchecked, with the unit stated here: for the SDK's standard metrics and for tests that
+    // build a derivation by hand. A lesson uses set().
     void number(const std::string& name, double value, const std::string& unit) {
         metrics.push_back({name, MetricKind::number, unit, value, {}});
     }
@@ -199,20 +241,23 @@ struct Derivation {
     void category(const std::string& name, const std::string& value) {
         metrics.push_back({name, MetricKind::category, "", 0, value});
     }
-    const MetricValue* find(const std::string& name) const {
-        for (const auto& m : metrics)
-            if (m.name == name) return &m;
-        return nullptr;
+
+private:
+    const MetricDecl& declaration(const std::string& name, bool category) const {
+        for (const auto& d : declared)
+            if (d.name == name) {
+                if ((d.kind == MetricKind::category) != category)
+                    throw std::logic_error("derive() sets '" + name + "' as a " + (category ? "category" : "number") +
+                                           ", but info() declares it a " + (category ? "number" : "category"));
+                return d;
+            }
+        throw std::logic_error("derive() sets '" + name + "', which info() does not declare: add it to LessonInfo::metrics");
     }
 };
 
-// Places a recorded workload on the roofline of the run's ceilings, and publishes the standard
-// per-workload metrics "<name>.time_s", ".flops_per_s", ".bytes_per_s", ".ai",
-// ".roof_fraction", ".predicted_regime", ".measured_regime" (and ".doubling_ratio" when the run
-// holds a workload that doubles this one; ".counted_flops", ".counted_bytes", ".counted_ai" when
-// the device read hardware counters for it).
-inline const WorkloadDerivation& place_workload(const RawRun& run, const std::string& name,
-                                                Derivation& out) {
+// Where a recorded workload sits on the roofline of the run's ceilings (DESIGN.md): its rates,
+// AI, roof fraction and regimes, with the uncertainty of its own timing and of the ceilings.
+inline roofline::Placement placement_of(const RawRun& run, const std::string& name) {
     using roofline::Uncertain;
     const Measurement& m = run.at(name);
     const Workload& w = m.workload;
@@ -238,7 +283,17 @@ inline const WorkloadDerivation& place_workload(const RawRun& run, const std::st
         else if (cm.ceiling.rfind("bandwidth.", 0) == 0 && w.level == "dram" && u.value > pc.local_bandwidth.value)
             pc.local_bandwidth = u;
     }
-    auto p = roofline::place(w.flops, w.bytes, Uncertain{m.time.median, err(m.time)}, pc, doubling);
+    return roofline::place(w.flops, w.bytes, Uncertain{m.time.median, err(m.time)}, pc, doubling);
+}
+
+// Places a recorded workload and publishes its standard metrics "<name>.time_s",
+// ".flops_per_s", ".bytes_per_s", ".ai" (when finite), ".roof_fraction", ".predicted_regime",
+// ".measured_regime" (".doubling_ratio" when the run holds a workload that doubles it;
+// ".counted_flops", ".counted_bytes", ".counted_ai" when the device read hardware counters).
+// Lessons do not call it: the SDK does, for every workload in LessonInfo::placed.
+inline const WorkloadDerivation& place_workload(const RawRun& run, const std::string& name, Derivation& out) {
+    const Measurement& m = run.at(name);
+    const roofline::Placement p = placement_of(run, name);
     out.workloads.push_back({name, p});
     out.number(name + ".time_s", m.time.median, "s");
     out.number(name + ".flops_per_s", p.flops_per_s, "FLOP/s");
@@ -247,7 +302,7 @@ inline const WorkloadDerivation& place_workload(const RawRun& run, const std::st
     out.number(name + ".roof_fraction", p.roof_fraction, "ratio");
     out.category(name + ".predicted_regime", roofline::to_string(p.predicted));
     out.category(name + ".measured_regime", roofline::to_text(p.measured));
-    if (doubling) out.number(name + ".doubling_ratio", doubling->value, "ratio");
+    if (p.doubling_ratio) out.number(name + ".doubling_ratio", *p.doubling_ratio, "ratio");
     // Placed from hardware counters too, where the device measured them.
     if (!m.counters.empty()) {
         counters::Counted c = counters::from_counters(m.counters);
@@ -258,11 +313,8 @@ inline const WorkloadDerivation& place_workload(const RawRun& run, const std::st
     return out.workloads.back();
 }
 
-// The declarations matching place_workload's metrics, for LessonInfo::metrics. `graded` lists
-// the suffixes ("measured_regime", "roof_fraction", ...) that are graded answers.
-inline void declare_workload_metrics(std::vector<MetricDecl>& out, const std::string& name,
-                                     const std::vector<std::string>& graded = {},
-                                     bool doubling = false, bool counted = false) {
+// The declarations of a placed workload's standard metrics (what place_workload publishes).
+inline void declare_placed_metrics(std::vector<MetricDecl>& out, const PlacedWorkload& w) {
     struct S { const char* suffix; const char* unit; MetricKind kind; const char* what; };
     static const S standard[] = {
         {"time_s", "s", MetricKind::number, "median time per invocation"},
@@ -275,39 +327,63 @@ inline void declare_workload_metrics(std::vector<MetricDecl>& out, const std::st
         {"doubling_ratio", "ratio", MetricKind::number, "time(2x work) / time(1x work)"},
     };
     for (const auto& s : standard) {
-        std::string suffix = s.suffix;
-        if (suffix == "doubling_ratio" && !doubling) continue;
+        const std::string suffix = s.suffix;
+        if (suffix == "doubling_ratio" && !w.doubled) continue;
         MetricDecl d;
-        d.name = name + "." + suffix;
+        d.name = w.name + "." + suffix;
         d.unit = s.unit;
         d.kind = s.kind;
-        d.description = std::string(s.what) + " of " + name;
-        for (const auto& g : graded)
-            if (g == suffix) d.graded = true;
+        d.description = std::string(s.what) + " of " + w.name;
+        d.graded = std::find(w.graded.begin(), w.graded.end(), suffix) != w.graded.end();
+        d.devices = w.devices;
         out.push_back(d);
     }
-    if (counted) {
-        struct C { const char* suffix; const char* unit; const char* what; };
-        static const C cs[] = {{"counted_flops", "FLOP", "FLOP counted by hardware counters"},
-                               {"counted_bytes", "B", "DRAM bytes counted by hardware counters"},
-                               {"counted_ai", "FLOP/B", "arithmetic intensity from hardware counters"}};
-        for (const auto& c : cs) {
-            MetricDecl d;
-            d.name = name + "." + c.suffix;
-            d.unit = c.unit;
-            d.description = std::string(c.what) + " for one invocation of " + name;
-            d.devices = {"cuda"};
-            out.push_back(d);
-        }
+    if (!w.counted || std::find(w.devices.begin(), w.devices.end(), "cuda") == w.devices.end()) return;
+    struct C { const char* suffix; const char* unit; const char* what; };
+    static const C cs[] = {{"counted_flops", "FLOP", "FLOP counted by hardware counters"},
+                           {"counted_bytes", "B", "DRAM bytes counted by hardware counters"},
+                           {"counted_ai", "FLOP/B", "arithmetic intensity from hardware counters"}};
+    for (const auto& c : cs) {
+        MetricDecl d;
+        d.name = w.name + "." + c.suffix;
+        d.unit = c.unit;
+        d.description = std::string(c.what) + " for one invocation of " + w.name;
+        d.devices = {"cuda"};
+        out.push_back(d);
     }
 }
 
 class Lesson {
 public:
     virtual ~Lesson() = default;
+    // What the lesson is and declares: its placed workloads and its own metrics, once.
     virtual LessonInfo info() const = 0;
     virtual void run(Session& session) = 0;
-    virtual Derivation derive(const RawRun& run) const = 0;
+    // The lesson's own metrics and teaching text, from the raw run. `d` arrives holding the
+    // standard metrics of every placed workload the run measured (d.placement(name)).
+    virtual void derive(const RawRun& run, Derivation& d) const = 0;
+
+    // info() with every metric declared: the placed workloads' standard metrics, then the
+    // lesson's own. What the host, the grader and `lab validate` read.
+    LessonInfo declarations() const {
+        LessonInfo i = info();
+        std::vector<MetricDecl> all;
+        for (const auto& w : i.placed) declare_placed_metrics(all, w);
+        all.insert(all.end(), i.metrics.begin(), i.metrics.end());
+        i.metrics = std::move(all);
+        return i;
+    }
+    // The whole derivation of a raw run: placed workloads, then derive(). The one entry point
+    // the host calls (after `lab run`, in `lab show`, in the grader).
+    Derivation derivation(const RawRun& run) const {
+        const LessonInfo i = declarations();
+        Derivation d;
+        d.declared = i.metrics;
+        for (const auto& w : i.placed)
+            if (run.find(w.name)) place_workload(run, w.name, d);
+        derive(run, d);
+        return d;
+    }
 };
 
 // What the loader reads first, through a plain C symbol, before it trusts anything else.
@@ -321,21 +397,3 @@ struct PluginManifest {
 
 }  // namespace lab
 
-// Registration: one line at the bottom of a plugin's source.
-//   LAB_LESSON(MyLesson, "02.05")      a lesson plugin
-// It exports the manifest (C symbol `lab_plugin_manifest`) and a factory under the Boost.DLL
-// alias `lab_create_lesson`.
-#define LAB_PLUGIN_MANIFEST_(KIND, NAME)                                                        \
-    extern "C" __attribute__((visibility("default"))) const ::lab::PluginManifest*             \
-    lab_plugin_manifest() {                                                                     \
-        static const ::lab::PluginManifest m{::lab::kApiMajor, ::lab::kApiMinor, ::lab::kAbiTag, \
-                                             KIND, NAME};                                       \
-        return &m;                                                                              \
-    }
-
-#define LAB_LESSON(CLASS, ID)                                                                \
-    LAB_PLUGIN_MANIFEST_("lesson", ID)                                                       \
-    namespace lab_lesson_factory_ {                                                          \
-    std::unique_ptr<::lab::Lesson> create() { return std::make_unique<CLASS>(); }            \
-    }                                                                                        \
-    BOOST_DLL_ALIAS(lab_lesson_factory_::create, lab_create_lesson)

@@ -24,6 +24,25 @@ struct MetricDecl {
     std::vector<std::string> devices{"cpu", "cuda"};  // device kinds that produce it
 };
 
+// A workload placed on the roofline. Declaring it once in LessonInfo::placed is all a lesson does
+// for its standard metrics: the SDK declares "<name>.time_s", ".flops_per_s", ".bytes_per_s",
+// ".ai", ".roof_fraction", ".predicted_regime", ".measured_regime" (and ".doubling_ratio",
+// ".counted_*" as asked) and derives them from every run that measured it.
+struct PlacedWorkload {
+    std::string name;                              // the Workload::name run() measures
+    std::vector<std::string> graded{};             // suffixes that are graded answers: {"measured_regime"}
+    std::vector<std::string> devices{"cpu", "cuda"};  // device kinds that measure it
+    bool doubled = false;   // the run also measures a workload that doubles it (Workload::doubles)
+    bool counted = false;   // it asks for hardware counters (a GPU places it from them too)
+};
+
+// A workload run() chose not to measure, and why (nvbench's state.skip): part of the run record
+// and of the lesson's plan, so a missing measurement is never silent.
+struct Skip {
+    std::string workload;
+    std::string reason;
+};
+
 struct ExperimentDecl {
     std::string name;
     std::string description;
@@ -48,7 +67,8 @@ struct LessonInfo {
     std::string version = "1.0.0";        // the plugin's own semantic version
     std::vector<std::string> objectives;  // from the syllabus
     std::vector<ExperimentDecl> experiments;
-    std::vector<MetricDecl> metrics;
+    std::vector<PlacedWorkload> placed;   // workloads whose standard metrics the SDK declares and derives
+    std::vector<MetricDecl> metrics;      // the lesson's own metrics (Lesson::declarations() adds placed's)
     double budget_quick_s = 10;           // wall-clock budget of a --quick run, calibration excluded
     double budget_full_s = 60;
     bool roofline = false;                // `lab run` draws this lesson's roofline (terminal, --plots)

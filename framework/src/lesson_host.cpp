@@ -1,0 +1,146 @@
+// The lesson host (see lesson_host.hpp).
+#include "lesson_host.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "errors.hpp"
+#include "paths.hpp"
+
+namespace lab {
+
+LessonHost::LessonHost() : LessonHost(paths::plugin_dirs()) {}
+
+LessonHost::LessonHost(const std::vector<std::filesystem::path>& dirs) : catalog_(discover(dirs)) {}
+
+const LoadedLesson& LessonHost::lesson(const std::string& id) {
+    auto it = lessons_.find(id);
+    if (it == lessons_.end())
+        it = lessons_.emplace(id, std::make_unique<LoadedLesson>(load_lesson(find_lesson(catalog_, id).file))).first;
+    return *it->second;
+}
+
+Derivation derive_run(const LoadedLesson& lesson, const RawRun& raw, const std::string& what) {
+    try {
+        return lesson.lesson->derivation(raw);
+    } catch (const std::exception& e) {
+        throw PluginError(lesson.identity.file.string() + ": the lesson's derivation failed" + (what.empty() ? "" : " on " + what) +
+                          ": " + e.what());
+    }
+}
+
+void check_plugin_version(const LoadedLesson& lesson, const nlohmann::json& record, const std::string& file) {
+    const std::string recorded = record.at("lesson").value("plugin_version", "");
+    const std::string installed = lesson.info.version;
+    if (recorded.substr(0, recorded.find('.')) != installed.substr(0, installed.find('.')))
+        throw InputError(file, "recorded with lesson plugin " + recorded + ", but the installed plugin is " + installed +
+                                   " (another major version derives differently)",
+                         "install the lesson version the run was recorded with, or record the run again");
+}
+
+std::optional<double> ceiling_value(const Ceilings& c, const std::string& name) {
+    if (name == "launch") return c.launch_s.value;
+    if (name.rfind("bandwidth.", 0) == 0) {
+        auto it = c.bandwidth_bytes_per_s.find(name.substr(10));
+        if (it != c.bandwidth_bytes_per_s.end()) return it->second.value;
+    }
+    if (name.rfind("flops.", 0) == 0) {
+        auto it = c.flops_per_s.find(name.substr(6));
+        if (it != c.flops_per_s.end()) return it->second.value;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> declaration_problems(const LessonInfo& i, const std::function<bool(const std::string&)>& known_unit) {
+    std::vector<std::string> problems;
+    static const std::regex id_ok("[0-9]{2}\\.[0-9]{2}"), name_ok("[a-z0-9_]+(\\.[a-z0-9_]+)*");
+    static const std::regex ceiling_ok("launch|bandwidth\\.(read|copy|triad|update|best|memcpy)|flops\\.[a-z0-9]+\\.(simt|tensor)");
+    if (!std::regex_match(i.id, id_ok)) problems.push_back("lesson ID '" + i.id + "' is not of the form NN.NN");
+    if (i.title.empty()) problems.push_back("the title is empty");
+    if (i.objectives.empty()) problems.push_back("no objectives: state what the lesson teaches");
+    if (i.experiments.empty()) problems.push_back("no experiments declared");
+    if (i.budget_quick_s <= 0 || i.budget_full_s <= 0) problems.push_back("time budgets must be positive");
+    std::set<std::string> names;
+    for (const auto& w : i.placed)
+        for (const auto& g : w.graded)
+            if (g != "time_s" && g != "flops_per_s" && g != "bytes_per_s" && g != "ai" && g != "roof_fraction" &&
+                g != "predicted_regime" && g != "measured_regime" && !(g == "doubling_ratio" && w.doubled))
+                problems.push_back("placed workload '" + w.name + "' grades '" + g + "', which is not one of its standard metrics");
+    for (const auto& m : i.metrics) {
+        if (!names.insert(m.name).second) problems.push_back("metric '" + m.name + "' is declared twice");
+        if (!std::regex_match(m.name, name_ok)) problems.push_back("metric name '" + m.name + "' is not dotted lower-case words");
+        if (m.kind != MetricKind::category && !known_unit(m.unit))
+            problems.push_back("metric '" + m.name + "' has unit '" + m.unit + "', which is not an SI unit lab knows");
+        if (m.devices.empty()) problems.push_back("metric '" + m.name + "' is produced on no device");
+    }
+    for (const auto& e : i.expectations) {
+        auto m = std::find_if(i.metrics.begin(), i.metrics.end(), [&](const MetricDecl& d) { return d.name == e.metric; });
+        if (m == i.metrics.end()) {
+            problems.push_back("expectation on '" + e.metric + "', which the lesson does not declare");
+            continue;
+        }
+        if (m->kind == MetricKind::category && e.equals.empty())
+            problems.push_back("expectation on category '" + e.metric + "' needs 'equals'");
+        if (m->kind != MetricKind::category && !e.equals.empty())
+            problems.push_back("expectation on number '" + e.metric + "' uses 'equals'; give min/max");
+        if (!e.relative_to.empty() && !std::regex_match(e.relative_to, ceiling_ok))
+            problems.push_back("expectation on '" + e.metric + "' is relative to '" + e.relative_to +
+                               "': use launch, bandwidth.<kernel> or flops.<dtype>.<pipe>");
+    }
+    if (i.expectations.empty()) problems.push_back("no expected measurements declared (LessonInfo::expectations)");
+    return problems;
+}
+
+ExpectationReport check_expectations(const LessonInfo& info, const RawRun& raw, const Derivation& d,
+                                     const std::function<std::string(double, const std::string&)>& format) {
+    ExpectationReport out;
+    const std::string kind = to_string(raw.device_kind);
+    for (const auto& e : info.expectations) {
+        if (std::find(e.devices.begin(), e.devices.end(), kind) == e.devices.end()) {
+            ++out.other_devices;
+            continue;
+        }
+        ExpectationRow row{e.metric, "", "", "", e.why, e.performance};
+        const MetricValue* v = d.find(e.metric);
+        bool ok = false;
+        if (!e.equals.empty()) {
+            row.expected = e.equals;
+            row.measured = v ? v->text : "(not produced)";
+            ok = v && v->text == e.equals;
+            // A verdict the run could not decide, with the expected regime among its candidates.
+            if (v && !ok) {
+                auto candidates = roofline::regimes_in(v->text);
+                auto want = roofline::parse_regime(e.equals);
+                ok = candidates.size() > 1 && want && std::find(candidates.begin(), candidates.end(), *want) != candidates.end();
+            }
+        } else {
+            double scale = 1;
+            if (!e.relative_to.empty()) {
+                auto c = ceiling_value(raw.ceilings, e.relative_to);
+                if (!c) {
+                    ++out.other_devices;  // the device has no such ceiling
+                    continue;
+                }
+                scale = *c;
+            }
+            const std::string unit = v ? v->unit : "";
+            auto bound = [&](double x) { return e.relative_to.empty() ? format(x, unit) : fmt::format("{:g}% of {}", 100 * x, e.relative_to); };
+            row.expected = e.min > -1e300 && e.max < 1e300 ? bound(e.min) + " .. " + bound(e.max)
+                           : e.min > -1e300                 ? ">= " + bound(e.min)
+                                                            : "<= " + bound(e.max);
+            row.measured = v ? (e.relative_to.empty() ? format(v->number, unit)
+                                                      : fmt::format("{:.0f}% of {}", 100 * v->number / scale, e.relative_to))
+                             : "(not produced)";
+            ok = v && v->number >= e.min * scale && v->number <= e.max * scale;
+        }
+        row.result = ok ? "met" : e.performance ? "differs" : "MISSED";
+        (ok ? out.met : e.performance ? out.differs : out.missed)++;
+        out.rows.push_back(row);
+    }
+    return out;
+}
+
+}  // namespace lab

@@ -1,0 +1,315 @@
+// Replaying a lesson's run() without a device (see lesson_plan.hpp).
+#include "lesson_plan.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <sstream>
+
+namespace lab {
+
+namespace {
+
+// Address space that is never touched unless the lesson writes to it outside a launch: reserved
+// without backing memory, so a plan that "allocates" gigabytes costs nothing.
+class PlanBuffer : public Buffer {
+public:
+    explicit PlanBuffer(std::size_t bytes) : bytes_(bytes) {
+        void* p = mmap(nullptr, std::max<std::size_t>(bytes, 1), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) throw std::runtime_error("the plan could not reserve " + std::to_string(bytes) + " bytes of address space");
+        data_ = p;
+    }
+    ~PlanBuffer() override { munmap(data_, std::max<std::size_t>(bytes_, 1)); }
+    void* data() override { return data_; }
+    std::size_t bytes() const override { return bytes_; }
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_;
+};
+
+class PlanEvent : public Event {
+public:
+    double seconds_since(const Event&) const override { return 0; }
+};
+
+// Nothing enqueued on it ever runs.
+class PlanStream : public Stream {
+public:
+    void launch(HostKernel) override {}
+    void record(Event&) override {}
+    void synchronize() override {}
+    void* native_handle() override { return nullptr; }
+};
+
+class PlanDevice : public Device {
+public:
+    PlanDevice(DeviceKind kind, DeviceFacts facts) : kind_(kind), facts_(std::move(facts)) {}
+    DeviceKind kind() const override { return kind_; }
+    const DeviceFacts& facts() const override { return facts_; }
+    Stream& stream() override { return stream_; }
+    int threads() const override { return kind_ == DeviceKind::cpu ? std::max(1, facts_.threads) : 1; }
+    BufferPtr allocate(std::size_t bytes) override { return std::make_unique<PlanBuffer>(bytes); }
+    void copy(Stream&, void*, const void*, std::size_t) override {}
+    EventPtr create_event() override { return std::make_unique<PlanEvent>(); }
+    void flush_caches(Stream&) override {}
+    bool supports(Dtype dtype) const override { return gemm_supported(kind_, facts_, dtype); }
+    void gemm(Stream&, const Gemm&) override {}
+
+private:
+    DeviceKind kind_;
+    DeviceFacts facts_;
+    PlanStream stream_;
+};
+
+// A session whose measurements come from `answer` (the record, or the model): it keeps the
+// requests and the skips, in order.
+class PlanSession : public Session {
+public:
+    using Answer = std::function<Measurement(const Workload&, std::size_t index)>;
+    using CeilingsAfter = std::function<const Ceilings&(std::size_t measured)>;
+    PlanSession(Device& d, RunOptions o, CeilingsAfter c, Answer a)
+        : device_(d), options_(std::move(o)), ceilings_(std::move(c)), answer_(std::move(a)) {}
+    Device& device() override { return device_; }
+    const Ceilings& ceilings() const override { return ceilings_(requests.size()); }
+    const RunOptions& options() const override { return options_; }
+    Measurement measure(const Workload& w, const Launch&) override {
+        for (const auto& r : requests)
+            if (r.name == w.name) throw std::invalid_argument("workload '" + w.name + "' measured twice");
+        requests.push_back(w);
+        return answer_(w, requests.size() - 1);
+    }
+    void skip(const std::string& workload, const std::string& reason) override { skipped.push_back({workload, reason}); }
+    void progress(const std::string&) override {}
+    void* companion_symbol(const std::string&) override { return nullptr; }
+    bool replaying() const override { return true; }
+
+    std::vector<Workload> requests;
+    std::vector<Skip> skipped;
+
+private:
+    Device& device_;
+    RunOptions options_;
+    CeilingsAfter ceilings_;
+    Answer answer_;
+};
+
+std::string describe(const Workload& w) {
+    std::ostringstream s;
+    s << "'" << w.name << "' (";
+    for (const auto& p : w.params) s << p.name << " = " << p.value << ", ";
+    s << w.flops << " FLOP, " << w.bytes << " B, " << w.pipe << ", " << w.level
+      << (w.mode == TimingMode::cold ? ", cold" : "") << (w.doubles.empty() ? "" : ", doubles " + w.doubles) << ")";
+    return s.str();
+}
+
+bool same_count(double a, double b) { return a == b || std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
+
+bool same_request(const Workload& a, const Workload& b) {
+    if (a.name != b.name || a.pipe != b.pipe || a.level != b.level || a.mode != b.mode || a.doubles != b.doubles) return false;
+    if (!same_count(a.flops, b.flops) || !same_count(a.bytes, b.bytes) || a.params.size() != b.params.size()) return false;
+    for (std::size_t i = 0; i < a.params.size(); ++i)
+        if (a.params[i].name != b.params[i].name || !same_count(a.params[i].value, b.params[i].value)) return false;
+    return true;
+}
+
+// The ceilings the lesson saw after `measured` workloads: those it started with, raised by the
+// in-run measurements made beside the workloads measured so far.
+Ceilings ceilings_after(const RawRun& run, std::size_t measured) {
+    std::vector<Measurement> so_far(run.measurements.begin(), run.measurements.begin() + std::min(measured, run.measurements.size()));
+    std::vector<CeilingMeasurement> in_run;
+    for (const auto& cm : run.ceiling_measurements) {
+        bool all_seen = true;
+        for (const auto& w : cm.workloads)
+            all_seen = all_seen && std::any_of(so_far.begin(), so_far.end(), [&](const Measurement& m) { return m.workload.name == w; });
+        if (all_seen) in_run.push_back(cm);
+    }
+    return effective_ceilings(run.ceilings_at_start, in_run, so_far);
+}
+
+Ceiling ceiling(double value, const std::string& unit) {
+    Ceiling c;
+    c.value = value;
+    c.unit = unit;
+    c.method = "model device of lab validate";
+    c.samples = 10;
+    c.spread = 0.01;
+    return c;
+}
+
+// A typical machine of each kind: a 2-core AVX2 laptop-class CPU, an H100-class GPU.
+std::pair<DeviceFacts, Ceilings> model_device(DeviceKind kind) {
+    DeviceFacts f;
+    Ceilings c;
+    if (kind == DeviceKind::cpu) {
+        f.name = "model CPU (lab validate)";
+        f.compute_units = 2;
+        f.threads = 2;
+        f.simd = "avx2";
+        f.features = {"avx2", "fma"};
+        f.caches = {{1, "Data", 48 << 10, 1}, {2, "Unified", 2 << 20, 1}, {3, "Unified", 32 << 20, 2}};
+        f.memory_bytes = std::uint64_t{16} << 30;
+        c.flops_per_s = {{"fp32.simt", ceiling(1.5e11, "FLOP/s")}, {"fp64.simt", ceiling(7.5e10, "FLOP/s")}};
+        for (const char* k : {"read", "copy", "triad"}) c.bandwidth_bytes_per_s[k] = ceiling(2e10, "B/s");
+        c.launch_s = ceiling(5e-6, "s");
+        c.threads = 2;
+    } else {
+        f.name = "model GPU (lab validate)";
+        f.compute_units = 132;
+        f.threads = 132 * 2048;
+        f.simd = "sm_90";
+        f.features = {"sm_90", "tensor_cores"};
+        f.caches = {{2, "Unified", 50 << 20, 132}};
+        f.memory_bytes = std::uint64_t{80} << 30;
+        c.flops_per_s = {{"fp32.simt", ceiling(6e13, "FLOP/s")},     {"fp64.simt", ceiling(3e13, "FLOP/s")},
+                         {"fp64.tensor", ceiling(6e13, "FLOP/s")},   {"tf32.tensor", ceiling(4e14, "FLOP/s")},
+                         {"fp16.tensor", ceiling(8e14, "FLOP/s")},   {"bf16.tensor", ceiling(8e14, "FLOP/s")},
+                         {"fp8.tensor", ceiling(1.6e15, "FLOP/s")},  {"int8.tensor", ceiling(1.6e15, "FLOP/s")}};
+        for (const char* k : {"read", "copy", "triad"}) c.bandwidth_bytes_per_s[k] = ceiling(3e12, "B/s");
+        c.launch_s = ceiling(3e-6, "s");
+        c.threads = 1;
+    }
+    set_best_bandwidth(c);
+    return {f, c};
+}
+
+// Counter values a GPU would read for a workload of these counts (FFMA instructions, DRAM bytes).
+std::map<std::string, double> model_counters(const Workload& w) {
+    std::map<std::string, double> out;
+    for (const auto& name : w.counters) out[name] = 0;
+    if (out.count("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"))
+        out["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"] = w.flops / 2;
+    if (out.count("dram__bytes_read.sum")) out["dram__bytes_read.sum"] = w.bytes;
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> replay_plan(Lesson& lesson, const RawRun& run) {
+    std::vector<std::string> problems;
+    PlanDevice device(run.device_kind, run.facts);
+    Ceilings seen;
+    auto answer = [&](const Workload& w, std::size_t i) -> Measurement {
+        if (i >= run.measurements.size()) {
+            problems.push_back("request " + std::to_string(i + 1) + ": the lesson measures " + describe(w) +
+                               ", but the record ends after " + std::to_string(run.measurements.size()) + " workloads");
+            throw std::out_of_range("plan longer than the record");
+        }
+        const Measurement& m = run.measurements[i];
+        if (!same_request(w, m.workload)) {
+            problems.push_back("request " + std::to_string(i + 1) + ": the lesson measures " + describe(w) + ", the record " +
+                               describe(m.workload));
+            throw std::out_of_range("plan differs from the record");
+        }
+        return m;
+    };
+    PlanSession session(device, run.options, [&](std::size_t measured) -> const Ceilings& {
+        seen = ceilings_after(run, measured);
+        return seen;
+    }, answer);
+    try {
+        lesson.run(session);
+    } catch (const std::out_of_range&) {
+        return problems;  // the first difference is the one that matters: later requests follow from it
+    } catch (const std::exception& e) {
+        problems.push_back(std::string("the lesson's run() failed while replayed: ") + e.what());
+        return problems;
+    }
+    if (session.requests.size() < run.measurements.size())
+        problems.push_back("the record holds " + std::to_string(run.measurements.size() - session.requests.size()) +
+                           " workloads more than the lesson measures, from '" + run.measurements[session.requests.size()].workload.name + "'");
+    if (run.skips_recorded) {
+        auto key = [](const std::vector<Skip>& v) {
+            std::vector<std::string> k;
+            for (const auto& s : v) k.push_back(s.workload);
+            return k;
+        };
+        if (key(session.skipped) != key(run.skipped)) {
+            std::string planned, recorded;
+            for (const auto& s : session.skipped) planned += " " + s.workload;
+            for (const auto& s : run.skipped) recorded += " " + s.workload;
+            problems.push_back("the lesson skips [" + planned + " ] but the record skipped [" + recorded + " ]");
+        }
+    }
+    return problems;
+}
+
+RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind kind, bool quick) {
+    auto [facts, ceilings] = model_device(kind);
+    RawRun run;
+    run.lesson_id = lesson_id;
+    run.options.quick = quick;
+    run.options.student = "lab-validate";
+    run.options.seed = 0x0123456789abcdefULL;
+    run.options.seed_hex = "0123456789abcdef";
+    run.device_kind = kind;
+    run.facts = facts;
+    run.ceilings = run.ceilings_at_start = ceilings;
+    PlanDevice device(kind, facts);
+    auto answer = [&](const Workload& w, std::size_t) {
+        Measurement m;
+        m.workload = w;
+        const double peak = ceilings.peak_flops(w.pipe), bw = ceilings.peak_bandwidth();
+        const double t = std::max(peak > 0 ? w.flops / peak : 0.0, bw > 0 ? w.bytes / bw : 0.0) + ceilings.launch_s.value;
+        m.time.median = m.time.min = m.time.max = m.time.mean = t;
+        m.time.samples = 10;
+        m.time.noise = 0.01;
+        m.time.noise_met = true;
+        m.time.total_s = 10 * t;
+        if (kind == DeviceKind::cuda) m.counters = model_counters(w);
+        m.load = 0;
+        run.measurements.push_back(m);
+        return m;
+    };
+    PlanSession session(device, run.options, [&](std::size_t) -> const Ceilings& { return ceilings; }, answer);
+    lesson.run(session);
+    run.skipped = session.skipped;
+    return run;
+}
+
+std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Derivation& d, DeviceKind kind, bool quick) {
+    std::vector<std::string> problems;
+    const std::string k = to_string(kind);
+    for (const auto& m : d.metrics)
+        if (std::none_of(info.metrics.begin(), info.metrics.end(), [&](const MetricDecl& x) { return x.name == m.name; }))
+            problems.push_back("derive() produces '" + m.name + "', which info() does not declare");
+    for (const auto& m : info.metrics) {
+        if (std::find(m.devices.begin(), m.devices.end(), k) == m.devices.end() || (quick && !m.quick)) continue;
+        if (d.find(m.name)) continue;
+        if (m.name.size() > 3 && m.name.compare(m.name.size() - 3, 3, ".ai") == 0) continue;  // infinite for zero bytes
+        problems.push_back("'" + m.name + "' is declared for " + k + (quick ? " --quick" : "") + " runs but never produced");
+    }
+    return problems;
+}
+
+std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) {
+    std::vector<std::string> problems;
+    for (DeviceKind kind : {DeviceKind::cpu, DeviceKind::cuda}) {
+        for (bool quick : {false, true}) {
+            const std::string where = std::string("on a model ") + (kind == DeviceKind::cpu ? "CPU" : "GPU") + (quick ? ", --quick" : "") + ": ";
+            try {
+                RawRun run = synthetic_run(lesson, info.id, kind, quick);
+                for (const auto& p : replay_plan(lesson, run)) problems.push_back(where + "the plan is not repeatable: " + p);
+                for (const auto& w : info.placed) {
+                    const bool here = std::find(w.devices.begin(), w.devices.end(), to_string(kind)) != w.devices.end();
+                    const bool skipped = std::any_of(run.skipped.begin(), run.skipped.end(), [&](const Skip& s) { return s.workload == w.name; });
+                    if (here && !run.find(w.name) && !skipped)
+                        problems.push_back(where + "placed workload '" + w.name + "' is neither measured nor skipped");
+                }
+                Derivation d = lesson.derivation(run);
+                for (const auto& p : declared_vs_produced(info, d, kind, quick)) problems.push_back(where + p);
+            } catch (const std::exception& e) {
+                problems.push_back(where + "the lesson failed: " + e.what());
+            }
+        }
+    }
+    std::sort(problems.begin(), problems.end());
+    problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
+    return problems;
+}
+
+}  // namespace lab

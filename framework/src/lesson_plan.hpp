@@ -1,0 +1,35 @@
+// A lesson's plan: the workloads its run() requests, in order, and the ones it skips. run() is
+// a pure function of the device's facts, the ceilings, the options and what it measured so far,
+// so the host can replay it with no device and no kernel launched:
+//  - against a recorded run (replay_plan): each request is answered with the next recorded
+//    measurement (adaptive sweeps follow the recorded path) and must equal it; a record that
+//    differs was not made by this lesson as it stands;
+//  - against a model device (synthetic_run): answers are roofline-model times, and derive() on
+//    them must produce every metric the lesson declares (`lab validate`, for any lesson).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lab/lesson.hpp"
+
+namespace lab {
+
+// What differs between the lesson's plan and the recorded run, in words ("request 3: the lesson
+// measures 'triad' with n = 22369280, the record 'triad' with n = 1024"); empty when they agree.
+std::vector<std::string> replay_plan(Lesson& lesson, const RawRun& run);
+
+// The run the lesson's plan gives on a model device of `kind` (a typical machine's facts and
+// ceilings), every workload timed by the roofline model: max(FLOP/peak, bytes/bandwidth) + launch.
+RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind kind, bool quick);
+
+// Declared vs produced for one device kind and run type: a declared metric of this kind (and, on
+// a quick run, marked quick) that the derivation lacks, or a produced metric not declared. An AI
+// of a kernel that moves no bytes is infinite and is not produced.
+std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Derivation& d, DeviceKind kind, bool quick);
+
+// `lab validate`'s plan check: the plan on a model CPU and a model GPU, quick and full, derived
+// and compared with the declarations. Problems name the device and run type.
+std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info);
+
+}  // namespace lab
