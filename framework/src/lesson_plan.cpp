@@ -112,8 +112,10 @@ bool same_count(double a, double b) { return a == b || std::fabs(a - b) <= 1e-9 
 bool same_request(const Workload& a, const Workload& b) {
     if (a.name != b.name || a.pipe != b.pipe || a.level != b.level || a.mode != b.mode || a.doubles != b.doubles) return false;
     if (!same_count(a.flops, b.flops) || !same_count(a.bytes, b.bytes) || a.params.size() != b.params.size()) return false;
-    for (std::size_t i = 0; i < a.params.size(); ++i)
-        if (a.params[i].name != b.params[i].name || !same_count(a.params[i].value, b.params[i].value)) return false;
+    // A record keeps parameters by name (a JSON object), not in the order they were given.
+    for (const auto& p : a.params)
+        if (std::none_of(b.params.begin(), b.params.end(), [&](const Param& q) { return q.name == p.name && same_count(q.value, p.value); }))
+            return false;
     return true;
 }
 

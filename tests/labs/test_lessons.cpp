@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
+#include "lab/workloads.hpp"
+#include "lesson_plan.hpp"
 #include "plugin_loader.hpp"
 #include "run_record.hpp"
 #include "test_support.hpp"
@@ -189,4 +192,236 @@ TEST_CASE("fractions of a ceiling are shown in percent, other ratios as plain nu
             if (m.name.find("fraction") != std::string::npos) CHECK(record::shown_as_percent(m.name, m.unit));
             if (m.name.find("_ratio") != std::string::npos) CHECK_FALSE(record::shown_as_percent(m.name, m.unit));
         }
+}
+
+// ---- The plan: what a lesson measures, replayed without a device ----------------------------
+
+namespace {
+
+std::vector<std::filesystem::path> fixture_records() {
+    std::vector<std::filesystem::path> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(lab_test::source_root() / "tests/fixtures/runs"))
+        if (e.path().extension() == ".json") out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string dir_of(const std::string& id) { return id.substr(0, 2) + "_" + id.substr(3); }
+
+}  // namespace
+
+TEST_CASE("every recorded run, old or new, re-derives to the values it carries and replays its lesson's plan", "[lessons]") {
+    int records = 0;
+    for (const auto& file : fixture_records()) {
+        INFO(file.string());
+        const auto rec = record::read_record(file);
+        const RawRun raw = record::raw_run_from_record(rec);
+        auto l = lesson(dir_of(raw.lesson_id));
+        const Derivation d = l.lesson->derivation(raw);
+        // Every value the record shows is the one derived again (withheld ones it does not show).
+        for (const auto& [name, stored] : rec["metrics"].items()) {
+            INFO(name);
+            const MetricValue* v = d.find(name);
+            REQUIRE(v);
+            if (v->kind == MetricKind::category) CHECK(stored["value"].get<std::string>() == v->text);
+            else if (stored["value"].is_number()) CHECK(stored["value"].get<double>() == v->number);
+        }
+        CHECK(declared_vs_produced(l.info, d, raw.device_kind, raw.options.quick).empty());
+        // The lesson as built today requests exactly the recorded workloads, in order.
+        const auto problems = replay_plan(*l.lesson, raw);
+        std::string all;
+        for (const auto& p : problems) all += p + "\n";
+        INFO(all);
+        CHECK(problems.empty());
+        ++records;
+    }
+    CHECK(records >= 3);
+}
+
+TEST_CASE("a record that is not its lesson's plan is told apart, naming the first difference", "[lessons]") {
+    auto l = lesson("02_05");
+    const RawRun good = fixture_run("02.05-quick-reveal.json");
+    REQUIRE(replay_plan(*l.lesson, good).empty());
+
+    RawRun resized = good;  // a smaller triad than the lesson measures on this machine
+    for (auto& m : resized.measurements)
+        if (m.workload.name == "triad") m.workload.params.at(0).value /= 2;
+    auto p = replay_plan(*l.lesson, resized);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].find("'triad'") != std::string::npos);
+
+    RawRun swapped = good;  // two workloads in another order
+    std::swap(swapped.measurements[0], swapped.measurements[1]);
+    CHECK_FALSE(replay_plan(*l.lesson, swapped).empty());
+
+    RawRun truncated = good;  // the last workload dropped
+    truncated.measurements.pop_back();
+    p = replay_plan(*l.lesson, truncated);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].find("the record ends") != std::string::npos);
+
+    RawRun extra = good;  // a workload the lesson never measures
+    extra.measurements.push_back(extra.measurements.back());
+    extra.measurements.back().workload.name = "bonus";
+    p = replay_plan(*l.lesson, extra);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].find("'bonus'") != std::string::npos);
+
+    RawRun other_student = good;  // quick flipped: a full run's sizes differ
+    other_student.options.quick = !good.options.quick;
+    CHECK_FALSE(replay_plan(*l.lesson, other_student).empty());
+}
+
+TEST_CASE("skips are part of the plan: 02.05 skips the tensor-core GEMMs on a CPU and says why", "[lessons]") {
+    auto l = lesson("02_05");
+    RawRun cpu = synthetic_run(*l.lesson, "02.05", DeviceKind::cpu, true);
+    REQUIRE(cpu.skipped.size() == 2);
+    CHECK(cpu.skipped[0].workload == "tf32gemm");
+    CHECK(cpu.skipped[1].workload == "bf16gemm");
+    CHECK(cpu.skipped[0].reason.find("tf32") != std::string::npos);
+    CHECK_FALSE(cpu.find("tf32gemm"));
+    CHECK(replay_plan(*l.lesson, cpu).empty());
+    RawRun missing = cpu;  // a record that says it skipped nothing
+    missing.skipped.clear();
+    CHECK_FALSE(replay_plan(*l.lesson, missing).empty());
+    missing.skips_recorded = false;  // a record from before skips were recorded: not held against it
+    CHECK(replay_plan(*l.lesson, missing).empty());
+    RawRun gpu = synthetic_run(*l.lesson, "02.05", DeviceKind::cuda, false);
+    CHECK(gpu.skipped.empty());
+    CHECK(gpu.find("bf16gemm"));
+}
+
+namespace {
+
+// An out-of-tree lesson in miniature: one placed workload, one metric of its own.
+class TinyLesson : public Lesson {
+public:
+    bool set_own_metric = true;
+    bool set_undeclared = false;
+    LessonInfo info() const override {
+        LessonInfo i{.id = "99.01", .title = "Tiny"};
+        i.objectives = {"test"};
+        i.experiments = {{"scale", "b = s a"}};
+        i.placed = {{.name = "scale", .graded = {"bytes_per_s"}}};
+        i.metrics = {{.name = "scale.gb_moved", .unit = "B", .description = "bytes moved"}};
+        i.expectations = {{.metric = "scale.predicted_regime", .equals = "memory_bound", .why = "streams"}};
+        return i;
+    }
+    void run(Session& s) override {
+        const std::size_t n = s.device().facts().last_level_cache_bytes();
+        BufferPtr a = s.device().allocate(n * 4);
+        s.measure({.name = "scale", .params = {param("n", n)}, .flops = 1.0 * n, .bytes = 8.0 * n}, [](Stream&) {});
+    }
+    void derive(const RawRun& run, Derivation& d) const override {
+        if (set_own_metric) d.set("scale.gb_moved", run.at("scale").workload.bytes);
+        if (set_undeclared) d.set("scale.surprise", 1.0);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("the plan check finds a declared metric never produced, and derive() cannot set an undeclared one", "[lessons]") {
+    TinyLesson lesson;
+    CHECK(check_plan(lesson, lesson.declarations()).empty());
+    lesson.set_own_metric = false;
+    auto problems = check_plan(lesson, lesson.declarations());
+    REQUIRE(problems.size() == 4);  // model CPU and GPU, quick and full
+    CHECK(problems[0].find("'scale.gb_moved' is declared for") != std::string::npos);
+    lesson.set_own_metric = true;
+    lesson.set_undeclared = true;
+    problems = check_plan(lesson, lesson.declarations());
+    REQUIRE_FALSE(problems.empty());
+    CHECK(problems[0].find("'scale.surprise', which info() does not declare") != std::string::npos);
+
+    Derivation d;
+    d.declared = lesson.declarations().metrics;
+    CHECK_THROWS_WITH(d.set("scale.gb_moved", std::string("many")), Catch::Contains("declares it a number"));
+    d.set("scale.gb_moved", 3.0);
+    CHECK(d.find("scale.gb_moved")->unit == "B");  // the unit comes from the declaration
+}
+
+TEST_CASE("placed workloads are declared once: their standard metrics, graded as asked, before the lesson's own", "[lessons]") {
+    TinyLesson lesson;
+    const LessonInfo i = lesson.declarations();
+    std::vector<std::string> names;
+    for (const auto& m : i.metrics) names.push_back(m.name);
+    CHECK(names == std::vector<std::string>{"scale.time_s", "scale.flops_per_s", "scale.bytes_per_s", "scale.ai",
+                                            "scale.roof_fraction", "scale.predicted_regime", "scale.measured_regime",
+                                            "scale.gb_moved"});
+    for (const auto& m : i.metrics) CHECK(m.graded == (m.name == "scale.bytes_per_s"));
+}
+
+TEST_CASE("02.01 and 02.05 each fit the lesson budget of 250 non-blank lines", "[lessons]") {
+    for (const char* dir : {"02_01", "02_05"}) {
+        int lines = 0;
+        for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
+            std::istringstream text(lab_test::read_file(e.path()));
+            for (std::string line; std::getline(text, line);)
+                lines += line.find_first_not_of(" \t") != std::string::npos;
+        }
+        INFO(dir << ": " << lines << " non-blank lines");
+        CHECK(lines < 250);
+    }
+}
+
+// ---- Workload helpers ------------------------------------------------------------------------
+
+TEST_CASE("bytes per element of each dtype, block scales included", "[lessons]") {
+    CHECK(bytes_per_element(Dtype::fp64) == 8);
+    CHECK(bytes_per_element(Dtype::tf32) == 4);
+    CHECK(bytes_per_element(Dtype::bf16) == 2);
+    CHECK(bytes_per_element(Dtype::fp8_e5m2) == 1);
+    CHECK(bytes_per_element(Dtype::int4) == 0.5);
+    CHECK(bytes_per_element(Dtype::mxfp4) == 0.5 + 1.0 / 32);   // 4.25 bits
+    CHECK(bytes_per_element(Dtype::nvfp4) == 0.5 + 1.0 / 16);   // 4.5 bits
+    CHECK(storage_bytes(Dtype::nvfp4, 17) == 9 + 2);            // 17 nibbles -> 9 bytes, 2 blocks
+    CHECK(storage_bytes(Dtype::int4, 3) == 2);
+}
+
+TEST_CASE("GEMM and GEMV counts: 2mnk FLOP, each operand moved once", "[lessons]") {
+    const Counts g = gemm_counts(64, 32, 16, Dtype::bf16, Dtype::fp32);
+    CHECK(g.flops == 2.0 * 64 * 32 * 16);
+    CHECK(g.bytes == 2.0 * 64 * 16 + 2.0 * 16 * 32 + 4.0 * 64 * 32);
+    CHECK(gemm_counts(8, 8, 8, Dtype::fp32, Dtype::fp32, true).bytes == 4.0 * (64 + 64 + 2 * 64));
+    const Counts v = gemv_counts(4096, 4096, Dtype::int8, Dtype::fp16, 4);
+    CHECK(v.flops == 2.0 * 4096 * 4096 * 4);
+    CHECK(v.bytes == 4096.0 * 4096 + 4 * (2.0 * 4096 + 2.0 * 4096));
+    CHECK(v.ai() < 8);  // decode: 2 FLOP per int8 weight byte per token in the batch, a little less with activations
+}
+
+TEST_CASE("a sweep's knee and crossover are found from the data", "[lessons]") {
+    const auto ai = geometric_sweep(0.25, 64, 2);
+    REQUIRE(ai.size() == 9);
+    std::vector<double> flops;
+    for (double x : ai) flops.push_back(std::min(100.0, 10.0 * x));  // a roofline with its ridge at 10
+    auto knee = find_knee(ai, flops, 0.1);
+    REQUIRE(knee);
+    CHECK(knee->plateau == 100);
+    CHECK_THAT(knee->x, WithinRel(10.0, 1e-9));  // the rising part extrapolated meets the plateau at the ridge
+    CHECK_FALSE(find_knee(ai, std::vector<double>(ai.size(), 5.0)));  // flat from the start: no knee inside
+    std::vector<double> up, down;
+    for (double x : ai) up.push_back(x), down.push_back(16 / x);
+    auto cross = find_crossover(ai, up, down);
+    REQUIRE(cross);
+    CHECK_THAT(*cross, WithinRel(4.0, 0.2));
+    CHECK_FALSE(find_crossover(ai, up, std::vector<double>(ai.size(), 1000.0)));
+}
+
+TEST_CASE("rotation copies put consecutive invocations 4x the last-level cache apart", "[lessons]") {
+    CHECK(rotation_copies(1 << 20, 32 << 20) == 128);
+    CHECK(rotation_copies(std::size_t{1} << 30, 32 << 20) == 1);
+    int calls[3] = {0, 0, 0};
+    std::vector<Launch> each;
+    for (int i = 0; i < 3; ++i) each.push_back([&calls, i](Stream&) { ++calls[i]; });
+    Launch l = rotating(each);
+    struct NullStream : Stream {
+        void launch(HostKernel) override {}
+        void record(Event&) override {}
+        void synchronize() override {}
+        void* native_handle() override { return nullptr; }
+    } st;
+    for (int k = 0; k < 7; ++k) l(st);
+    CHECK(calls[0] == 3);
+    CHECK(calls[1] == 2);
+    CHECK(calls[2] == 2);
 }

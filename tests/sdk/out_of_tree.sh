@@ -23,6 +23,33 @@ meson compile -C build >/dev/null
 export LAB_PLUGIN_PATH="$PWD/build"
 
 "$lab" validate build/lab_97_01.so --spec 97.01.yaml
+# The scaffold is the smallest complete lesson: under 100 non-blank lines of code.
+lines=$(cat lab_97_01.cpp lab_97_01_cuda.cu kernels.hpp | grep -c .)
+[ "$lines" -lt 100 ] || { echo "the scaffold has $lines non-blank lines (budget: under 100)"; exit 1; }
+
+# `lab validate` derives the lesson's plan on model devices: a metric declared and never
+# produced is named, exit 2. (Built beside the good lesson, then put back.)
+cp lab_97_01.cpp lab_97_01.cpp.orig
+python3 - lab_97_01.cpp <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+decl = 'i.placed = {{.name = "scale", .graded = {"bytes_per_s"}}};'
+assert decl in text, "the scaffold's placed declaration moved"
+text = text.replace(decl, decl + '\n        i.metrics = {{.name = "scale.efficiency", .unit = "ratio", .description = "never set"}};')
+open(path, "w").write(text)
+PY
+meson compile -C build >/dev/null
+set +e
+"$lab" validate build/lab_97_01.so --spec 97.01.yaml > "$work/validate.out" 2>&1
+code=$?
+set -e
+cat "$work/validate.out"
+[ "$code" -eq 2 ] || { echo "lab validate exited $code for a lesson that never produces a declared metric (want 2)"; exit 1; }
+grep -q "'scale.efficiency' is declared for cpu runs but never produced" "$work/validate.out"
+mv lab_97_01.cpp.orig lab_97_01.cpp
+meson compile -C build >/dev/null
+"$lab" validate build/lab_97_01.so --spec 97.01.yaml >/dev/null
 "$lab" list | grep -q '^97.01 '
 "$lab" run 97.01 --quick --student tester --out "$work/run.json" >/dev/null
 "$lab" check 97.01 --quick

@@ -105,12 +105,14 @@ inline std::vector<double> geometric_sweep(double from, double to, double step) 
     return v;
 }
 
-// Where a rising curve flattens (FLOP/s against AI, bandwidth against size): the first x at
-// which y reaches (1 - tolerance) of its plateau (the largest y), interpolated on a log x axis
-// between the two measured points around it. nullopt with fewer than two points or when the
-// first point is already on the plateau (the knee is left of the sweep).
+// Where a rising curve flattens (FLOP/s against AI, bandwidth against working-set size): the
+// plateau is the largest y; the first point within `tolerance` of it is the first on the plateau;
+// the knee is where the rising part, extended (a straight line on log-log axes through the two
+// points before the plateau), meets the plateau, kept between the points around it. With one
+// point before the plateau, the knee is interpolated on a log x axis. nullopt with fewer than two
+// points, or when the first point is already on the plateau (the knee is left of the sweep).
 struct Knee {
-    double x = 0;        // where the curve reaches the plateau
+    double x = 0;        // where the curve meets the plateau
     double plateau = 0;  // the largest y
     std::size_t index = 0;  // the first measured point on the plateau
 };
@@ -118,14 +120,16 @@ inline std::optional<Knee> find_knee(const std::vector<double>& xs, const std::v
     if (xs.size() != ys.size() || xs.size() < 2) return std::nullopt;
     const double plateau = *std::max_element(ys.begin(), ys.end());
     const double level = (1 - tolerance) * plateau;
-    for (std::size_t i = 0; i < ys.size(); ++i) {
-        if (ys[i] < level) continue;
-        if (i == 0) return std::nullopt;
-        const double f = (level - ys[i - 1]) / (ys[i] - ys[i - 1]);
-        const double x = std::exp(std::log(xs[i - 1]) + f * (std::log(xs[i]) - std::log(xs[i - 1])));
-        return Knee{x, plateau, i};
+    std::size_t i = 0;
+    while (i < ys.size() && ys[i] < level) ++i;
+    if (i == 0 || !(plateau > 0)) return std::nullopt;
+    const double lx0 = std::log(xs[i - 1]), lx1 = std::log(xs[i]);
+    double x = std::exp(lx0 + (level - ys[i - 1]) / (ys[i] - ys[i - 1]) * (lx1 - lx0));
+    if (i >= 2 && ys[i - 2] > 0 && ys[i - 1] > ys[i - 2]) {
+        const double slope = (std::log(ys[i - 1]) - std::log(ys[i - 2])) / (lx0 - std::log(xs[i - 2]));
+        if (slope > 0) x = std::exp(lx0 + (std::log(plateau) - std::log(ys[i - 1])) / slope);
     }
-    return std::nullopt;
+    return Knee{std::clamp(x, xs[i - 1], xs[i]), plateau, i};
 }
 
 // Where curve a stops being below (or above) curve b: the first sign change of a - b,
