@@ -89,7 +89,8 @@ int cmd_validate(const Args& args) {
     if (!problems.empty()) {
         std::string all;
         for (const auto& p : problems) all += "\n  - " + p;
-        throw InputError(file.string(), "the plugin's declarations have problems:" + all, "fix them in the lesson's info()");
+        throw InputError(file.string(), "the plugin's declarations have problems:" + all,
+                         "fix the declarations in the lesson's info(), or set each declared metric in derive()");
     }
     std::cout << "valid\n";
     return 0;
