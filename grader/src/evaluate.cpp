@@ -276,6 +276,8 @@ GradeReport grade(const Submission& s) {
         rep.problems.push_back("the run was recorded with lesson plugin " + s.record["lesson"].value("plugin_version", "") +
                                " but grading uses " + s.info.version + ": record the run again");
     for (auto& p : plausibility_problems(s.record, s.raw, s.derivation)) rep.problems.push_back("implausible: " + p);
+    for (const auto& p : s.plan_problems)
+        rep.problems.push_back("the run's workloads are not what lesson " + s.spec.lesson + " measures on its device: " + p);
     // The run's variant must be its student's: a record renamed to another student (and
     // re-sealed) keeps the first student's seed, and the course salt makes that unforgeable.
     {

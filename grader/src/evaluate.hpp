@@ -56,6 +56,9 @@ struct Submission {
     const AnswersFile& answers;
     // The course (its salt re-derives each student's seed); nullptr: configs/course.yaml.
     const CourseConfig* course = nullptr;
+    // What differs between the run's workloads and the lesson's plan replayed against it
+    // (replay_plan): a run the lesson as installed would not have measured is not graded.
+    std::vector<std::string> plan_problems = {};
 };
 
 // Refusals that are bad input, not a grade (exit 2): answers for another lesson, run or student.

@@ -3,6 +3,7 @@
 
 #include "answers.hpp"
 #include "errors.hpp"
+#include "lesson_plan.hpp"
 #include "paths.hpp"
 #include "run_record.hpp"
 
@@ -43,7 +44,9 @@ GradeReport grade_files(GradingContext& ctx, const std::string& lesson_id, const
     const LoadedLesson& lesson = ctx.lesson(id);
     const GradingSpec& spec = ctx.spec(id);
     Derivation derived = derive_run(lesson, raw, run_file.string());
-    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course()};
+    // The lesson's plan, replayed against the record's own device facts, options and
+    // measurements: the workloads, their sizes and counts must be the ones it requests.
+    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course(), replay_plan(*lesson.lesson, raw)};
     check_binding(s);
     return grade(s);
 }

@@ -190,6 +190,29 @@ TEST_CASE("lab submit --run --results grades, writes results.json and exits 0", 
     }
 }
 
+TEST_CASE("lab submit does not grade a re-sealed run whose workloads are not the lesson's plan", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    Run run = fixture_run();
+    // A triad a quarter the size the lesson measures on this device (faster, easier to make look
+    // good), its stored values refreshed and the record sealed again.
+    for (auto& w : run.record["workloads"])
+        if (w["name"] == "triad") {
+            w["params"]["n"] = w["params"]["n"].get<double>() / 4;
+            w["bytes"] = w["bytes"].get<double>() / 4;
+            w["flops"] = w["flops"].get<double>() / 4;
+        }
+    run.restudent("alice");
+    run.save(d / "run.json");
+    lab_test::write_file(d / "answers.yaml", answers_for(run));
+    auto r = run_lab({"submit", "02.05", (d / "answers.yaml").string(), "--run", (d / "run.json").string(), "--json"}, configs.env());
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 1);
+    json doc = json::parse(r.out);
+    CHECK(doc["graded"] == false);
+    CHECK_THAT(doc["problems"].dump(), Catch::Contains("not what lesson 02.05 measures") && Catch::Contains("'triad'"));
+}
+
 TEST_CASE("lab submit exits 1 when the quick run is refused, and still writes results.json", "[grading-cli][grading]") {
     // The shipped spec (configs/grading/02.05.yaml) says accept_quick: false.
     lab_test::TempDir d;
