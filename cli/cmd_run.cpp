@@ -16,6 +16,7 @@
 #include "options.hpp"
 #include "paths.hpp"
 #include "roofline_plot.hpp"
+#include "xy_plot.hpp"
 #include "run_record.hpp"
 #include "run_report.hpp"
 
@@ -49,7 +50,7 @@ int cmd_run(const Args& args) {
         "student", po::value<std::string>()->default_value(""), "your student ID (default: $LAB_STUDENT or ~/.config/lab/config.yaml)")(
         "out", po::value<std::string>(), "run record path (default: runs/<ID>-<time>.json)")(
         "json", "print the run record as JSON on stdout, nothing else")(
-        "plots", po::value<std::string>(), "write plots (roofline SVG) into this folder")(
+        "plots", po::value<std::string>(), "write the lesson's plots (SVG: its roofline and its own plots) into this folder")(
         "trace", po::value<std::string>(), "write a Chrome trace of the lesson (Perfetto, chrome://tracing); .gz compresses")(
         "timeout", po::value<double>()->default_value(0), "stop the lesson after this many seconds (default: 3x its budget)")(
         "reveal", "show graded values too (if the course allows it)");
@@ -110,11 +111,16 @@ int cmd_run(const Args& args) {
     const auto withheld = record::withheld_metrics(info, reveal, run.raw.device_kind);
     RunView view{info, run.raw, run.derivation, withheld,
                  run.result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
-    std::string svg_path;
+    std::vector<std::string> svg_paths;
     if (vm.count("plots")) {
-        fs::path svg = fs::path(vm["plots"].as<std::string>()) / ("roofline-" + req.id + ".svg");
-        write_file_atomically(svg, plot::render_svg(roofline_chart(view)));
-        svg_path = svg.string();
+        const fs::path dir = vm["plots"].as<std::string>();
+        write_file_atomically(dir / ("roofline-" + req.id + ".svg"), plot::render_svg(roofline_chart(view)));
+        svg_paths.push_back((dir / ("roofline-" + req.id + ".svg")).string());
+        for (const auto& p : run.derivation.plots) {
+            const fs::path svg = dir / (p.name + "-" + req.id + ".svg");
+            write_file_atomically(svg, plot::render_plot_svg(p, withheld));
+            svg_paths.push_back(svg.string());
+        }
     }
     write_file_atomically(out, rec.dump(2) + "\n");
     std::string trace_note;
@@ -130,7 +136,7 @@ int cmd_run(const Args& args) {
         return 0;
     }
     print_run(std::cout, view);
-    if (!svg_path.empty()) std::cout << "roofline plot: " << svg_path << "\n";
+    for (const auto& svg : svg_paths) std::cout << "plot: " << svg << "\n";
     if (!trace_note.empty()) std::cout << trace_note << "\n";
     std::cout << "run record: " << out.string() << "\n";
     return 0;

@@ -5,6 +5,7 @@
 
 #include "console.hpp"
 #include "run_record.hpp"
+#include "xy_plot.hpp"
 
 namespace lab::cli {
 
@@ -56,6 +57,7 @@ void print_run(std::ostream& out, const RunView& v) {
     out << "\n";
     print_workloads(out, v.raw, v.derivation, v.withheld);
     if (v.info.roofline) out << "\n" << plot::render_terminal(roofline_chart(v));
+    for (const auto& p : v.derivation.plots) out << "\n" << plot::render_plot_terminal(p, v.withheld);
     if (!v.derivation.teaching.empty()) {
         out << "\nWhat this shows\n";
         for (const auto& line : v.derivation.teaching)

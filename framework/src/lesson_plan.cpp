@@ -7,7 +7,10 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <set>
 #include <sstream>
+
+#include "xy_plot.hpp"
 
 namespace lab {
 
@@ -304,6 +307,11 @@ std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) {
                 }
                 Derivation d = lesson.derivation(run);
                 for (const auto& p : declared_vs_produced(info, d, kind, quick)) problems.push_back(where + p);
+                std::set<std::string> plot_names;
+                for (const auto& plot : d.plots) {
+                    for (const auto& p : plot::plot_problems(plot)) problems.push_back(where + p);
+                    if (!plot_names.insert(plot.name).second) problems.push_back(where + "two plots named '" + plot.name + "'");
+                }
             } catch (const std::exception& e) {
                 problems.push_back(where + "the lesson failed: " + e.what());
             }

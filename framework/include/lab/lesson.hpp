@@ -204,6 +204,8 @@ struct Derivation {
     // The lesson's teaching output. `{metric.name}` placeholders are replaced by the metric's
     // value and unit, or by "?" when the metric is a graded answer being withheld.
     std::vector<std::string> teaching;
+    // The lesson's plots (lab run shows them in the terminal; --plots writes each as SVG).
+    std::vector<Plot> plots;
     // What the lesson declares (Lesson::declarations()), filled before derive() runs: set()
     // takes each metric's unit and kind from here, so a metric is described once.
     std::vector<MetricDecl> declared;

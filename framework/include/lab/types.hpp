@@ -141,6 +141,33 @@ struct CeilingMeasurement {
     Measurement measurement;
 };
 
+// A plot a lesson's derive() draws from its measurements (latency against working-set size,
+// FLOP/s against AI): series of points on two axes, with marked points such as a knee or a
+// crossover. The framework draws it in the terminal and as SVG, the same way for every lesson.
+struct PlotAxis {
+    std::string label{};    // "working set", "arithmetic intensity"
+    std::string unit{};     // SI unit of the values: "B", "s", "FLOP/s", "FLOP/B" ("" for plain numbers)
+    bool log = false;       // a log10 axis (values must be > 0)
+};
+struct PlotSeries {
+    std::string name{};               // legend entry: "pointer chase", "read bandwidth"
+    std::vector<double> x{}, y{};     // points, in SI units, same length
+    bool line = true;                 // join the points (measured sweeps); false: points only
+};
+struct PlotMark {
+    std::string label{};    // "L1 -> L2 knee", "ridge 9.3 FLOP/B"
+    double x = 0, y = 0;    // where (y ignored when `vertical`)
+    bool vertical = false;  // a dashed line across the plot at x, not a point
+    std::string metric{};   // the metric it shows: not drawn while that metric is withheld
+};
+struct Plot {
+    std::string name{};     // file-name safe, unique in the lesson: "latency"
+    std::string title{};
+    PlotAxis x{}, y{};
+    std::vector<PlotSeries> series{};
+    std::vector<PlotMark> marks{};
+};
+
 // A derived metric. Numbers in `number`, categories in `text`.
 struct MetricValue {
     std::string name{};
