@@ -9,6 +9,8 @@
 
 #include <lab/roofline.hpp>
 
+#include "format.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -111,70 +113,14 @@ std::size_t code_points(std::string_view s) {
 // ---------------------------------------------------------------------------------------------
 // Numbers
 
-// Three significant digits: enough to read off a plot, short enough to fit beside a line.
-double round3(double v) {
-    if (!std::isfinite(v) || v == 0) return v;
-    const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-    const double scale = std::pow(10.0, 2 - e);
-    if (!std::isfinite(scale) || scale == 0) return v;
-    const double r = std::round(v * scale) / scale;
-    return std::isfinite(r) ? r : v;
-}
+// A plain number such as an arithmetic intensity: "0.01", "9.28", "1000", "1.5e7"; whole numbers
+// up to a million keep every digit ("1024", not "1020").
+std::string plain(double v) { return format::number(v, {.whole_below = 1e6}); }
 
-std::string trim_zeros(std::string s) {
-    if (s.find('.') == std::string::npos) return s;
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
-}
-
-// "1.81e+11" reads worse than "1.81e11" in a narrow label.
-std::string compact_exponent(double v) {
-    std::string s = fmt::format("{:.3g}", v);
-    const auto e = s.find('e');
-    if (e == std::string::npos) return s;
-    std::string mant = s.substr(0, e);
-    std::string exp = s.substr(e + 1);
-    bool neg = false;
-    if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) {
-        neg = exp[0] == '-';
-        exp.erase(0, 1);
-    }
-    while (exp.size() > 1 && exp[0] == '0') exp.erase(0, 1);
-    return mant + "e" + (neg ? "-" : "") + exp;
-}
-
-// A plain number such as an arithmetic intensity: "0.01", "9.28", "1000", "1.5e7".
-std::string plain(double v) {
-    if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-    if (v == 0) return "0";
-    // Whole numbers up to a million keep every digit: "1024", not "1020".
-    if (std::fabs(v) >= 999.5 && std::fabs(v) < 1e6) return fmt::format("{:.0f}", v);
-    const double r = round3(v);
-    const double a = std::fabs(r);
-    if (a < 1e-3 || a >= 1e6) return compact_exponent(r);
-    const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(a))));
-    return trim_zeros(fmt::format("{:.{}f}", r, decimals));
-}
-
-// A value with a decimal SI prefix: "181 GFLOP/s", "19.5 GB/s", "1 TFLOP/s".
+// A value with a decimal SI prefix: "181 GFLOP/s", "19.5 GB/s", "1 TFLOP/s"; three digits are
+// enough to read off a plot and short enough to fit beside a line.
 std::string si(double v, std::string_view unit, bool ascii) {
-    if (!std::isfinite(v) || v == 0) return fmt::format("{} {}", plain(v), unit);
-    const double r = round3(v);
-    const double a = std::fabs(r);
-    int e3 = static_cast<int>(std::floor(std::log10(a) / 3)) * 3;
-    // log10 may land a hair below an exact power of ten.
-    if (a / std::pow(10.0, e3) >= 999.5) e3 += 3;
-    if (a / std::pow(10.0, e3) < 1) e3 -= 3;
-    static constexpr std::array<std::string_view, 17> kPrefix = {
-        "y", "z", "a", "f", "p", "n", "\xC2\xB5", "m", "", "k", "M", "G", "T", "P", "E", "Z", "Y"};
-    const int idx = e3 / 3 + 8;
-    if (idx < 0 || idx >= static_cast<int>(kPrefix.size()))
-        return fmt::format("{} {}", compact_exponent(r), unit);
-    std::string_view prefix = kPrefix[static_cast<std::size_t>(idx)];
-    if (ascii && idx == 6) prefix = "u";
-    const double m = r / std::pow(10.0, e3);
-    return fmt::format("{} {}{}", trim_zeros(fmt::format("{:.3g}", m)), prefix, unit);
+    return format::si(v, unit, {.lowest_prefix = -24, .highest_prefix = 24, .min_exponent = 0, .ascii = ascii});
 }
 
 // ---------------------------------------------------------------------------------------------
