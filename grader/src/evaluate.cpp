@@ -143,10 +143,7 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
 bool expected_visible(const GradingSpec& spec) {
     if (spec.show_expected == "always") return true;
     if (spec.show_expected == "never" || spec.due.empty()) return false;
-    std::time_t t = std::time(nullptr);
-    char today[16];
-    std::strftime(today, sizeof today, "%Y-%m-%d", std::gmtime(&t));
-    return std::string(today) > spec.due;
+    return format::utc_date(std::time(nullptr)) > spec.due;
 }
 
 std::vector<std::string> plausibility_problems(const nlohmann::json& record, const RawRun& raw, const Derivation& d) {
