@@ -12,6 +12,7 @@
 #include "course.hpp"
 #include "device_summary.hpp"
 #include "errors.hpp"
+#include "format.hpp"
 #include "lesson_session.hpp"
 #include "options.hpp"
 #include "paths.hpp"
@@ -25,13 +26,6 @@ namespace fs = std::filesystem;
 namespace lab::cli {
 
 namespace {
-
-std::string utc_now(const char* format) {
-    std::time_t t = std::time(nullptr);
-    char buf[40];
-    std::strftime(buf, sizeof buf, format, std::gmtime(&t));
-    return buf;
-}
 
 void make_folder(const fs::path& dir, const char* flag) {
     std::error_code ec;
@@ -76,7 +70,7 @@ int cmd_run(const Args& args) {
 
     // Check the outputs can be written before spending a minute measuring.
     fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
-                                   : fs::path("runs") / (req.id + "-" + utc_now("%Y%m%d-%H%M%S") + ".json");
+                                   : fs::path("runs") / (req.id + "-" + format::utc_stamp(std::time(nullptr)) + ".json");
     if (fs::is_directory(out)) throw UsageError("--out " + out.string() + " is a folder: give a file name");
     make_folder(out.parent_path(), "--out");
     if (vm.count("plots")) make_folder(vm["plots"].as<std::string>(), "--plots");

@@ -5,16 +5,14 @@
 
 #include <cmath>
 
-#include "run_record.hpp"
+#include "format.hpp"
 
 namespace lab::cli {
 
-std::string si(double v, const std::string& unit) {
-    MetricValue m;
-    m.number = v;
-    m.unit = unit;
-    return record::format_value(m);
-}
+namespace {
+// Figures as every other lab output writes them (format::quantity).
+std::string si(double v, const std::string& unit) { return format::quantity(v, unit); }
+}  // namespace
 
 void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
     out << fmt::format("device    {}: {}\n", to_string(kind), f.name);
@@ -32,8 +30,8 @@ void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
 }
 
 void print_ceilings(std::ostream& out, const Ceilings& c) {
-    out << fmt::format("ceilings  clock {}   launch {}{}{}{}\n", si(c.clock_hz.value, "Hz"), si(c.launch_s.value, "s"),
-                       c.launch_graph_s.value > 0 ? "   graph launch " + si(c.launch_graph_s.value, "s") + " per kernel" : "",
+    out << fmt::format("ceilings  clock {}   launch {}{}{}{}\n", si(c.clock_hz.value, "Hz"), format::duration(c.launch_s.value),
+                       c.launch_graph_s.value > 0 ? "   graph launch " + format::duration(c.launch_graph_s.value) + " per kernel" : "",
                        c.threads > 1 ? fmt::format("   ({} threads)", c.threads) : "", c.quick ? "   (quick calibration)" : "");
     // Where a ceiling's value comes from, when it is not a trusted calibration.
     auto status = [](const Ceiling& v) -> std::string {
@@ -87,8 +85,8 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
         const roofline::Placement* p = nullptr;
         for (const auto& wd : d.workloads)
             if (wd.workload == w.name) p = &wd.placement;
-        std::string noise = fmt::format("{:.1f}%{}", 100 * m.time.noise, m.time.noise_met ? "" : "*");
-        out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10}", w.name, params, si(m.time.median, "s"), noise,
+        std::string noise = format::spread(m.time.noise) + (m.time.noise_met ? "" : "*");
+        out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10}", w.name, params, format::duration(m.time.median), noise,
                            si(w.flops, ""), si(w.bytes, "B"));
         if (p) {
             // The regime as the derivation states it (the metric's text), the roof fraction in
@@ -96,8 +94,8 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
             const MetricValue* regime = d.find(w.name + ".measured_regime");
             out << fmt::format(" {:>13} {:>12} {:>9} {:>7}  {}", val("flops_per_s", si(p->flops_per_s, "FLOP/s")),
                                val("bytes_per_s", si(p->bytes_per_s, "B/s")),
-                               val("ai", std::isfinite(p->ai) ? fmt::format("{:.3g}", p->ai) : "inf"),
-                               val("roof_fraction", record::format_percent(p->roof_fraction)),
+                               val("ai", format::number(p->ai)),
+                               val("roof_fraction", format::percent(p->roof_fraction)),
                                val("measured_regime", regime ? regime->text : std::string("-")));
         }
         out << "\n";

@@ -11,9 +11,6 @@
 
 namespace lab::cli {
 
-// "1.23 GB/s" etc. (SI prefixes, as the record's units are SI).
-std::string si(double value, const std::string& unit);
-
 void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& facts);
 void print_ceilings(std::ostream& out, const Ceilings& c);
 void print_spec(std::ostream& out, const nlohmann::json& spec);

@@ -42,10 +42,7 @@ LessonOutcome run_lesson(const LessonRequest& r) {
     req.trace_file = r.trace_file;
     req.trace_final_name = r.trace_final_name;
 
-    std::time_t now = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    out.started_at = buf;
+    out.started_at = format::utc_iso8601(std::time(nullptr));
     auto t0 = std::chrono::steady_clock::now();
     out.result = execute(req);
     out.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <thread>
 
+#include "format.hpp"
 #include "machine_load.hpp"
-#include "run_record.hpp"
 
 namespace lab {
 
@@ -22,11 +22,6 @@ constexpr double kReferenceReuse_s = 1.5;
 constexpr int kRemeasureAttempts = 2;
 // Before retrying a ceiling calibrated under load, give a passing burst of work time to end.
 constexpr auto kRetryPause = std::chrono::milliseconds(1000);
-
-// "233 GFLOP/s", "19.4 GB/s": as every other figure lab prints (record::format_value).
-std::string fmt_rate(double v, const std::string& unit) {
-    return record::format_value({"", MetricKind::number, unit, v, {}});
-}
 
 double rate_of(const std::string& key, const Measurement& m) {
     CeilingMeasurement cm{key, "reference", {}, m};
@@ -58,7 +53,7 @@ Ceiling* find_ceiling(Ceilings& c, const std::string& key) {
 
 std::string distrust_reason(const Ceiling& c) {
     std::string why;
-    if (!c.noise_met) why = fmt::format("its samples missed the noise target (spread {:.1f}%)", 100 * c.spread);
+    if (!c.noise_met) why = "its samples missed the noise target (spread " + format::spread(c.spread) + ")";
     if (c.load >= kLoadedMachineCpus)
         why += (why.empty() ? "" : " and ") + fmt::format("other processes used {:.1f} CPUs while it ran", c.load);
     return why;
@@ -92,7 +87,7 @@ Ceilings calibrate_with_conditions(Backend& backend, Device& device, bool quick,
         Ceiling& v = *find_ceiling(c, key);
         std::string why = distrust_reason(v);
         v.trusted = why.empty();
-        if (!v.trusted) untrusted += fmt::format("{}{} {} ({})", untrusted.empty() ? "" : "; ", key, fmt_rate(v.value, v.unit), why);
+        if (!v.trusted) untrusted += fmt::format("{}{} {} ({})", untrusted.empty() ? "" : "; ", key, format::quantity(v.value, v.unit), why);
     }
     if (!untrusted.empty())
         note("ceilings stored as not trusted, even after measuring them again: " + untrusted +
@@ -123,8 +118,8 @@ void InRunCeilings::add(CeilingMeasurement cm, const std::vector<Measurement>& w
             raised_beyond_margin_ = true;
             note_(fmt::format("the {} ceiling of {} was stale: measured beside '{}' it reached {} ({:.2f}x); this run "
                               "uses what it measured",
-                              cm.ceiling, fmt_rate(start->value, start->unit), cm.workloads.empty() ? "" : cm.workloads.front(),
-                              fmt_rate(rate, start->unit), rate / start->value));
+                              cm.ceiling, format::quantity(start->value, start->unit), cm.workloads.empty() ? "" : cm.workloads.front(),
+                              format::quantity(rate, start->unit), rate / start->value));
         }
     }
     measured_.push_back(std::move(cm));
@@ -139,7 +134,7 @@ void InRunCeilings::recheck_untrusted() {
         std::optional<Measurement> m = probe(key);
         if (!m) continue;
         double rate = rate_of(key, *m);
-        story += fmt::format("{}{} {} -> {}", story.empty() ? "" : ", ", key, fmt_rate(c.value, c.unit), fmt_rate(rate, c.unit));
+        story += fmt::format("{}{} {} -> {}", story.empty() ? "" : ", ", key, format::quantity(c.value, c.unit), format::quantity(rate, c.unit));
         if (rate > roofline::kRoofMargin * c.value) raised_beyond_margin_ = true;
         add({key, "remeasure", {}, *m}, {});
     }
@@ -192,7 +187,7 @@ void InRunCeilings::after_workload(const Measurement& m, const std::vector<Measu
     const double first_roof = roof;
     const std::string unit = key == "bandwidth.best" ? "B/s" : "FLOP/s";
     std::string story = fmt::format("'{}' ran at {}, {:.2f}x the {} ceiling of {}: that ceiling was stale", w.name,
-                                    fmt_rate(rate, unit), rate / roof, key, fmt_rate(roof, unit));
+                                    format::quantity(rate, unit), rate / roof, key, format::quantity(roof, unit));
     int tries = 0;
     for (; tries < kRemeasureAttempts && over(key, rate, roof); ++tries) {
         std::vector<std::string> probes = {key};
@@ -208,7 +203,7 @@ void InRunCeilings::after_workload(const Measurement& m, const std::vector<Measu
     }
     const double after = key == "bandwidth.best" ? current_.peak_bandwidth() : current_.peak_flops(w.pipe);
     if (tries > 0) {
-        story += fmt::format("; measured again ({}x): {}", tries, fmt_rate(after, unit));
+        story += fmt::format("; measured again ({}x): {}", tries, format::quantity(after, unit));
         if (after > roofline::kRoofMargin * first_roof) raised_beyond_margin_ = true;
     }
     if (over(key, rate, roof)) {

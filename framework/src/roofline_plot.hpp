@@ -1,6 +1,7 @@
 // Roofline pictures: an SVG (log-log axes, ticks with units, one horizontal ceiling per pipe and
 // dtype, the bandwidth slope, the ridge, kernels as labelled points) and a small terminal sketch.
-// Pure functions of a RooflineChart: no I/O, so tests can parse what they return.
+// Pure functions of a RooflineChart: no I/O, so tests can parse what they return. Both draw from
+// one Layout (roofline_layout.hpp); they are written in roofline_svg.cpp and roofline_terminal.cpp.
 #pragma once
 
 #include <string>

@@ -10,6 +10,7 @@
 
 #include "digest.hpp"
 #include "errors.hpp"
+#include "format.hpp"
 
 using nlohmann::json;
 
@@ -45,26 +46,6 @@ Ceiling ceiling_from(const json& j) {
     c.trusted = j.value("trusted", true);
     c.source = j.value("source", "");
     return c;
-}
-
-// SI prefixes for display: decimal, as the units are SI (GB/s, not GiB/s).
-std::string si(double v, const std::string& unit) {
-    if (!std::isfinite(v)) return "inf " + unit;
-    double a = std::fabs(v);
-    struct P { double scale; const char* prefix; };
-    static const P big[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-    static const P small[] = {{1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}, {1e-12, "p"}};
-    if (unit == "s" && a > 0 && a < 1) {
-        for (const auto& p : small)
-            if (a >= p.scale) return fmt::format("{:.3g} {}s", v / p.scale, p.prefix);
-    }
-    if (unit != "s" && unit != "ratio" && unit != "FLOP/B") {
-        for (const auto& p : big)
-            if (a >= p.scale) return fmt::format("{:.3g} {}{}", v / p.scale, p.prefix, unit);
-    }
-    // A factor: three significant digits, but whole above a thousand ("1200", not "1.2e+03").
-    if (unit == "ratio") return a >= 999.5 && a < 1e15 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
-    return unit.empty() ? fmt::format("{:.4g}", v) : fmt::format("{:.3g} {}", v, unit);
 }
 
 }  // namespace
@@ -232,20 +213,11 @@ bool shown_as_percent(const std::string& name, const std::string& unit) {
     return last.size() >= suffix.size() && last.compare(last.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string format_percent(double fraction) {
-    const double p = 100 * fraction;
-    if (!std::isfinite(p)) return fmt::format("{}%", p);
-    if (p == 0) return "0%";
-    if (p > 0 && p < 0.001) return "<0.001%";
-    if (std::fabs(p) >= 999.5) return fmt::format("{:.0f}%", p);
-    return fmt::format("{:.3g}%", p);
-}
-
 std::string format_value(const MetricValue& v) {
     if (v.kind == MetricKind::category) return v.text;
     if (v.kind == MetricKind::integer) return fmt::format("{}{}", std::llround(v.number), v.unit.empty() ? "" : " " + v.unit);
-    if (shown_as_percent(v.name, v.unit)) return format_percent(v.number);
-    return si(v.number, v.unit);
+    if (shown_as_percent(v.name, v.unit)) return format::percent(v.number);
+    return format::quantity(v.number, v.unit);
 }
 
 std::string render_teaching(const std::string& line, const Derivation& d, const std::set<std::string>& withheld) {

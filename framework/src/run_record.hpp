@@ -48,11 +48,9 @@ bool is_check_helper(const std::string& name);
 // wherever a person reads it; the record keeps the SI ratio (0.292). Other ratios (a doubling
 // ratio of 1.05, a per-element ratio of 1200) are factors and stay plain numbers.
 bool shown_as_percent(const std::string& name, const std::string& unit);
-// 0.292 -> "29.2%", 1 -> "100%", 0.0123 -> "1.23%" (three significant digits, as the grader's
-// reports write ratios).
-std::string format_percent(double fraction);
 
-// "1.23 GFLOP/s", "350 ns", "1.05", "29.2%" (see shown_as_percent), "memory_bound".
+// "1.23 GFLOP/s", "350 ns", "1.05", "29.2%" (see shown_as_percent), "memory_bound": numbers as
+// format::quantity writes them, fractions as format::percent.
 std::string format_value(const MetricValue& v);
 
 // Replaces {metric.name} placeholders by formatted values, or "?" when withheld.

@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "course.hpp"
+#include "format.hpp"
 #include "run_record.hpp"
 #include "device_summary.hpp"
 #include "paths.hpp"
@@ -100,8 +101,8 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     // The expected value is shown in the question's unit: a "%" question in percent, a ratio
     // question as a plain factor (a doubling ratio of 1.05 is not "105%").
     const bool fraction = record::shown_as_percent(q.expected.metric, "ratio");
-    if (unit == "%" || (dim == "ratio" && fraction)) r.expected = record::format_percent(expected);
-    else if (dim == "ratio") r.expected = fmt::format("{:.3g}", expected);
+    if (unit == "%" || (dim == "ratio" && fraction)) r.expected = format::percent(expected);
+    else if (dim == "ratio") r.expected = format::number(expected);
     else r.expected = units::format(expected, dim);
     units::Quantity claim;
     try {
@@ -142,10 +143,7 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
 bool expected_visible(const GradingSpec& spec) {
     if (spec.show_expected == "always") return true;
     if (spec.show_expected == "never" || spec.due.empty()) return false;
-    std::time_t t = std::time(nullptr);
-    char today[16];
-    std::strftime(today, sizeof today, "%Y-%m-%d", std::gmtime(&t));
-    return std::string(today) > spec.due;
+    return format::utc_date(std::time(nullptr)) > spec.due;
 }
 
 std::vector<std::string> plausibility_problems(const nlohmann::json& record, const RawRun& raw, const Derivation& d) {

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "format.hpp"
+
 namespace lab::units {
 namespace {
 
@@ -137,36 +139,30 @@ const std::map<std::string, Known, std::less<>>& known_units() {
     return table;
 }
 
-// What each dimension is called in messages, and the units format() writes it in (a ladder of
-// decimal prefixes: spelling and power of ten, ascending; the power-0 rung is the base unit).
-struct Rung {
-    std::string_view spelling;
-    int power;
-};
+// What each dimension is called in messages, and the decimal prefixes format() writes it with
+// (powers of ten, lowest and highest; the unit itself is the dimension's name).
 struct DimensionInfo {
     std::string_view dimension;
     std::string_view noun;
     std::string_view examples;
-    std::vector<Rung> ladder;
+    int lowest_prefix = 0;
+    int highest_prefix = 0;
 };
 
 const std::vector<DimensionInfo>& dimension_infos() {
     static const std::vector<DimensionInfo> infos = {
-        {"s", "a time", "350 ns or 2.1 ms", {{"ps", -12}, {"ns", -9}, {"\u00b5s", -6}, {"ms", -3}, {"s", 0}}},
-        {"B", "a size in bytes", "6.5 GiB or 13.48 GB",
-         {{"B", 0}, {"kB", 3}, {"MB", 6}, {"GB", 9}, {"TB", 12}, {"PB", 15}}},
-        {"B/s", "a bandwidth", "1.2 TB/s or 900 GB/s",
-         {{"B/s", 0}, {"kB/s", 3}, {"MB/s", 6}, {"GB/s", 9}, {"TB/s", 12}, {"PB/s", 15}}},
-        {"FLOP", "a FLOP count", "13.5 GFLOP or 2e9 FLOP",
-         {{"FLOP", 0}, {"kFLOP", 3}, {"MFLOP", 6}, {"GFLOP", 9}, {"TFLOP", 12}, {"PFLOP", 15}}},
-        {"FLOP/s", "a compute rate", "19.5 TFLOP/s or 312 TFLOPS",
-         {{"FLOP/s", 0}, {"kFLOP/s", 3}, {"MFLOP/s", 6}, {"GFLOP/s", 9}, {"TFLOP/s", 12}, {"PFLOP/s", 15}}},
-        {"FLOP/B", "an arithmetic intensity", "9.3 FLOP/B or 0.25 FLOP/byte", {{"FLOP/B", 0}}},
-        {"Hz", "a frequency", "1.41 GHz or 1410 MHz", {{"Hz", 0}, {"kHz", 3}, {"MHz", 6}, {"GHz", 9}}},
-        {"W", "a power", "400 W or 1.2 kW", {{"mW", -3}, {"W", 0}, {"kW", 3}}},
-        {"J", "an energy", "3.5 J or 120 mJ", {{"mJ", -3}, {"J", 0}, {"kJ", 3}}},
-        {"ratio", "a ratio", "80% or 0.8", {}},
-        {"", "a plain count", "42 or 6,738,415,616", {}},
+        // Times from ps to s; bytes (decimal: GB, never GiB), rates and counts from the unit to P.
+        {.dimension = "s", .noun = "a time", .examples = "350 ns or 2.1 ms", .lowest_prefix = -12},
+        {.dimension = "B", .noun = "a size in bytes", .examples = "6.5 GiB or 13.48 GB", .highest_prefix = 15},
+        {.dimension = "B/s", .noun = "a bandwidth", .examples = "1.2 TB/s or 900 GB/s", .highest_prefix = 15},
+        {.dimension = "FLOP", .noun = "a FLOP count", .examples = "13.5 GFLOP or 2e9 FLOP", .highest_prefix = 15},
+        {.dimension = "FLOP/s", .noun = "a compute rate", .examples = "19.5 TFLOP/s or 312 TFLOPS", .highest_prefix = 15},
+        {.dimension = "FLOP/B", .noun = "an arithmetic intensity", .examples = "9.3 FLOP/B or 0.25 FLOP/byte"},
+        {.dimension = "Hz", .noun = "a frequency", .examples = "1.41 GHz or 1410 MHz", .highest_prefix = 9},
+        {.dimension = "W", .noun = "a power", .examples = "400 W or 1.2 kW", .lowest_prefix = -3, .highest_prefix = 3},
+        {.dimension = "J", .noun = "an energy", .examples = "3.5 J or 120 mJ", .lowest_prefix = -3, .highest_prefix = 3},
+        {.dimension = "ratio", .noun = "a ratio", .examples = "80% or 0.8"},
+        {.dimension = "", .noun = "a plain count", .examples = "42 or 6,738,415,616"},
     };
     return infos;
 }
@@ -381,77 +377,6 @@ NumberAndRest read_number(std::string_view claim, std::string_view examples) {
     return {value, text.substr(i)};
 }
 
-// ±d.dd x 10^exponent, rounded to three significant digits by fmt (correctly rounded and
-// locale-independent, so the rendering never shows binary noise like 1.2000000000000002).
-struct Rounded {
-    bool negative;
-    std::string digits;  // "120": three digits, trailing zeros trimmed to at least one
-    int exponent;
-};
-
-Rounded round3(double v) {
-    const std::string s = fmt::format("{:.2e}", std::fabs(v));  // "1.20e+09"
-    Rounded r{v < 0, {s[0], s[2], s[3]}, 0};
-    const std::size_t e = s.find('e');
-    std::from_chars(s.data() + e + 2, s.data() + s.size(), r.exponent);
-    if (s[e + 1] == '-') r.exponent = -r.exponent;
-    while (r.digits.size() > 1 && r.digits.back() == '0') r.digits.pop_back();
-    return r;
-}
-
-// The digits with the leading one at 10^lead: place({"12"}, 1) == "12", lead 3 -> "1200",
-// lead -2 -> "0.012".
-std::string place(const Rounded& r, int lead) {
-    std::string out = r.negative ? "-" : "";
-    const int n = static_cast<int>(r.digits.size());
-    if (lead < 0)
-        out += "0." + std::string(static_cast<std::size_t>(-lead - 1), '0') + r.digits;
-    else if (lead + 1 >= n)
-        out += r.digits + std::string(static_cast<std::size_t>(lead + 1 - n), '0');
-    else
-        out += r.digits.substr(0, static_cast<std::size_t>(lead + 1)) + "." + r.digits.substr(static_cast<std::size_t>(lead + 1));
-    return out;
-}
-
-std::string scientific(const Rounded& r) {
-    std::string out = r.negative ? "-" : "";
-    out += r.digits.substr(0, 1);
-    if (r.digits.size() > 1) out += "." + r.digits.substr(1);
-    return out + fmt::format("e{}", r.exponent);
-}
-
-// Renders v on a ladder of decimal prefixes: the largest rung not above the value, so the
-// number reads between 1 and 1000. Beyond the ends of the ladder (a PFLOP count of 1e6, a
-// femtosecond) it falls back to scientific notation in the base unit rather than "1230000 PFLOP".
-std::string render(double v, const std::vector<Rung>& ladder, std::string_view separator) {
-    auto with_unit = [&](const std::string& number, std::string_view spelling) {
-        return spelling.empty() ? number : number + std::string(separator) + std::string(spelling);
-    };
-    std::string_view base = ladder.front().spelling;
-    for (const Rung& rung : ladder)
-        if (rung.power == 0) base = rung.spelling;
-    if (v == 0) return with_unit("0", base);
-
-    const Rounded r = round3(v);  // choose the rung after rounding: 999.7 B is "1 kB", not "1000 B"
-    const Rung* chosen = &ladder.front();
-    for (const Rung& rung : ladder)
-        if (rung.power <= r.exponent) chosen = &rung;
-    const int lead = r.exponent - chosen->power;
-    if (lead >= 6 || lead < -3) return with_unit(scientific(r), base);
-    return with_unit(place(r, lead), chosen->spelling);
-}
-
-// 6738415616 -> "6,738,415,616": counts (parameters, kernels, bytes of a file) are exact.
-std::string group_thousands(double v) {
-    std::string digits = fmt::format("{:.0f}", std::fabs(v));
-    std::string out;
-    for (std::size_t k = 0; k < digits.size(); ++k) {
-        if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
-        out += digits[k];
-    }
-    return (v < 0 ? "-" : "") + out;
-}
-
 }  // namespace
 
 std::optional<std::string> dimension_of(const std::string& unit) {
@@ -505,17 +430,20 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
 std::string format(double si_value, const std::string& dimension) {
     const DimensionInfo& info = info_of(dimension);
     if (!std::isfinite(si_value)) return fmt::format("{}", si_value);  // "nan", "inf": shown, not hidden
+    // Three digits, plain from 0.001 to 999999 of the prefixed unit: a student compares an
+    // expected value with a claim without decoding an exponent.
+    const lab::format::Style style{.lowest_prefix = info.lowest_prefix, .highest_prefix = info.highest_prefix,
+                              .min_exponent = -3, .max_exponent = 5};
     if (dimension == "ratio") {
         // Fractions of peak read best as percent ("80%"), speedups as factors ("3.2x"); 2 is
         // where one stops being natural and the other starts.
-        if (std::fabs(si_value) < 2) return render(si_value * 100, {{"%", 0}}, "");
-        return render(si_value, {{"x", 0}}, "");
+        if (std::fabs(si_value) < 2) return lab::format::number(si_value * 100, style) + "%";
+        return lab::format::number(si_value, style) + "x";
     }
-    if (dimension.empty()) {
-        if (std::fabs(si_value) < 1e15 && si_value == std::floor(si_value)) return group_thousands(si_value);
-        return render(si_value, {{"", 0}}, "");
-    }
-    return render(si_value, info.ladder, " ");
+    // Counts (parameters, kernels, bytes of a file) are exact.
+    if (dimension.empty() && std::fabs(si_value) < 1e15 && si_value == std::floor(si_value))
+        return lab::format::thousands(si_value);
+    return lab::format::si(si_value, dimension, style);
 }
 
 }  // namespace lab::units

@@ -13,6 +13,7 @@
 #include "lab/device.hpp"
 #include "lab/lesson.hpp"
 #include "lab/register.hpp"
+#include "lab/utc_time.hpp"
 
 namespace lab {
 
@@ -49,12 +50,7 @@ public:
 };
 
 // "2026-11-30T05:21:01Z": when a ceiling was measured.
-inline std::string utc_now_iso() {
-    std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
+inline std::string utc_now_iso() { return format::utc_iso8601(std::time(nullptr)); }
 
 // How a ceiling came out of its samples. A ceiling is work / the median sample time: the same
 // statistic workloads are judged by, so a kernel that matches a ceiling's kernel reads 100% of

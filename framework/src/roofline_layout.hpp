@@ -1,0 +1,48 @@
+// The shared reading of a RooflineChart, before anything is drawn: which ceilings and points can
+// be placed on log axes (and why the others cannot), which decades the axes span, which points
+// lie off the x axis, how densely ticks are labelled, and which colour each regime gets. The SVG
+// and the terminal renderers both draw from this one Layout, so the two pictures never disagree.
+// Internal to roofline_plot.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "roofline_plot.hpp"
+
+namespace lab::plot::detail {
+
+struct Ceiling {
+    std::string name;
+    double flops = 0;
+    double ridge = 0;  // FLOP/B where the slope meets this ceiling; 0 without a bandwidth ceiling
+};
+
+struct Layout {
+    std::vector<Ceiling> ceilings;       // placeable ones, in the chart's order
+    int ridge_index = -1;                // the ceiling whose ridge is marked
+    int top_index = -1;                  // the highest ceiling: the slope ends at its ridge
+    double bandwidth = 0;                // 0 when the chart has no usable bandwidth
+    std::vector<const Point*> drawn;     // placeable points, in the chart's order
+    std::vector<int> off_scale;          // per drawn point: -1 left of the x axis, +1 right of it, 0 on it
+    std::vector<std::string> not_drawn;  // raw text: each renderer escapes it its own way
+    int xlo = -2, xhi = 3;               // axis ranges in decades (log10)
+    int ylo = 9, yhi = 13;
+};
+
+// The layout of `chart`; it points into chart.points, so the chart must outlive it.
+Layout lay_out(const RooflineChart& chart);
+
+// Labels every `step`-th decade so that at most about `max_labels` labels crowd an axis.
+int decade_step(int lo, int hi, int max_labels);
+bool on_step(int e, int step);
+
+struct RegimeStyle {
+    std::string key;     // what the legend says
+    std::string color;
+};
+
+// One colour per regime, recognising the synonyms students may write ("bandwidth bound").
+RegimeStyle regime_style(const std::string& regime);
+
+}  // namespace lab::plot::detail

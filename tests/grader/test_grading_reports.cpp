@@ -1,0 +1,210 @@
+// What students see: hidden questions masked in the console and JSON reports (totals included),
+// show_expected policies, the answers template bound to a run, and a console table that stays
+// aligned whatever the answers.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "grading_fixtures.hpp"
+#include "reports.hpp"
+#include "units.hpp"
+
+using namespace lab::grader;
+using namespace lab_test::grading;
+
+// ---------------------------------------------------------------------------------------------
+// What students see
+
+TEST_CASE("hidden questions are masked in the console and JSON reports", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    const std::string hidden_attainable = kAttainable + "    hidden: true\n    hint: \"min of the two roofs\"\n";
+    GradingSpec spec = g.spec(spec_yaml(kRidge + hidden_attainable, "02.05", "always"));
+    GradeReport r = g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}, {"attainable", "1 GFLOP/s"}});
+    REQUIRE(r.graded);
+    REQUIRE(result(r, "attainable").verdict == Verdict::wrong);  // graded all the same
+
+    std::string console = console_report(r);
+    std::string row;
+    for (std::size_t at = 0, end; at < console.size(); at = end + 1) {
+        end = console.find('\n', at);
+        if (end == std::string::npos) end = console.size();
+        if (console.compare(at, 10, "attainable") == 0) row = console.substr(at, end - at);
+    }
+    REQUIRE_FALSE(row.empty());
+    CHECK_THAT(row, Catch::Contains("hidden"));
+    CHECK_THAT(row, Catch::Contains("?/2"));
+    CHECK_THAT(row, !Catch::Contains("wrong"));
+    CHECK_THAT(row, !Catch::Contains("expected"));
+    CHECK_THAT(console, !Catch::Contains("min of the two roofs"));
+    CHECK_THAT(console, !Catch::Contains(result(r, "attainable").expected));
+    // The visible question still shows its expected value (show_expected: always).
+    CHECK_THAT(console, Catch::Contains("expected " + result(r, "ridge_point").expected));
+
+    json j = json_report(r);
+    json hidden, visible;
+    for (const auto& q : j["questions"]) (q["id"] == "attainable" ? hidden : visible) = q;
+    CHECK(hidden["verdict"] == "hidden");
+    CHECK(hidden["points"].is_null());
+    CHECK(hidden["feedback"] == "");
+    CHECK(hidden["hint"] == "");
+    CHECK_FALSE(hidden.contains("expected"));
+    CHECK(hidden["max_points"] == 2);
+    CHECK(visible["verdict"] == "correct");
+    CHECK(visible["points"] == 2);
+    CHECK(visible.contains("expected"));
+    CHECK_THAT(j.dump(), !Catch::Contains("min of the two roofs"));
+}
+
+TEST_CASE("the totals shown to a student do not give away a hidden question's result", "[grading]") {
+    // The console's "Score: x / y" and the JSON's "score" add the hidden question's points, so a
+    // student learns its verdict by subtraction.
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(kRidge + kAttainable + "    hidden: true\n", "02.05", "never"));
+    const std::string ridge = num(run.number("ridge_point"));
+    GradeReport right = g.grade(spec, run, {{"ridge_point", ridge}, {"attainable", num(run.number("attainable_flops_per_s") / 1e9)}});
+    GradeReport wrong = g.grade(spec, run, {{"ridge_point", ridge}, {"attainable", "1"}});
+    REQUIRE(right.score != wrong.score);  // graded all the same
+    auto last_line = [](const std::string& s) {
+        std::string t = s.substr(0, s.find_last_not_of('\n') + 1);
+        return t.substr(t.rfind('\n') + 1);
+    };
+    CHECK(last_line(console_report(right)) == last_line(console_report(wrong)));
+    CHECK(json_report(right)["score"] == json_report(wrong)["score"]);
+}
+
+TEST_CASE("show_expected: never hides expected values, always shows them, after_due_date follows the date", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    auto [policy, due, shown] = GENERATE(table<std::string, std::string, bool>({
+        {"never", "", false},
+        {"never", "2000-01-01", false},
+        {"always", "", true},
+        {"always", "2999-12-31", true},
+        {"after_due_date", "", false},
+        {"after_due_date", "2000-01-01", true},
+        {"after_due_date", "2999-12-31", false},
+    }));
+    CAPTURE(policy, due);
+    GradingSpec spec = g.spec(spec_yaml(kRidge, "02.05", policy, due.empty() ? "" : "due: \"" + due + "\"\n"));
+    CHECK(expected_visible(spec) == shown);
+    GradeReport r = g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point") * 2)}});
+    CHECK(r.show_expected == shown);
+    const std::string expected = result(r, "ridge_point").expected;
+    REQUIRE_FALSE(expected.empty());
+    CHECK(expected == lab::units::format(run.number("ridge_point"), "FLOP/B"));
+    std::string console = console_report(r);
+    CHECK((console.find("expected " + expected) != std::string::npos) == shown);
+    CHECK(json_report(r)["questions"][0].contains("expected") == shown);
+    if (shown) CHECK(json_report(r)["questions"][0]["expected"] == expected);
+    // The hint is shown for a wrong answer whatever the policy.
+    CHECK_THAT(console, Catch::Contains("hint: peak FLOP/s over peak bandwidth"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The answers template
+
+TEST_CASE("the answers template names every question, the student and the run's digest", "[grading]") {
+    Run run = fixture_run();
+    GradingSpec spec = load_spec(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", false, "never");
+    std::string t = answers_template(spec, run.record);
+    CHECK_THAT(t, Catch::Contains("run: \"" + run.digest() + "\""));
+    CHECK_THAT(t, Catch::Contains("student: \"alice\""));
+    CHECK_THAT(t, Catch::Contains("lesson: \"02.05\""));
+    for (const auto& q : spec.questions) {
+        CHECK_THAT(t, Catch::Contains("  " + q.id + ":\n"));
+        CHECK_THAT(t, Catch::Contains(q.prompt));
+    }
+    CHECK_THAT(t, Catch::Contains("[GFLOP/s]"));
+    // Filled in as it is, it is a valid answers file with every answer blank.
+    Grading g;
+    AnswersFile a = load_answers(g.write("template.yaml", t));
+    CHECK(a.run == run.digest());
+    CHECK(a.answers.size() == spec.questions.size());
+    for (const auto& [id, c] : a.answers) CHECK(c.empty);
+    CHECK(looks_like_answers(t));
+    GradeReport r = g.grade_file(spec, run, a);
+    CHECK(r.score == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The console table
+
+namespace {
+
+// Code points, as a terminal counts columns ("µ" is one).
+std::size_t code_points(const std::string& s) {
+    std::size_t n = 0;
+    for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+// The text of `line` from code-point column `col` on.
+std::string from_column(const std::string& line, std::size_t col) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;  // inside a character
+        if (n++ == col) return line.substr(i);
+    }
+    return "";
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+    std::vector<std::string> out;
+    for (std::size_t at = 0, end; at < s.size(); at = end + 1) {
+        end = s.find('\n', at);
+        if (end == std::string::npos) end = s.size();
+        out.push_back(s.substr(at, end - at));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the console table stays aligned whatever the length of an answer", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(kAttainable + kRidge + kTriadSide + kTriadFraction));
+    const std::string exact = fmt::format("{:.17g} FLOP/s", run.number("attainable_flops_per_s"));  // 20+ characters
+    const std::string very_long = "the triad is memory bound because its arithmetic intensity is far below the ridge";
+    GradeReport r = g.grade(spec, run, {{"attainable", exact},
+                                        {"ridge_point", "350 \u00b5s"},  // a wrong dimension, with a two-byte µ
+                                        {"triad_side", very_long},
+                                        {"triad_roof_fraction", ""}});
+    REQUIRE(r.graded);
+    CHECK(result(r, "attainable").verdict == Verdict::correct);
+    const std::string console = console_report(r);
+    INFO(console);
+    const auto lines = split_lines(console);
+    std::size_t header = lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].rfind("question ", 0) == 0) header = i;
+    REQUIRE(header < lines.size());
+    const std::string& h = lines[header];
+    const std::size_t verdict_col = code_points(h.substr(0, h.find("verdict")));
+    const std::size_t points_end = code_points(h.substr(0, h.find("points") + 6));
+    for (const auto& q : r.results) {
+        CAPTURE(q.question.id);
+        std::string row;
+        for (const auto& l : lines)
+            if (l.rfind(q.question.id + " ", 0) == 0) row = l;
+        REQUIRE_FALSE(row.empty());
+        // The verdict starts in its column, after a blank: the answer never runs into it.
+        const std::string verdict = to_string(q.verdict);
+        CHECK(from_column(row, verdict_col).rfind(verdict, 0) == 0);
+        CHECK(from_column(row, verdict_col - 1).rfind(" " + verdict, 0) == 0);
+        // The points, right-aligned, end where the header's "points" ends.
+        const std::string pts = q.verdict == Verdict::void_question ? "void" : "/" + fmt::format("{:g}", q.max_points);
+        const std::string after = from_column(row, points_end - pts.size());
+        CHECK(after.rfind(pts, 0) == 0);
+    }
+    // A long number is shown whole; an answer too long for its column is cut, and given in full
+    // in the notes.
+    CHECK_THAT(console, Catch::Contains(exact + " "));
+    CHECK_THAT(console, Catch::Contains("\u2026"));
+    CHECK_THAT(console, Catch::Contains("your answer: " + very_long));
+}

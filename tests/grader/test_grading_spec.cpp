@@ -1,0 +1,107 @@
+// Grading specs: each kind of spec error is an InputError naming the spec file and line, a spec
+// must fit its lesson's plugin, applies_to may be one kind or a list, and the shipped and test
+// specs load and fit their lessons.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "errors.hpp"
+#include "grading_fixtures.hpp"
+
+using namespace lab::grader;
+using namespace lab_test::grading;
+
+// ---------------------------------------------------------------------------------------------
+// Bad specs: InputError naming file and line
+
+TEST_CASE("each kind of spec error is an InputError naming the spec file and the line", "[grading]") {
+    // Line numbers: 1 lesson, 2 accept_quick, 3 questions, 4 "- id:", then the question's keys.
+    const std::string head = "lesson: \"02.05\"\naccept_quick: true\nquestions:\n";
+    const std::string ridge = "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected: {metric: ridge_point}\n";
+    auto [name, yaml, line, fragment] = GENERATE_COPY(table<std::string, std::string, int, std::string>({
+        {"unknown key in a question", head + ridge + "    tolerence: {rel: 0.05}\n", 8, "unknown key 'tolerence'"},
+        {"unknown key in a tolerance", head + ridge + "    tolerance: {rel: 0.05, relative: 0.1}\n", 8,
+         "unknown key 'relative'"},
+        {"unknown key at the top", "lesson: \"02.05\"\naccept_quik: true\nquestions:\n" + ridge, 2, "unknown key 'accept_quik'"},
+        {"metric the lesson does not declare",
+         head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected: {metric: ridge_pointt}\n", 4,
+         "does not declare"},
+        {"value of the wrong type", head + ridge + "    points: two\n", 8, "wrong type"},
+        {"question type that does not fit the metric",
+         head + "  - id: side\n    prompt: \"Side?\"\n    type: regime\n    expected: {metric: ridge_point}\n", 4, "is a number"},
+        {"number question on a category metric",
+         head + "  - id: side\n    prompt: \"Side?\"\n    expected: {metric: triad.predicted_regime}\n", 4, "is a category"},
+        {"negative relative tolerance", head + ridge + "    tolerance: {rel: -0.05}\n", 8, "non-negative"},
+        {"negative absolute tolerance", head + ridge + "    tolerance:\n      abs: -1\n", 9, "non-negative"},
+        {"unit of the wrong dimension",
+         head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: GB/s\n    expected: {metric: ridge_point}\n", 4,
+         "another dimension"},
+        {"unknown unit", head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: furlongs\n    expected: {metric: ridge_point}\n",
+         6, "unknown unit"},
+        {"duplicate id", head + ridge + ridge, 8, "two questions have the id 'ridge_point'"},
+        {"partial credit above 1", head + ridge + "    tolerance: {rel: 0.05}\n    partial:\n      within: 3\n      credit: 1.5\n", 11,
+         "'credit' must be between 0 and 1"},
+        {"partial credit of 0", head + ridge + "    tolerance: {rel: 0.05}\n    partial:\n      within: 3\n      credit: 0\n", 11,
+         "'credit' must be between 0 and 1"},
+        {"partial band inside the tolerance", head + ridge + "    partial:\n      within: 0.5\n      credit: 0.5\n", 9,
+         "'within' must be more than 1"},
+        {"factor below 1", head + ridge + "    tolerance: {factor: 0.5}\n", 8, "'factor' must be at least 1"},
+        {"steps without a sweep", head + ridge + "    tolerance: {steps: 1}\n", 8, "'steps' needs the sweep"},
+        {"two kinds of tolerance", head + ridge + "    tolerance: {rel: 0.1, factor: 2}\n", 8, "one kind of tolerance"},
+        {"choice without options", head + "  - id: c\n    prompt: \"?\"\n    type: choice\n    expected: {value: a}\n", 4,
+         "needs 'options'"},
+        {"unknown device kind", head + ridge + "    applies_to: [tpu]\n", 8, "unknown device kind 'tpu'"},
+        {"near_ridge_either on a number question", head + ridge + "    near_ridge_either: 1.2\n", 8, "regime questions only"},
+        {"applies_to a device that lacks the metric",
+         head + "  - id: r\n    prompt: \"?\"\n    unit: FLOP/B\n    expected: {metric: ridge_point_bf16_tensor}\n    applies_to: [cpu]\n",
+         4, "not produced there"},
+        {"bad show_expected", "lesson: \"02.05\"\nshow_expected: sometimes\nquestions:\n" + ridge, 2, "show_expected"},
+    }));
+    CAPTURE(name);
+    Grading g;
+    fs::path p = g.write("spec.yaml", yaml);
+    std::string msg = input_error([&] {
+        GradingSpec s = load_spec(p, false, "after_due_date");
+        check_spec_against(s, lesson("02.05").info);
+    });
+    CHECK_THAT(msg, Catch::StartsWith(p.string() + ":" + std::to_string(line) + ":"));
+    CHECK_THAT(msg, Catch::Contains(fragment));
+}
+
+TEST_CASE("a spec for another lesson than its plugin is refused", "[grading]") {
+    Grading g;
+    GradingSpec s = g.spec(spec_yaml(kRidge, "02.05"), false);
+    CHECK_THAT(input_error([&] { check_spec_against(s, lesson("02.01").info); }), Catch::Contains("02.01"));
+}
+
+TEST_CASE("applies_to written as one device kind rather than a list still restricts the question", "[grading]") {
+    // `applies_to: cuda` (a scalar) iterates as nothing in yaml-cpp, so the question silently
+    // applies to every device. It should mean [cuda] or be refused.
+    Grading g;
+    Run run = fixture_run();
+    const std::string q = R"(  - id: ridge_point
+    prompt: "Ridge?"
+    unit: FLOP/B
+    expected: {metric: ridge_point}
+    tolerance: {rel: 0.05}
+    applies_to: cuda
+)";
+    fs::path p = g.write("scalar-applies.yaml", spec_yaml(q));
+    bool refused = !input_error([&] { load_spec(p, false, "never"); }).empty();
+    if (!refused) {
+        GradingSpec spec = load_spec(p, false, "never");
+        GradeReport r = g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}});
+        CHECK(result(r, "ridge_point").verdict == Verdict::void_question);
+    }
+}
+
+TEST_CASE("the shipped and the test grading specs load and fit their lessons", "[grading]") {
+    for (const fs::path& dir : {lab_test::source_root() / "configs/grading", lab_test::source_root() / "tests/fixtures/grading"})
+        for (const char* id : {"02.01", "02.05"}) {
+            CAPTURE(dir, id);
+            GradingSpec s = load_spec(dir / (std::string(id) + ".yaml"), false, "after_due_date");
+            CHECK(s.lesson == id);
+            CHECK_NOTHROW(check_spec_against(s, lesson(id).info));
+            CHECK(s.accept_quick == (dir.filename() == "grading" && dir.parent_path().filename() == "fixtures"));
+        }
+}
