@@ -127,7 +127,16 @@ int cmd_check(const Args& args) {
         rows.push_back({{"metric", r.metric}, {"result", r.result}, {"expected", r.expected}, {"measured", r.measured},
                         {"performance", r.performance}, {"why", r.why}});
     }
-    const int met = report.met, missed_structural = report.missed, missed_performance = report.differs, skipped = report.other_devices;
+    // The run's own derivation against the declarations: every declared metric of this device
+    // and run type produced, nothing undeclared. Each problem is a structural miss.
+    const auto declared = declared_vs_produced(run.lesson.info, run.derivation, run.raw.device_kind, req.quick);
+    for (const auto& p : declared) {
+        table += fmt::format("{:<8} {:<34} {:<24} {:<24} {}\n", "MISSED", "(declarations)", "", "", p);
+        rows.push_back({{"metric", ""}, {"result", "MISSED"}, {"expected", "declared = produced"}, {"measured", p},
+                        {"performance", false}, {"why", "every declared metric is produced, and only those"}});
+    }
+    const int met = report.met, missed_structural = report.missed + static_cast<int>(declared.size()),
+              missed_performance = report.differs, skipped = report.other_devices;
     if (vm.count("json")) {
         std::cout << nlohmann::json{{"lesson", req.id}, {"device", kind + ": " + run.raw.facts.name}, {"quick", req.quick},
                                     {"met", met}, {"missed", missed_structural}, {"differs", missed_performance}, {"strict", strict},
