@@ -56,6 +56,7 @@ void print_run(std::ostream& out, const RunView& v) {
     if (!v.ceilings_note.empty()) out << "          " << v.ceilings_note << "\n";
     out << "\n";
     print_workloads(out, v.raw, v.derivation, v.withheld);
+    for (const auto& sk : v.raw.skipped) out << "  not measured: " << sk.workload << " (" << sk.reason << ")\n";
     if (v.info.roofline) out << "\n" << plot::render_terminal(roofline_chart(v));
     for (const auto& p : v.derivation.plots) out << "\n" << plot::render_plot_terminal(p, v.withheld);
     if (!v.derivation.teaching.empty()) {

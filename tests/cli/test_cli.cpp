@@ -192,6 +192,11 @@ TEST_CASE("lab run 02.05 --plots writes a roofline SVG with the ceilings and ker
     json rec = json::parse(lab_test::read_file(out / "r.json"));
     CHECK(rec["metrics"].contains("ridge_point"));
     CHECK(rec["revealed"] == true);
+    // What a CPU does not measure is said, in the console and in the record, with why.
+    CHECK_THAT(r.out, Catch::Contains("not measured: tf32gemm (tf32 GEMM needs a GPU's tensor cores)"));
+    REQUIRE(rec["skipped"].size() == 2);
+    CHECK(rec["skipped"][1]["workload"] == "bf16gemm");
+    CHECK_THAT(rec["skipped"][1]["reason"].get<std::string>(), Catch::Contains("bf16"));
 }
 
 TEST_CASE("--out into a folder that cannot be created exits 2 before measuring", "[run]") {
