@@ -302,7 +302,7 @@ std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) {
                 for (const auto& w : info.placed) {
                     const bool here = std::find(w.devices.begin(), w.devices.end(), to_string(kind)) != w.devices.end();
                     const bool skipped = std::any_of(run.skipped.begin(), run.skipped.end(), [&](const Skip& s) { return s.workload == w.name; });
-                    if (here && !run.find(w.name) && !skipped)
+                    if (here && (w.quick || !quick) && !run.find(w.name) && !skipped)
                         problems.push_back(where + "placed workload '" + w.name + "' is neither measured nor skipped");
                 }
                 Derivation d = lesson.derivation(run);

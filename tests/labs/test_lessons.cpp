@@ -425,3 +425,36 @@ TEST_CASE("rotation copies put consecutive invocations 4x the last-level cache a
     CHECK(calls[1] == 2);
     CHECK(calls[2] == 2);
 }
+
+// ---- 02.06 ------------------------------------------------------------------------------------
+
+TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from its own FLOP/s curve", "[lessons]") {
+    auto l = lesson("02_06");
+    const RawRun run = fixture_run("02.06-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    std::vector<double> batch, flops;
+    for (const auto& m : run.measurements) {
+        if (m.workload.name.rfind("gemm_b", 0) != 0) continue;
+        const double b = m.workload.params.at(0).value, n = m.workload.params.at(1).value;
+        INFO(m.workload.name);
+        CHECK(m.workload.flops == 2 * b * n * n);                  // 2 m n k
+        CHECK(m.workload.bytes == 4 * (n * n + 2 * b * n));        // fp32: W once, x and y once
+        batch.push_back(b);
+        flops.push_back(m.workload.flops / m.time.median);
+    }
+    REQUIRE(batch.size() == 9);  // --quick: 1 .. 256
+    CHECK_THAT(d.find("gemm_b1.ai")->number, WithinRel(2 * 2048.0 * 2048 / (4 * (2048.0 * 2048 + 2 * 2048)), 1e-12));
+    CHECK(d.find("gemm_b1.predicted_regime")->text == "memory_bound");
+    auto knee = find_knee(batch, flops, 0.1);
+    const double crossover = d.find("crossover_batch")->number;
+    CHECK(crossover == (knee ? knee->x : batch.front()));
+    CHECK(crossover >= 1);
+    CHECK(crossover <= 256);
+    // The prediction: the batch where 2Bd / (4 (d + 2B)) reaches the ridge.
+    const double ridge = run.ceilings.peak_flops("fp32.simt") / run.ceilings.peak_bandwidth(), B = d.find("ridge_batch")->number;
+    CHECK_THAT(2 * B * 2048 / (4 * (2048 + 2 * B)), WithinRel(ridge, 1e-9));
+    // Two plots, the crossover marked (a graded value: its mark is tied to the metric).
+    REQUIRE(d.plots.size() == 2);
+    CHECK(d.plots[1].series[0].x == batch);
+    CHECK(d.plots[1].marks[0].metric == "crossover_batch");
+}

@@ -338,6 +338,7 @@ inline void declare_placed_metrics(std::vector<MetricDecl>& out, const PlacedWor
         d.description = std::string(s.what) + " of " + w.name;
         d.graded = std::find(w.graded.begin(), w.graded.end(), suffix) != w.graded.end();
         d.devices = w.devices;
+        d.quick = w.quick;
         out.push_back(d);
     }
     if (!w.counted || std::find(w.devices.begin(), w.devices.end(), "cuda") == w.devices.end()) return;
@@ -351,6 +352,7 @@ inline void declare_placed_metrics(std::vector<MetricDecl>& out, const PlacedWor
         d.unit = c.unit;
         d.description = std::string(c.what) + " for one invocation of " + w.name;
         d.devices = {"cuda"};
+        d.quick = w.quick;
         out.push_back(d);
     }
 }

@@ -34,6 +34,7 @@ struct PlacedWorkload {
     std::vector<std::string> devices{"cpu", "cuda"};  // device kinds that measure it
     bool doubled = false;   // the run also measures a workload that doubles it (Workload::doubles)
     bool counted = false;   // it asks for hardware counters (a GPU places it from them too)
+    bool quick = true;      // a --quick run measures it too
 };
 
 // A workload run() chose not to measure, and why (nvbench's state.skip): part of the run record
