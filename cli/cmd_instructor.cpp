@@ -129,7 +129,7 @@ int cmd_check(const Args& args) {
     }
     // The run's own derivation against the declarations: every declared metric of this device
     // and run type produced, nothing undeclared. Each problem is a structural miss.
-    const auto declared = declared_vs_produced(run.lesson.info, run.derivation, run.raw.device_kind, req.quick);
+    const auto declared = declared_vs_produced(run.lesson.info, run.derivation, run.raw);
     for (const auto& p : declared) {
         table += fmt::format("{:<8} {:<34} {:<24} {:<24} {}\n", "MISSED", "(declarations)", "", "", p);
         rows.push_back({{"metric", ""}, {"result", "MISSED"}, {"expected", "declared = produced"}, {"measured", p},

@@ -23,10 +23,11 @@ std::vector<std::string> replay_plan(Lesson& lesson, const RawRun& run);
 // ceilings), every workload timed by the roofline model: max(FLOP/peak, bytes/bandwidth) + launch.
 RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind kind, bool quick);
 
-// Declared vs produced for one device kind and run type: a declared metric of this kind (and, on
-// a quick run, marked quick) that the derivation lacks, or a produced metric not declared. An AI
-// of a kernel that moves no bytes is infinite and is not produced.
-std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Derivation& d, DeviceKind kind, bool quick);
+// Declared vs produced for a run: a declared metric of its device kind (and, on a quick run,
+// marked quick) that the derivation lacks, or a produced metric not declared. Not held against
+// it: an infinite AI (a kernel that moves no bytes), the metrics of a workload the run skipped,
+// and counter metrics where the device read no counters.
+std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Derivation& d, const RawRun& run);
 
 // `lab validate`'s plan check: the plan on a model CPU and a model GPU, quick and full, derived
 // and compared with the declarations. Problems name the device and run type.

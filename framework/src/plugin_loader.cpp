@@ -199,11 +199,14 @@ void* companion_symbol(const fs::path& lesson_file, const std::string& symbol) {
     fs::path companion = lesson_file.parent_path() / (stem + "_cuda.so");
     if (!fs::exists(companion))
         throw InputError(companion.string(), "the lesson has no CUDA companion, so it cannot run on a GPU",
-                         "run it with --device cpu, or build lab with nvcc so the companion is built");
+                         "run it with --device cpu, or build the lesson's companion (" + companion.filename().string() +
+                             ") with nvcc");
     auto lib = keep_loaded(companion);
     if (!lib->has(symbol))
         throw InputError(companion.string(), "the CUDA companion lacks '" + symbol + "'",
-                         "rebuild the lesson and its companion together");
+                         symbol.rfind("lab_companion_", 0) == 0
+                             ? "export the lesson's kernels with LAB_COMPANION(Interface, Impl) in its .cu (lab/companion.hpp)"
+                             : "rebuild the lesson and its companion together");
     return reinterpret_cast<void*>(&lib->get<void()>(symbol));
 }
 

@@ -226,7 +226,7 @@ TEST_CASE("every recorded run, old or new, re-derives to the values it carries a
             if (v->kind == MetricKind::category) CHECK(stored["value"].get<std::string>() == v->text);
             else if (stored["value"].is_number()) CHECK(stored["value"].get<double>() == v->number);
         }
-        CHECK(declared_vs_produced(l.info, d, raw.device_kind, raw.options.quick).empty());
+        CHECK(declared_vs_produced(l.info, d, raw).empty());
         // The lesson as built today requests exactly the recorded workloads, in order.
         const auto problems = replay_plan(*l.lesson, raw);
         std::string all;
@@ -338,6 +338,27 @@ TEST_CASE("the plan check finds a declared metric never produced, and derive() c
     CHECK_THROWS_WITH(d.set("scale.gb_moved", std::string("many")), Catch::Contains("declares it a number"));
     d.set("scale.gb_moved", 3.0);
     CHECK(d.find("scale.gb_moved")->unit == "B");  // the unit comes from the declaration
+}
+
+TEST_CASE("a workload skipped with its reason, and counters a device did not read, are not missing metrics", "[lessons]") {
+    struct Skipping : TinyLesson {
+        LessonInfo info() const override {
+            LessonInfo i = TinyLesson::info();
+            i.placed.push_back({.name = "tensor", .devices = {"cuda"}, .counted = true});
+            return i;
+        }
+        void run(Session& s) override {
+            TinyLesson::run(s);
+            if (s.device().facts().compute_units < 1000) s.skip("tensor", "this lesson's tensor kernel needs 1000 SMs");
+            else s.measure({.name = "tensor", .flops = 1, .bytes = 1}, [](Stream&) {});
+        }
+    } lesson;
+    CHECK(check_plan(lesson, lesson.declarations()).empty());
+    RawRun gpu = synthetic_run(lesson, "99.01", DeviceKind::cuda, false);
+    REQUIRE(gpu.skipped.size() == 1);
+    CHECK(declared_vs_produced(lesson.declarations(), lesson.derivation(gpu), gpu).empty());
+    gpu.skipped.clear();  // the same run claiming it skipped nothing: the metrics are missing
+    CHECK_FALSE(declared_vs_produced(lesson.declarations(), lesson.derivation(gpu), gpu).empty());
 }
 
 TEST_CASE("placed workloads are declared once: their standard metrics, graded as asked, before the lesson's own", "[lessons]") {
