@@ -1,0 +1,34 @@
+// HuggingFace config.json files read into the SDK's transformer::ModelConfig (lab/transformer.hpp),
+// for `lab model` and anything else on the host that needs a model's shape. Families: Llama,
+// Mistral and Qwen2 style keys, and GPT-2 style keys; the family comes from `model_type`, else
+// from `architectures`. Keys that change the counts but are not modelled (mixture of experts,
+// multi-head latent attention) are refused by name; keys that do not change them (rope_theta,
+// dropouts, token ids, GPT-2's summary_*, ...) are accepted and ignored.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lab/transformer.hpp"
+
+namespace lab {
+
+// Reads `file`. Throws lab::InputError naming the file (and line where the key is found), the key
+// and the fix for: text that is not JSON (with its line), a value of the wrong type, a zero or
+// negative size, heads that do not divide the hidden size (with no head_dim), KV heads that do
+// not divide the heads, an unknown family, a missing key, a refused key.
+transformer::ModelConfig read_model_config(const std::filesystem::path& file);
+
+// The same from text; `where` names it in messages (a file name).
+transformer::ModelConfig parse_model_config(const std::string& text, const std::string& where);
+
+// The built-in models: the stems of configs/models/*.json under `dir`, sorted.
+std::vector<std::string> builtin_model_names(const std::filesystem::path& dir);
+
+// What `lab model ARG` reads: ARG itself when it is a file, ARG/config.json when it is a folder,
+// else the built-in dir/ARG.json. Throws lab::UsageError listing the built-in names when ARG is
+// none of them.
+std::filesystem::path resolve_model_config(const std::string& arg, const std::filesystem::path& dir);
+
+}  // namespace lab
