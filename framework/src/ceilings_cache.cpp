@@ -1,9 +1,12 @@
 // The ceilings cache (see ceilings_cache.hpp).
 #include "ceilings_cache.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +26,46 @@ std::string identity(const DeviceFacts& f) {
     auto j = record::to_json(f);
     j.erase("extra");  // holds volatile readings (cpuinfo's MHz)
     return j.dump();
+}
+
+// The ceilings of a parsed cache file, refused (std::runtime_error saying why) unless sound.
+Ceilings checked_ceilings(const nlohmann::json& j) {
+    if (j.value("schema", "") != kCacheSchema) throw std::runtime_error("unknown schema");
+    // Every ceiling a run divides by must be a positive number: a hand-edited or damaged
+    // value would silently zero a roof.
+    const auto& c = j.at("ceilings");
+    for (const char* table : {"flops_per_s", "bandwidth_bytes_per_s"})
+        for (const auto& [k, v] : c.at(table).items())
+            if (!v.at("value").is_number() || !(v.at("value").get<double>() > 0))
+                throw std::runtime_error(std::string("the ") + table + " ceiling '" + k + "' is not a positive number");
+    if (c.at("flops_per_s").empty() || c.at("bandwidth_bytes_per_s").empty())
+        throw std::runtime_error("it holds no FLOP/s or no bandwidth ceiling");
+    return record::ceilings_from_json(c);
+}
+
+std::string trimmed(std::string s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t\r") + 1);
+    return s;
+}
+
+// Device names this machine has: its CPU model name, and the GPU models the NVIDIA driver lists.
+std::set<std::string> devices_here() {
+    std::set<std::string> names;
+    auto field = [](const std::filesystem::path& file, const std::string& key) {
+        std::ifstream f(file);
+        std::string line;
+        while (std::getline(f, line)) {
+            auto colon = line.find(':');
+            if (colon != std::string::npos && trimmed(line.substr(0, colon)) == key) return trimmed(line.substr(colon + 1));
+        }
+        return std::string();
+    };
+    if (auto cpu = field("/proc/cpuinfo", "model name"); !cpu.empty()) names.insert(cpu);
+    std::error_code ec;
+    for (const auto& gpu : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec))
+        if (auto model = field(gpu.path() / "information", "Model"); !model.empty()) names.insert(model);
+    return names;
 }
 }  // namespace
 
@@ -46,20 +89,47 @@ std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, 
         if (j.value("schema", "") != kCacheSchema) throw std::runtime_error("unknown schema");
         if (j.at("device_identity").get<std::string>() != identity(facts))
             throw std::runtime_error("it belongs to another device");
-        // Every ceiling a run divides by must be a positive number: a hand-edited or damaged
-        // value would silently zero a roof.
-        const auto& c = j.at("ceilings");
-        for (const char* table : {"flops_per_s", "bandwidth_bytes_per_s"})
-            for (const auto& [k, v] : c.at(table).items())
-                if (!v.at("value").is_number() || !(v.at("value").get<double>() > 0))
-                    throw std::runtime_error(std::string("the ") + table + " ceiling '" + k + "' is not a positive number");
-        if (c.at("flops_per_s").empty() || c.at("bandwidth_bytes_per_s").empty())
-            throw std::runtime_error("it holds no FLOP/s or no bandwidth ceiling");
-        return record::ceilings_from_json(c);
+        return checked_ceilings(j);
     } catch (const std::exception& e) {
         if (problem) *problem = file.string() + " ignored (" + e.what() + "); measuring again";
         return std::nullopt;
     }
+}
+
+std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::path& dir) {
+    const std::set<std::string> here = devices_here();
+    std::optional<CachedCeilings> best;
+    // Preference order: GPU, full calibration, threads, newest (measured_at of the bandwidth).
+    auto rank = [](const CachedCeilings& c) {
+        auto bw = c.ceilings.bandwidth_bytes_per_s.find("best");
+        const std::string when = bw == c.ceilings.bandwidth_bytes_per_s.end() ? "" : bw->second.measured_at;
+        return std::make_tuple(c.kind == DeviceKind::cuda, !c.quick, c.ceilings.threads, when);
+    };
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string stem = entry.path().stem().string();
+        if (entry.path().extension() != ".json") continue;
+        CachedCeilings c;
+        if (stem.rfind("cuda-", 0) == 0) c.kind = DeviceKind::cuda;
+        else if (stem.rfind("cpu-", 0) != 0) continue;
+        try {
+            std::ifstream in(entry.path());
+            std::stringstream ss;
+            ss << in.rdbuf();
+            const auto j = nlohmann::json::parse(ss.str());
+            const auto facts = nlohmann::json::parse(j.at("device_identity").get<std::string>());
+            c.device_name = facts.at("name").get<std::string>();
+            c.memory_bytes = facts.value("memory_bytes", std::uint64_t{0});
+            if (!here.count(c.device_name)) continue;
+            c.ceilings = checked_ceilings(j);
+        } catch (const std::exception&) {
+            continue;  // unsound entries are `lab run`'s to report and replace
+        }
+        c.file = entry.path();
+        c.quick = c.ceilings.quick;
+        if (!best || rank(c) > rank(*best)) best = std::move(c);
+    }
+    return best;
 }
 
 void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& c) {

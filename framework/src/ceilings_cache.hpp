@@ -3,6 +3,7 @@
 // measuring again. A corrupt or foreign cache file is ignored (and re-measured), never trusted.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -18,6 +19,25 @@ std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& fa
 // but was refused.
 std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, const DeviceFacts& facts,
                                              std::string* problem = nullptr);
+
+// Cached ceilings found without opening a device, for calculators such as `lab model` that
+// never calibrate and never initialise CUDA.
+struct CachedCeilings {
+    std::filesystem::path file;
+    DeviceKind kind = DeviceKind::cpu;
+    std::string device_name;          // as the device reported it when calibrated
+    std::uint64_t memory_bytes = 0;
+    bool quick = false;
+    Ceilings ceilings;
+};
+
+// The sound cache entry in `dir` (ceilings_cache_file's folder) of a device this machine has: a
+// GPU's before the CPU's (as --device auto), a full calibration before a quick one, then the most
+// threads, then the most recent. A device counts as present when its name is this machine's CPU
+// model name (/proc/cpuinfo) or a GPU model the NVIDIA driver lists
+// (/proc/driver/nvidia/gpus/*/information); the rest of its identity needs the device opened and
+// is not checked. nullopt when there is none.
+std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::path& dir);
 
 void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& ceilings);
 
