@@ -1,0 +1,358 @@
+// `lab model CONFIG.json|NAME`: the transformer calculator. Reads a HuggingFace config.json (or a
+// built-in one from configs/models/) and prints, through lab/transformer.hpp (the arithmetic the
+// lessons 02.02, 02.06 and 02.07 use), parameters, weight and KV-cache bytes, the FLOPs and bytes
+// of a prefill and of a decode step op by op, the activation peak and, given a device (a
+// datasheet spec, or the ceilings `lab calibrate` cached on this machine: `lab model` never
+// measures), the decode lower bound, the ridge batch and the largest batch that fits. The JSON
+// keys are a contract (issue 11). Conventions: docs/arithmetic.md.
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "ceilings_cache.hpp"
+#include "commands.hpp"
+#include "device_specs.hpp"
+#include "errors.hpp"
+#include "format.hpp"
+#include "lab/transformer.hpp"
+#include "model_config.hpp"
+#include "options.hpp"
+#include "paths.hpp"
+#include "units.hpp"
+
+namespace lab::cli {
+
+namespace {
+
+namespace tf = lab::transformer;
+using json = nlohmann::json;
+
+const char* kUsage =
+    "lab model CONFIG.json|NAME [--batch B] [--seq S] [--context T] [--dtype D] [--kv-dtype D] "
+    "[--device-spec NAME] [--memory SIZE] [--json]";
+
+struct Inputs {
+    std::string arg, file;
+    tf::ModelConfig model;
+    std::uint64_t batch = 1, seq = 512, context = 512;
+    tf::Precision precision;
+    std::optional<std::uint64_t> memory_flag;  // --memory, bytes
+    std::string memory_text;
+    std::string device_spec;
+    bool json = false;
+};
+
+// The device figures the bound, the ridge batch and max_batch need.
+struct DeviceFigures {
+    std::string name;
+    std::string source;            // "datasheet configs/devices/a100_40gb.yaml", "ceilings cached by lab calibrate: FILE"
+    double bandwidth = 0;          // B/s
+    std::string pipe;              // the FLOP/s ceiling the ridge uses: "fp16.tensor"
+    double peak_flops = 0;
+    std::uint64_t memory_bytes = 0;
+    std::string note;              // why the pipe is not the dtype's own, when it is not
+};
+
+Dtype parse_dtype(const std::string& text, const std::string& flag) {
+    const std::pair<const char*, Dtype> aliases[] = {{"float32", Dtype::fp32}, {"float16", Dtype::fp16}, {"half", Dtype::fp16},
+                                                     {"bfloat16", Dtype::bf16}, {"fp8_e4m3", Dtype::fp8_e4m3}, {"float64", Dtype::fp64}};
+    std::string names;
+    for (Dtype d : {Dtype::fp64, Dtype::fp32, Dtype::tf32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2,
+                    Dtype::int8, Dtype::int4, Dtype::mxfp4, Dtype::nvfp4}) {
+        if (text == to_string(d)) return d;
+        names += (names.empty() ? "" : ", ") + std::string(to_string(d));
+    }
+    for (const auto& [alias, d] : aliases)
+        if (text == alias) return d;
+    throw UsageError("lab model: unknown " + flag + " '" + text + "'\n  fix: use one of " + names);
+}
+
+// The FLOP/s ceiling a decode step's math runs on: that of the activation dtype (8- and 4-bit
+// weights are dequantised into it), on tensor cores where the device has them.
+std::vector<std::string> compute_pipes(Dtype activations) {
+    const std::string d = to_string(activations);
+    if (activations == Dtype::fp32) return {"fp32.simt"};
+    if (activations == Dtype::fp64) return {"fp64.tensor", "fp64.simt"};
+    if (activations == Dtype::tf32) return {"tf32.tensor", "fp32.simt"};
+    return {d + ".tensor", d + ".simt", "fp32.simt"};
+}
+
+void pick_pipe(DeviceFigures& dev, const std::map<std::string, double>& flops, Dtype activations) {
+    const auto pipes = compute_pipes(activations);
+    for (const auto& p : pipes) {
+        auto it = flops.find(p);
+        if (it == flops.end() || !(it->second > 0)) continue;
+        dev.pipe = p;
+        dev.peak_flops = it->second;
+        if (p != pipes.front())
+            dev.note = "no " + pipes.front() + " ceiling on this device: the ridge batch uses " + p;
+        return;
+    }
+    dev.note = "no FLOP/s ceiling for " + std::string(to_string(activations)) + " math on this device: no ridge batch";
+}
+
+std::optional<DeviceFigures> resolve_device(const Inputs& in, std::string& why_none) {
+    if (!in.device_spec.empty()) {
+        const auto specs = load_device_specs(paths::config_dir() / "devices");
+        std::string want = in.device_spec, ids;
+        for (char& c : want) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (const auto& s : specs) {
+            ids += (ids.empty() ? "" : ", ") + s.id;
+            if (s.id != want) continue;
+            DeviceFigures dev;
+            dev.name = s.name;
+            dev.source = "datasheet " + s.file;
+            dev.bandwidth = s.bandwidth_bytes_per_s;
+            dev.memory_bytes = s.memory_bytes;
+            pick_pipe(dev, s.flops_per_s, in.precision.activations);
+            return dev;
+        }
+        throw UsageError("lab model: unknown --device-spec '" + in.device_spec + "'\n  fix: use one of " + ids +
+                         " (configs/devices/)");
+    }
+    auto cached = find_cached_ceilings_here(paths::cache_dir() / "ceilings");
+    if (!cached) {
+        why_none = "no device: give --device-spec NAME (configs/devices/), or run `lab calibrate` once to cache this "
+                   "machine's ceilings";
+        return std::nullopt;
+    }
+    DeviceFigures dev;
+    dev.name = cached->device_name;
+    dev.source = std::string("ceilings cached by lab calibrate") + (cached->quick ? " (--quick)" : "") + ": " +
+                 cached->file.string();
+    dev.bandwidth = cached->ceilings.peak_bandwidth();
+    dev.memory_bytes = cached->memory_bytes;
+    std::map<std::string, double> flops;
+    for (const auto& [k, c] : cached->ceilings.flops_per_s) flops[k] = c.value;
+    pick_pipe(dev, flops, in.precision.activations);
+    return dev;
+}
+
+Inputs read_inputs(const Args& args, bool& help) {
+    po::options_description opts("options");
+    opts.add_options()("model", po::value<std::string>()->required(), "a HuggingFace config.json (or its folder), or a built-in name")(
+        "batch", po::value<std::uint64_t>()->default_value(1), "sequences decoded together (B)")(
+        "seq", po::value<std::uint64_t>()->default_value(512), "prompt tokens per sequence the prefill computes (S)")(
+        "context", po::value<std::uint64_t>(), "tokens in the KV cache at the decode step (T; default: S)")(
+        "dtype", po::value<std::string>()->default_value("fp16"), "weight dtype: fp32, fp16, bf16, fp8, int8, int4, mxfp4, nvfp4, ...")(
+        "kv-dtype", po::value<std::string>(), "KV-cache dtype (default: --dtype)")(
+        "device-spec", po::value<std::string>(), "a datasheet spec of configs/devices (a100_40gb, h200_sxm, ...)")(
+        "memory", po::value<std::string>(), "memory to fit (80GB, 80GiB, bytes; default: the device's)")(
+        "json", "print one JSON document");
+    po::positional_options_description pos;
+    pos.add("model", 1);
+    po::variables_map vm;
+    help = !parse("model", kUsage, args, opts, pos, vm);
+    Inputs in;
+    if (help) return in;
+    in.arg = vm["model"].as<std::string>();
+    in.batch = vm["batch"].as<std::uint64_t>();
+    in.seq = vm["seq"].as<std::uint64_t>();
+    in.context = vm.count("context") ? vm["context"].as<std::uint64_t>() : in.seq;
+    if (in.batch == 0 || in.seq == 0)
+        throw UsageError("lab model: --batch and --seq must be at least 1\n  fix: see `lab model --help`");
+    const Dtype w = parse_dtype(vm["dtype"].as<std::string>(), "--dtype");
+    std::optional<Dtype> kv;
+    if (vm.count("kv-dtype")) kv = parse_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
+    in.precision = tf::precision(w, kv);
+    in.json = vm.count("json") > 0;
+    if (vm.count("device-spec")) in.device_spec = vm["device-spec"].as<std::string>();
+    if (vm.count("memory")) {
+        in.memory_text = vm["memory"].as<std::string>();
+        try {
+            const double b = units::parse_claim(in.memory_text, "B").value;
+            if (!(b >= 1) || b > 1e18) throw units::UnitError("not a memory size from 1 B to 1 EB");
+            in.memory_flag = static_cast<std::uint64_t>(b);
+        } catch (const units::UnitError& e) {
+            throw UsageError("lab model: --memory '" + in.memory_text + "': " + e.what() +
+                             "\n  fix: write a size such as 80GB, 80GiB or 85899345920");
+        }
+    }
+    in.file = resolve_model_config(in.arg, paths::config_dir() / "models").string();
+    in.model = read_model_config(in.file);
+    return in;
+}
+
+// ---- The figures --------------------------------------------------------------------------------
+
+json compute(const Inputs& in, const std::optional<DeviceFigures>& dev, const std::string& why_no_device) {
+    const tf::ModelConfig& m = in.model;
+    const tf::Precision& pr = in.precision;
+    const auto prefill = tf::forward_ops(m, pr, tf::prefill(in.batch, in.seq));
+    const auto decode = tf::forward_ops(m, pr, tf::decode(in.batch, in.context));
+    const tf::Totals pt = tf::totals(prefill), dt = tf::totals(decode);
+    const tf::ParamCounts pc = tf::param_counts(m);
+
+    json ops = json::array();
+    for (std::size_t i = 0; i < prefill.size(); ++i)
+        ops.push_back({{"name", prefill[i].name}, {"repeats", prefill[i].repeats}, {"flops", prefill[i].flops()},
+                       {"matmul_flops", prefill[i].matmul_flops}, {"elementwise_flops", prefill[i].elementwise_flops},
+                       {"bytes", prefill[i].bytes()}, {"decode_flops", decode[i].flops()}, {"decode_bytes", decode[i].bytes()}});
+    json notes = json::array();
+    json out = {
+        {"model", m.name}, {"config", in.file},
+        {"architecture", {{"family", tf::to_string(m.family)}, {"model_type", m.model_type}, {"hidden", m.hidden},
+                          {"intermediate", m.intermediate}, {"layers", m.layers}, {"heads", m.heads},
+                          {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"vocab", m.vocab},
+                          {"tied_embeddings", m.tied_embeddings}, {"qkv_bias", m.qkv_bias}, {"out_bias", m.out_bias},
+                          {"mlp_bias", m.mlp_bias}, {"gated_mlp", m.gated_mlp}, {"norm", tf::to_string(m.norm)},
+                          {"norm_bias", m.norm_bias}, {"n_positions", m.n_positions}, {"sliding_window", m.sliding_window}}},
+        {"inputs", {{"batch", in.batch}, {"seq", in.seq}, {"context", in.context}, {"dtype", to_string(pr.weights)},
+                    {"kv_dtype", to_string(pr.kv)}, {"activation_dtype", to_string(pr.activations)}}},
+        {"params", pc.total()},
+        {"params_by_kind", {{"embedding", pc.embedding}, {"attention", pc.attention}, {"mlp", pc.mlp}, {"norm", pc.norm},
+                            {"lm_head", pc.lm_head}}},
+        {"weight_bytes", tf::weight_bytes(m, pr.weights)},
+        {"kv_bytes_per_token", tf::kv_bytes_per_token(m, pr.kv)},
+        {"kv_cache_bytes", tf::kv_cache_bytes(m, pr.kv, in.batch, in.context)},
+        {"prefill_flops", pt.flops()},
+        {"prefill_matmul_flops", pt.matmul_flops},
+        {"prefill_elementwise_flops", pt.elementwise_flops},
+        {"prefill_flops_last_token_only", tf::prefill_flops_last_token_only(m, in.batch, in.seq)},
+        {"prefill_bytes", pt.bytes},
+        {"decode_flops_per_token", dt.flops() / in.batch},
+        {"decode_step_flops", dt.flops()},
+        {"decode_step_bytes", dt.bytes},
+        {"ops", ops},
+        {"activation_peak_bytes", tf::activation_peak_bytes(m, pr, in.batch, in.seq, in.context)},
+    };
+    if (m.n_positions > 0 && std::max(in.seq, in.context + 1) > m.n_positions)
+        notes.push_back("S or T + 1 exceeds the model's " + std::to_string(m.n_positions) +
+                        " learned positions: it cannot run that long; the figures extrapolate");
+    if (m.sliding_window > 0 && in.context > m.sliding_window)
+        notes.push_back("the KV cache holds the last " + std::to_string(m.sliding_window) + " tokens (sliding window)");
+
+    std::optional<std::uint64_t> memory = in.memory_flag;
+    if (dev) {
+        out["device"] = {{"name", dev->name}, {"source", dev->source}, {"bandwidth_bytes_per_s", dev->bandwidth},
+                         {"pipe", dev->pipe}, {"peak_flops_per_s", dev->peak_flops}, {"memory_bytes", dev->memory_bytes}};
+        out["decode_step_lower_bound_s"] = tf::decode_step_lower_bound_s(m, pr, in.batch, in.context, dev->bandwidth);
+        const auto rb = tf::ridge_batch(m, pr, in.context, dev->peak_flops, dev->bandwidth);
+        out["ridge_batch"] = rb ? json(*rb) : json(nullptr);
+        if (!dev->note.empty()) notes.push_back(dev->note);
+        if (!rb && dev->peak_flops > 0)
+            notes.push_back("no batch reaches the ridge at this context: the KV reads grow with the batch as fast as the FLOPs");
+        if (!memory && dev->memory_bytes > 0) memory = dev->memory_bytes;
+    } else {
+        out["device_note"] = why_no_device;
+    }
+    if (memory) {
+        out["memory_bytes"] = *memory;
+        out["max_batch"] = tf::max_batch(m, pr, in.seq, in.context, *memory);
+    }
+    out["notes"] = notes;
+    return out;
+}
+
+// ---- The table ------------------------------------------------------------------------------------
+
+// Four significant digits with decimal SI prefixes: memory in GB (never GiB), FLOPs, rates.
+std::string si(double value, const char* unit) {
+    format::Style s;
+    s.digits = 4;
+    s.highest_prefix = 18;
+    return format::si(value, unit, s);
+}
+// Memory with its exact byte count beside it.
+std::string bytes_text(const json& b) {
+    return si(b.get<double>(), "B") + " (" + format::thousands(b.get<double>()) + " B)";
+}
+std::string row(const std::string& label, const std::string& value) {
+    std::string l = "  " + label;
+    if (l.size() < 34) l.resize(34, ' ');
+    return l + value + "\n";
+}
+std::string right(const std::string& s, std::size_t width) {
+    return s.size() < width ? std::string(width - s.size(), ' ') + s : " " + s;
+}
+
+void print_ops(std::ostream& o, const json& j) {
+    o << "\nper op, all layers     " << right("prefill FLOP", 14) << right("prefill bytes", 14)
+      << right("decode FLOP", 14) << right("decode bytes", 14) << "\n";
+    auto line = [&](std::string name, const json& flops, const json& bytes, const json& dflops, const json& dbytes) {
+        name = "  " + name;
+        name.resize(24, ' ');
+        o << name << right(si(flops.get<double>(), "FLOP"), 14) << right(si(bytes.get<double>(), "B"), 14)
+          << right(si(dflops.get<double>(), "FLOP"), 14) << right(si(dbytes.get<double>(), "B"), 14) << "\n";
+    };
+    for (const auto& op : j["ops"])
+        line(op["name"].get<std::string>(), op["flops"], op["bytes"], op["decode_flops"], op["decode_bytes"]);
+    line("total", j["prefill_flops"], j["prefill_bytes"], j["decode_step_flops"], j["decode_step_bytes"]);
+}
+
+void print_model(std::ostream& o, const Inputs& in, const json& j) {
+    const tf::ModelConfig& m = in.model;
+    const auto& a = j["inputs"];
+    o << m.name << " (" << in.file << ")\n  " << m.model_type << ": " << m.layers << " layers, hidden " << m.hidden << ", "
+      << m.heads << " heads of " << m.head_dim << " (" << m.kv_heads << " KV heads), " << (m.gated_mlp ? "gated " : "")
+      << "MLP " << m.intermediate << ", vocab " << m.vocab << (m.tied_embeddings ? ", tied head" : ", untied head")
+      << (m.rotary() ? ", RoPE" : ", " + std::to_string(m.n_positions) + " learned positions")
+      << (m.sliding_window ? ", window " + std::to_string(m.sliding_window) : "") << "\n";
+    o << "  batch " << in.batch << ", prefill of " << in.seq << " tokens, decode step at context " << in.context
+      << "; weights " << a["dtype"].get<std::string>() << ", KV cache " << a["kv_dtype"].get<std::string>()
+      << ", activations " << a["activation_dtype"].get<std::string>() << "\n\n";
+    auto count = [](const json& n) { return right(format::thousands(n.get<double>()), 13); };
+    o << row("parameters", count(j["params"]));
+    for (const char* k : {"embedding", "attention", "mlp", "norm", "lm_head"})
+        o << row(std::string("  ") + k, count(j["params_by_kind"][k]));
+    o << row("weights", bytes_text(j["weight_bytes"]));
+    o << row("KV cache per token", bytes_text(j["kv_bytes_per_token"]));
+    o << row("KV cache, " + std::to_string(in.batch) + " x " + std::to_string(in.context) + " tokens", bytes_text(j["kv_cache_bytes"]));
+    o << row("activation peak", bytes_text(j["activation_peak_bytes"]));
+    o << row("prefill FLOPs", si(j["prefill_flops"].get<double>(), "FLOP") + " (matmul " +
+                                  si(j["prefill_matmul_flops"].get<double>(), "FLOP") + ", elementwise " +
+                                  si(j["prefill_elementwise_flops"].get<double>(), "FLOP") + ")");
+    o << row("  LM head on last token only", si(j["prefill_flops_last_token_only"].get<double>(), "FLOP"));
+    o << row("decode FLOPs per token", si(j["decode_flops_per_token"].get<double>(), "FLOP"));
+    print_ops(o, j);
+}
+
+void print_device(std::ostream& o, const Inputs& in, const json& j) {
+    o << "\n";
+    if (j.contains("device")) {
+        const auto& d = j["device"];
+        o << "device: " << d["name"].get<std::string>() << " (" << d["source"].get<std::string>() << ")\n";
+        o << row("bandwidth", si(d["bandwidth_bytes_per_s"].get<double>(), "B/s"));
+        if (!d["pipe"].get<std::string>().empty())
+            o << row("peak " + d["pipe"].get<std::string>(), si(d["peak_flops_per_s"].get<double>(), "FLOP/s"));
+        o << row("decode step lower bound", format::duration(j["decode_step_lower_bound_s"].get<double>()) +
+                                                " = (weights + KV cache) / bandwidth");
+        o << row("ridge batch", j["ridge_batch"].is_null() ? std::string("none (see the notes)")
+                                                           : format::number(j["ridge_batch"].get<double>()));
+    } else {
+        o << j["device_note"].get<std::string>() << "\n";
+    }
+    if (j.contains("max_batch")) {
+        const std::string given = in.memory_text.empty() ? "the device's" : "--memory " + in.memory_text;
+        o << row("max batch in " + si(j["memory_bytes"].get<double>(), "B"),
+                 format::thousands(j["max_batch"].get<double>()) + " (weights + KV cache + activation peak; " + given + ")");
+    }
+    for (const auto& n : j["notes"]) o << "note: " << n.get<std::string>() << "\n";
+}
+
+}  // namespace
+
+int cmd_model(const Args& args) {
+    bool help = false;
+    Inputs in = read_inputs(args, help);
+    if (help) return 0;
+    std::string why_none;
+    const auto dev = resolve_device(in, why_none);
+    json out;
+    try {
+        out = compute(in, dev, why_none);
+    } catch (const std::overflow_error& e) {
+        throw UsageError(std::string("lab model: ") + e.what() + "\n  fix: use a smaller --batch, --seq or --context");
+    }
+    if (in.json) {
+        std::cout << out.dump(2) << "\n";
+    } else {
+        print_model(std::cout, in, out);
+        print_device(std::cout, in, out);
+    }
+    return 0;
+}
+
+}  // namespace lab::cli
