@@ -6,8 +6,10 @@
 // through a stack of distinct d x d matrices at least 4x the last-level cache (L2 on a GPU), so
 // every step streams from DRAM. One kernel family across all B (OpenBLAS SGEMM on a CPU,
 // cuBLASLt BF16 GEMM on a GPU), plus the lesson's own GEMV at B = 1 as a reference.
-// Questions: the AI and regime at B = 1, the measured crossover batch.
+// Questions: the AI and regime at B = 1, the measured crossover batch, and the lower bound of one
+// decode step of Llama-2-7B in fp16 on this device at a per-student context (lab model's formula).
 #include <lab/lab.hpp>
+#include <lab/transformer.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -60,6 +62,10 @@ private:
 };
 
 constexpr int kMaxBatch = 1024, kMaxQuickBatch = 256;
+
+// The context (tokens already in the KV cache) of the student's decode-bound question: 512 to
+// 4096 in steps of 512, from the seed.
+std::uint64_t question_context(std::uint64_t seed) { return 512 * (1 + seed % 8); }
 std::string gemm_name(int b) { return "gemm_b" + std::to_string(b); }
 
 // What a device multiplies in: fp32 on a CPU (OpenBLAS), bf16 on a GPU's tensor cores.
@@ -97,6 +103,8 @@ public:
         i.metrics = {
             {.name = "crossover_batch", .description = "the batch where the GEMM's FLOP/s stop growing with the batch (measured)", .graded = true},
             {.name = "ridge_batch", .description = "the batch where the GEMM's AI reaches the ridge (predicted)"},
+            {.name = "question_context", .kind = MetricKind::integer, .description = "tokens in the KV cache for your decode-bound question"},
+            {.name = "decode_bound_7b_s", .unit = "s", .description = "lower bound of one Llama-2-7B fp16 decode step at batch 1 and question_context: (weights + KV cache) / peak bandwidth", .graded = true},
             {.name = "check.crossover_over_prediction", .unit = "ratio", .description = "measured crossover / predicted ridge batch (for lab check)"},
         };
         i.expectations = {
@@ -171,6 +179,10 @@ public:
         const double predicted = ridge_batch(ridge, bytes_per_element(u.dtype), u.d);
         d.set("crossover_batch", crossover);
         d.set("ridge_batch", std::isfinite(predicted) ? predicted : 0.0);
+        const std::uint64_t context = question_context(run.options.seed);
+        d.set("question_context", static_cast<double>(context));
+        d.set("decode_bound_7b_s", transformer::decode_step_lower_bound_s(transformer::llama_2_7b(), transformer::precision(Dtype::fp16), 1,
+                                                                           context, run.ceilings.peak_bandwidth()));
         d.set("check.crossover_over_prediction", predicted > 0 && std::isfinite(predicted) ? crossover / predicted : 0.0);
         for (Plot* p : {&time, &rate}) {
             p->series = {p == &time ? t : f};
@@ -186,6 +198,8 @@ public:
             "  {gemm_b16.time_s} at 16), so the FLOP/s grow with the batch for free: batching is the lever.",
             "They stop growing at the crossover, batch {crossover_batch}; the ridge point predicts {ridge_batch}.",
             "The lesson's own GEMV at batch 1 reaches {gemv_b1.bytes_per_s} ({gemv_b1.roof_fraction} of its roof).",
+            "A decode step of a 7B model reads all its weights (and its KV cache) once: at a context of {question_context}",
+            "  tokens, no step on this device can take less than {decode_bound_7b_s} (`lab model llama-2-7b` shows the terms).",
         };
     }
 };

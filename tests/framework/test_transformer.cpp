@@ -234,9 +234,12 @@ TEST_CASE("max_batch is the largest batch whose weights, KV cache and activation
     CHECK(tf::max_batch(m, kFp16, S, T, 10'000'000'000ull) == 0);  // 13.48 GB of weights do not fit in 10 GB
 }
 
-TEST_CASE("the built-in tiny model is the same in the SDK and in configs/models/tiny.json", "[transformer]") {
-    const auto file = shipped("tiny");
-    const auto sdk = tf::tiny_model();
+TEST_CASE("the SDK's built-in models are the same as configs/models/tiny.json and llama-2-7b.json", "[transformer]") {
+    const bool tiny = GENERATE(true, false);
+    const auto file = shipped(tiny ? "tiny" : "llama-2-7b");
+    const auto sdk = tiny ? tf::tiny_model() : tf::llama_2_7b();
+    INFO(sdk.name);
+    CHECK(tf::param_count(file) == tf::param_count(sdk));
     CHECK(file.hidden == sdk.hidden);
     CHECK(file.intermediate == sdk.intermediate);
     CHECK(file.layers == sdk.layers);
@@ -248,7 +251,8 @@ TEST_CASE("the built-in tiny model is the same in the SDK and in configs/models/
     CHECK(file.qkv_bias == sdk.qkv_bias);
     CHECK(file.gated_mlp == sdk.gated_mlp);
     CHECK(file.sliding_window == sdk.sliding_window);
-    CHECK(tf::param_count(sdk) == 3'950'848ull);  // 4 x (196,608 + 528,384 + 512) + 2 x 524,288 + 256
+    // tiny: 4 x (196,608 + 528,384 + 512) + 2 x 524,288 + 256; Llama-2-7B's published count.
+    CHECK(tf::param_count(sdk) == (tiny ? 3'950'848ull : 6'738'415'616ull));
     CHECK(tf::check_model(sdk).empty());
 }
 

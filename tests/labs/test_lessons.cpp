@@ -474,6 +474,12 @@ TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from it
     // The prediction: the batch where 2Bd / (4 (d + 2B)) reaches the ridge.
     const double ridge = run.ceilings.peak_flops("fp32.simt") / run.ceilings.peak_bandwidth(), B = d.find("ridge_batch")->number;
     CHECK_THAT(2 * B * 2048 / (4 * (2048 + 2 * B)), WithinRel(ridge, 1e-9));
+    // Llama-2-7B fp16 at batch 1 and the student's context: 13,476,831,232 B of weights plus
+    // 524,288 B of KV cache per token, over the bandwidth roof.
+    const double context = d.find("question_context")->number;
+    CHECK(context == 512 * (1 + run.options.seed % 8));
+    CHECK_THAT(d.find("decode_bound_7b_s")->number,
+               WithinRel((13476831232.0 + context * 524288) / run.ceilings.peak_bandwidth(), 1e-12));
     // Two plots, the crossover marked (a graded value: its mark is tied to the metric).
     REQUIRE(d.plots.size() == 2);
     CHECK(d.plots[1].series[0].x == batch);

@@ -72,6 +72,22 @@ inline std::string check_model(const ModelConfig& m) {
     return "";
 }
 
+// Llama-2-7B (configs/models/llama-2-7b.json holds the same; a test keeps them equal): the "7B
+// model" lessons ask about (02.06's decode lower bound), usable in a plugin that reads no files.
+inline ModelConfig llama_2_7b() {
+    ModelConfig m;
+    m.name = "llama-2-7b";
+    m.model_type = "llama";
+    m.hidden = 4096;
+    m.intermediate = 11008;
+    m.layers = 32;
+    m.heads = 32;
+    m.kv_heads = 32;
+    m.head_dim = 128;
+    m.vocab = 32000;
+    return m;
+}
+
 // The built-in tiny model (configs/models/tiny.json holds the same; a test keeps them equal):
 // small enough that lesson 02.02 runs its forward pass in well under a second on one CPU core,
 // shaped like a real one (GQA, gated MLP, untied head).
