@@ -117,25 +117,31 @@ public:
               *act = scratch(std::size_t(S) * I), *logits = scratch(std::size_t(S) * V),
               *scores = scratch(std::size_t(m.heads) * S * (S + 1));
 
+        // The projections are fp32 GEMMs of the device's BLAS (OpenBLAS, cuBLASLt): the library
+        // for the job, so each op's FLOP/s is what a real framework gets, not a teaching loop's.
+        auto matmul = [&dev](const float* a, const float* w, float* y, int n, int in, int out) -> Launch {
+            const Gemm g{Dtype::fp32, n, out, in, a, w, y, 1.0, 0.0};
+            return [&dev, g](Stream& st) { dev.gemm(st, g); };
+        };
         // Op `name` of layer l over n tokens at position `past` (n = S, past = 0: the prefill).
         auto op = [&](const std::string& name, int l, int n, int past) -> std::vector<Launch> {
             const Layer& y = layer[std::size_t(l)];
             const std::size_t nh = std::size_t(n) * h, ni = std::size_t(n) * I;
             if (name == "embedding") return {k->embedding(tokens, table, x, n, h)};
             if (name == "attn_norm") return {k->rms_norm(x, y.an, xn, n, h)};
-            if (name == "qkv") return {k->matmul(xn, y.wq, q, n, h, qw), k->matmul(xn, y.wk, kk, n, h, kvw), k->matmul(xn, y.wv, v, n, h, kvw)};
+            if (name == "qkv") return {matmul(xn, y.wq, q, n, h, qw), matmul(xn, y.wk, kk, n, h, kvw), matmul(xn, y.wv, v, n, h, kvw)};
             if (name == "rope") return {k->rope(q, n, int(m.heads), d, past), k->rope(kk, n, int(m.kv_heads), d, past)};
             if (name == "kv_cache_write") return {k->cache_write(kk, y.kc, n, kvw, past), k->cache_write(v, y.vc, n, kvw, past)};
             if (name == "attention") return {k->attention(q, y.kc, y.vc, scores, att, n, past, int(m.heads), int(m.kv_heads), d)};
-            if (name == "attn_out") return {k->matmul(att, y.wo, o, n, qw, h)};
+            if (name == "attn_out") return {matmul(att, y.wo, o, n, qw, h)};
             if (name == "residual") return {k->add(x, o, nh)};
             if (name == "mlp_norm") return {k->rms_norm(x, y.mn, xn, n, h)};
-            if (name == "mlp_up") return {k->matmul(xn, y.up, up, n, h, I)};
-            if (name == "mlp_gate") return {k->matmul(xn, y.gate, gate, n, h, I)};
+            if (name == "mlp_up") return {matmul(xn, y.up, up, n, h, I)};
+            if (name == "mlp_gate") return {matmul(xn, y.gate, gate, n, h, I)};
             if (name == "mlp_act") return {k->silu_gate(gate, up, act, ni)};
-            if (name == "mlp_down") return {k->matmul(act, y.down, o, n, I, h)};
+            if (name == "mlp_down") return {matmul(act, y.down, o, n, I, h)};
             if (name == "final_norm") return {k->rms_norm(x, final_norm, xn, n, h)};
-            return {k->matmul(xn, lm, logits, n, h, V)};  // lm_head
+            return {matmul(xn, lm, logits, n, h, V)};  // lm_head
         };
         auto once = [](const std::string& name) { return name == "embedding" || name == "final_norm" || name == "lm_head"; };
         auto all = [](std::vector<Launch> ls) -> Launch { return [ls](Stream& st) { for (const auto& l : ls) l(st); }; };
@@ -184,7 +190,7 @@ public:
         d.set("dominant_short", dominant_group(512));
         d.set("dominant_long", dominant_group(65536));
         d.teaching = {
-            "The tiny model's prefill: {forward_flops} in all, the ops' counts summing to `lab model tiny` exactly.",
+            "The tiny model's prefill: {forward_flops} in all, the ops' counts summing exactly to `lab model tiny --dtype fp32`'s.",
             "Its LM head alone is {lm_head.flops_per_s}; its attention {attention.flops_per_s}; the whole pass {forward.time_s}.",
             "One decode step at the same context takes {decode_step.time_s} for one token: it reads every weight for it.",
             "Yours to work out with `lab model llama-2-7b`: its FLOPs at {question_seq} tokens, its weights in {question_dtype},",

@@ -413,3 +413,30 @@ TEST_CASE("lab grade refuses a path that is not a folder", "[grading-cli][gradin
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("not a folder"));
 }
+
+// 02.02's answers are exact arithmetic about Llama-2-7B, so its shipped spec accepts a quick run:
+// the student's answers, written the way `lab model llama-2-7b` prints them (TFLOP, GB), get full
+// marks; the other op group or a 10x slip gets none, with the hint.
+TEST_CASE("lab submit grades 02.02's arithmetic answers against the shipped spec", "[grading-cli][grading]") {
+    const fs::path run_file = lab_test::source_root() / "tests/fixtures/runs/cpu/02.02-quick-reveal.json";
+    const json record = lab::record::read_record(run_file);
+    const json& m = record["metrics"];
+    lab_test::TempDir d;
+    auto answers = [&](double flops_scale, const std::string& long_group) {
+        return "lesson: \"02.02\"\nstudent: \"" + record["student"].get<std::string>() + "\"\nrun: \"" +
+               record["digest"].get<std::string>() + "\"\nanswers:\n  prefill_flops: " +
+               num(m["question_flops"]["value"].get<double>() * flops_scale / 1e12) + " TFLOP\n  weight_bytes: " +
+               num(m["question_weight_bytes"]["value"].get<double>() / 1e9) + " GB\n  dominant_short: mlp\n  dominant_long: " +
+               long_group + "\n";
+    };
+    lab_test::write_file(d / "right.yaml", answers(1.0, "attention"));
+    auto r = run_lab({"submit", "02.02", (d / "right.yaml").string(), "--run", run_file.string()});
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Score: 6 / 6"));
+    lab_test::write_file(d / "wrong.yaml", answers(10.0, "mlp"));
+    auto w = run_lab({"submit", "02.02", (d / "wrong.yaml").string(), "--run", run_file.string()});
+    CAPTURE(w.out, w.err);
+    CHECK_THAT(w.out, Catch::Contains("Score: 3 / 6"));
+    CHECK_THAT(w.out, Catch::Contains("grow with S^2"));
+}

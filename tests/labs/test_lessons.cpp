@@ -3,6 +3,7 @@
 // formulas the lessons state; per-student variants follow the seed.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "lab/transformer.hpp"
 #include "lab/workloads.hpp"
 #include "lesson_plan.hpp"
 #include "plugin_loader.hpp"
@@ -372,8 +374,8 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
     for (const auto& m : i.metrics) CHECK(m.graded == (m.name == "scale.bytes_per_s"));
 }
 
-TEST_CASE("02.01 and 02.05 each fit the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_05"}) {
+TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
+    for (const char* dir : {"02_01", "02_02", "02_05", "02_06"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             std::istringstream text(lab_test::read_file(e.path()));
@@ -484,4 +486,99 @@ TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from it
     REQUIRE(d.plots.size() == 2);
     CHECK(d.plots[1].series[0].x == batch);
     CHECK(d.plots[1].marks[0].metric == "crossover_batch");
+}
+
+// ---- 02.02 ------------------------------------------------------------------------------------
+
+namespace {
+
+nlohmann::json lab_model_json(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"model"};
+    all.insert(all.end(), args.begin(), args.end());
+    all.push_back("--json");
+    const auto r = lab_test::run_lab(all);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+// The lesson's op workloads carry transformer::forward_ops' counts, and together they are
+// exactly what `lab model tiny --seq S --dtype fp32` prints: one arithmetic, two readers.
+TEST_CASE("02.02's ops sum exactly to lab model's totals for the tiny model", "[lessons]") {
+    auto l = lesson("02_02");
+    const RawRun run = fixture_run("02.02-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    check_declared_matches_produced(l.info, d, run);
+    const double S = run.at("forward").workload.params.at(0).value;
+    CHECK(S == 128);  // --quick
+    const nlohmann::json model = lab_model_json({"tiny", "--seq", std::to_string(int(S)), "--dtype", "fp32"});
+    double flops = 0, bytes = 0;
+    int ops = 0;
+    for (const auto& m : run.measurements) {
+        if (m.workload.name == "forward" || m.workload.name == "decode_step") continue;
+        flops += m.workload.flops, bytes += m.workload.bytes, ++ops;
+        // Each op against lab model's row of the same name (attention: its three rows).
+        double row_flops = 0, row_bytes = 0;
+        for (const auto& op : model["ops"]) {
+            const std::string name = op["name"];
+            if (name == m.workload.name ||
+                (m.workload.name == "attention" && (name == "attn_scores" || name == "softmax" || name == "attn_av")))
+                row_flops += op["flops"].get<double>(), row_bytes += op["bytes"].get<double>();
+        }
+        INFO(m.workload.name);
+        CHECK(row_bytes > 0);
+        CHECK(m.workload.flops == row_flops);
+        CHECK(m.workload.bytes == row_bytes);
+    }
+    CHECK(ops == 15);
+    CHECK(flops == model["prefill_flops"].get<double>());
+    CHECK(bytes == model["prefill_bytes"].get<double>());
+    CHECK(run.at("forward").workload.flops == flops);
+    CHECK(run.at("decode_step").workload.flops == model["decode_step_flops"].get<double>());
+    CHECK(run.at("decode_step").workload.bytes == model["decode_step_bytes"].get<double>());
+    CHECK(d.find("check.ops_sum_to_model")->number == 1);
+    CHECK(d.find("forward_flops")->number == flops);
+
+    // A record whose op counts were edited no longer sums to the model: the check says so.
+    RawRun forged = run;
+    for (auto& m : forged.measurements)
+        if (m.workload.name == "qkv") m.workload.flops *= 0.5;
+    CHECK(l.lesson->derivation(forged).find("check.ops_sum_to_model")->number == 0);
+}
+
+TEST_CASE("02.02's questions follow the seed and agree with lab model on Llama-2-7B", "[lessons]") {
+    auto l = lesson("02_02");
+    RawRun run = fixture_run("02.02-quick-reveal.json");
+    namespace tf = lab::transformer;
+    std::set<double> seqs;
+    std::set<std::string> dtypes;
+    for (std::uint64_t seed : std::vector<std::uint64_t>{0, 5, 16, 47, run.options.seed}) {
+        run.options.seed = seed;
+        const Derivation d = l.lesson->derivation(run);
+        const double S = d.find("question_seq")->number;
+        CHECK(S == 256.0 * (1 + seed % 16));
+        seqs.insert(S);
+        dtypes.insert(d.find("question_dtype")->text);
+        CHECK(d.find("question_flops")->number == double(tf::prefill_flops(tf::llama_2_7b(), 1, std::uint64_t(S))));
+        CHECK(d.find("dominant_short")->text == "mlp");
+        CHECK(d.find("dominant_long")->text == "attention");
+        if (seed == 5) {
+            // lab model reads configs/models/llama-2-7b.json; the lesson uses the SDK's copy.
+            const nlohmann::json model = lab_model_json({"llama-2-7b", "--seq", std::to_string(int(S))});
+            CHECK(d.find("question_flops")->number == model["prefill_flops"].get<double>());
+        }
+    }
+    CHECK(seqs.size() >= 4);
+    CHECK(dtypes.size() >= 2);
+    // Weight bytes: 6,738,415,616 parameters; fp8 1 byte each, MXFP4 half a byte plus a scale byte per 32.
+    run.options.seed = 16 * 3;  // the fourth dtype: fp8
+    Derivation d = l.lesson->derivation(run);
+    CHECK(d.find("question_dtype")->text == "fp8");
+    CHECK(d.find("question_weight_bytes")->number == 6738415616.0);
+    run.options.seed = 16 * 5;  // mxfp4
+    d = l.lesson->derivation(run);
+    CHECK(d.find("question_dtype")->text == "mxfp4");
+    CHECK(d.find("question_weight_bytes")->number == 6738415616.0 / 2 + 6738415616.0 / 32);
 }

@@ -47,15 +47,18 @@ public:
         };
     }
     Launch rope(float* q, int n, int heads, int d, int first) override {
+        // The angle depends on the position and the pair, not the head: one cos and sin per pair.
         return rows(n, [=](int i) {
-            for (int hd = 0; hd < heads; ++hd)
-                for (int j = 0; j < d / 2; ++j) {
-                    const double angle = (first + i) * std::pow(10000.0, -2.0 * j / d);
+            for (int j = 0; j < d / 2; ++j) {
+                const double angle = (first + i) * std::pow(10000.0, -2.0 * j / d);
+                const float c = static_cast<float>(std::cos(angle)), s = static_cast<float>(std::sin(angle));
+                for (int hd = 0; hd < heads; ++hd) {
                     float* p = q + row(i, heads * d) + static_cast<std::size_t>(hd) * d + 2 * j;
-                    const float a = p[0], b = p[1], c = static_cast<float>(std::cos(angle)), s = static_cast<float>(std::sin(angle));
+                    const float a = p[0], b = p[1];
                     p[0] = a * c - b * s;
                     p[1] = a * s + b * c;
                 }
+            }
         });
     }
     Launch cache_write(const float* src, float* cache, int n, int w, int first) override {
