@@ -49,7 +49,7 @@ void check_declared_matches_produced(const LessonInfo& info, const Derivation& d
         // An AI is not produced when it is infinite (a kernel that moves no bytes); a metric of
         // another device kind is not produced on this one.
         if (m.name.size() > 3 && m.name.compare(m.name.size() - 3, 3, ".ai") == 0) continue;
-        if (!runs_on(m, run.device_kind)) continue;
+        if (!runs_on(m, run.device_kind) || (run.options.quick && !m.quick)) continue;
         CHECK(produced.count(m.name) == 1);
     }
 }
@@ -375,7 +375,7 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
 }
 
 TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_02", "02_05", "02_06"}) {
+    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             std::istringstream text(lab_test::read_file(e.path()));
@@ -581,4 +581,69 @@ TEST_CASE("02.02's questions follow the seed and agree with lab model on Llama-2
     d = l.lesson->derivation(run);
     CHECK(d.find("question_dtype")->text == "mxfp4");
     CHECK(d.find("question_weight_bytes")->number == 6738415616.0 / 2 + 6738415616.0 / 32);
+}
+
+// ---- 02.04 ------------------------------------------------------------------------------------
+
+TEST_CASE("02.04's sweep states k/e FLOP/B exactly and finds each dtype's knee from its own FLOP/s", "[lessons]") {
+    auto l = lesson("02_04");
+    const RawRun run = fixture_run("02.04-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    check_declared_matches_produced(l.info, d, run);
+    for (const char* dtype : {"fp32", "fp64"}) {
+        INFO(dtype);
+        const double e = std::string(dtype) == "fp32" ? 4 : 8;
+        std::vector<double> ai, flops;
+        for (int k = 1; k <= 128; k *= 2) {
+            const Measurement& m = run.at(std::string(dtype) + "_k" + std::to_string(k));
+            const double n = m.workload.params.at(1).value;
+            CHECK(m.workload.params.at(0).value == k);
+            CHECK(m.workload.flops == 2.0 * k * n);
+            CHECK(m.workload.bytes == 2 * e * n);
+            CHECK(n * e >= 4.0 * run.facts.last_level_cache_bytes());  // past the caches
+            CHECK(d.find(m.workload.name + ".ai")->number == k / e);
+            ai.push_back(k / e);
+            flops.push_back(m.workload.flops / m.time.median);
+        }
+        auto knee = find_knee(ai, flops, 0.15);
+        const double measured = d.find(std::string(dtype) + ".knee_ai")->number;
+        CHECK_THAT(measured, WithinRel(knee ? knee->x : ai.front(), 1e-12));
+        const double ridge = run.ceilings.peak_flops(std::string(dtype) + ".simt") / run.ceilings.peak_bandwidth();
+        CHECK_THAT(d.find(std::string(dtype) + ".ridge_ai")->number, WithinRel(ridge, 1e-12));
+        CHECK_THAT(d.find(std::string(dtype) + ".knee_over_ridge")->number, WithinRel(measured / ridge, 1e-12));
+    }
+    CHECK(d.find("check.sweep_counts")->number == 1);
+    CHECK(d.find("fp16.knee_ai") == nullptr);  // a CPU sweeps fp32 and fp64 only
+    REQUIRE(d.plots.size() == 1);
+    CHECK(d.plots[0].marks[0].metric == "fp32.knee_ai");
+
+    RawRun forged = run;
+    for (auto& m : forged.measurements)
+        if (m.workload.name == "fp32_k8") m.workload.bytes /= 2;
+    CHECK(l.lesson->derivation(forged).find("check.sweep_counts")->number == 0);
+}
+
+TEST_CASE("02.04's named kernel follows the seed, is never near the ridge, and its regime follows its AI", "[lessons]") {
+    auto l = lesson("02_04");
+    RawRun run = fixture_run("02.04-quick-reveal.json");
+    std::set<std::string> kernels;
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+        run.options.seed = seed;
+        const Derivation d = l.lesson->derivation(run);
+        const std::string kernel = d.find("question_kernel")->text, dtype = d.find("question_dtype")->text;
+        const double n = d.find("question_n")->number, e = dtype == "fp32" ? 4 : 8, ai = d.find("question_ai")->number;
+        INFO(seed << ": " << kernel << " " << dtype << " n " << n);
+        kernels.insert(kernel);
+        double want = 0;
+        if (kernel == "vector_add") want = 1 / (3 * e);
+        else if (kernel == "saxpy") want = 2 / (3 * e);
+        else if (kernel == "dot") want = 1 / e;
+        else if (kernel == "gemv") want = 2 * n * n / (e * (n * n + 2 * n));
+        else want = 2 * n / (3 * e);
+        CHECK_THAT(ai, WithinRel(want, 1e-12));
+        const double ridge = run.ceilings.peak_flops(dtype + ".simt") / run.ceilings.peak_bandwidth();
+        CHECK((ai > 1.5 * ridge || ai < ridge / 1.5));
+        CHECK(d.find("question_regime")->text == (ai < ridge ? "memory_bound" : "compute_bound"));
+    }
+    CHECK(kernels.size() >= 4);
 }

@@ -287,6 +287,28 @@ TEST_CASE("every path's fma_per_element applies k FMAs to each element", "[simd]
     }
 }
 
+TEST_CASE("every path's fp64 fma_per_element applies k FMAs to each element", "[simd]") {
+    for (Simd s : supported_paths())
+        for (int k : {0, 1, 7, 64})
+            for (std::size_t n : kSizes)
+                for (int threads : kThreads) {
+                    INFO("path " << to_string(s) << ", k " << k << ", n " << n << ", threads " << threads);
+                    // 64-byte aligned, as Device::allocate gives; a canary past the end.
+                    std::vector<double> storage(n + 16 + 8, -3.0);
+                    double* a = storage.data() + (8 - (reinterpret_cast<std::uintptr_t>(storage.data()) % 64) / 8) % 8;
+                    for (std::size_t i = 0; i < n; ++i) a[i] = 0.5 + 0.001 * double(i % 100);
+                    for (int t = 0; t < threads; ++t) fma_per_element(s, a, n, k, t, threads);
+                    std::size_t bad = 0;
+                    for (std::size_t i = 0; i < n; ++i) {
+                        double v = 0.5 + 0.001 * double(i % 100);
+                        for (int r = 0; r < k; ++r) v = v * 0.999 + 0.001;
+                        if (std::fabs(a[i] - v) > 1e-13 * std::fabs(v)) ++bad;
+                    }
+                    CHECK(bad == 0);
+                    CHECK(a[n] == -3.0);
+                }
+}
+
 TEST_CASE("every path's dependent chain computes the same recurrence", "[simd]") {
     constexpr std::int64_t kIterations = 1000;
     double fused = 1.0, plain = 1.0;
