@@ -375,7 +375,7 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
 }
 
 TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06"}) {
+    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06", "02_08"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             std::istringstream text(lab_test::read_file(e.path()));
@@ -646,4 +646,45 @@ TEST_CASE("02.04's named kernel follows the seed, is never near the ridge, and i
         CHECK(d.find("question_regime")->text == (ai < ridge ? "memory_bound" : "compute_bound"));
     }
     CHECK(kernels.size() >= 4);
+}
+
+// ---- 02.08 ------------------------------------------------------------------------------------
+
+TEST_CASE("02.08 counts each format's exact bytes, and its questions follow the seed", "[lessons]") {
+    auto l = lesson("02_08");
+    RawRun run = fixture_run("02.08-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    check_declared_matches_produced(l.info, d, run);
+    const double n = 4096;
+    // Values, scales (int8: fp32 per row; MXFP4 one byte per 32; NVFP4 one per 16 and its fp32
+    // tensor scale), x and y in fp32.
+    CHECK(run.at("gemv_fp32").workload.bytes == 4 * n * n + 8 * n);
+    CHECK(run.at("gemv_bf16").workload.bytes == 2 * n * n + 8 * n);
+    CHECK(run.at("gemv_int8").workload.bytes == n * n + 4 * n + 8 * n);
+    CHECK(run.at("gemv_mxfp4").workload.bytes == n * n / 2 + n * n / 32 + 8 * n);
+    CHECK(run.at("gemv_nvfp4").workload.bytes == n * n / 2 + n * n / 16 + 4 + 8 * n);
+    CHECK(run.find("gemv_fp8") == nullptr);  // a GPU format: skipped, and the record says why
+    CHECK(d.find("speedup_fp16_int8")->number == run.at("gemv_fp16").time.median / run.at("gemv_int8").time.median);
+    // The errors of the formats on the lesson's data: exact in fp32, then by mantissa bits.
+    CHECK(d.find("fp32.rel_error")->number == 0);
+    CHECK(d.find("fp16.rel_error")->number < d.find("bf16.rel_error")->number);
+    CHECK(d.find("bf16.rel_error")->number < d.find("int8.rel_error")->number);
+    CHECK(d.find("int8.rel_error")->number < d.find("nvfp4.rel_error")->number);
+    CHECK(d.find("largest_error")->text == "mxfp4");
+    namespace tf = lab::transformer;
+    const auto p = tf::param_counts(tf::llama_2_7b());
+    std::set<std::string> dtypes;
+    for (std::uint64_t seed = 0; seed < 36; ++seed) {
+        run.options.seed = seed;
+        const Derivation v = l.lesson->derivation(run);
+        const std::string q = v.find("question_dtype")->text, c = v.find("question_ckpt_dtype")->text;
+        dtypes.insert(q);
+        const std::map<std::string, double> bpp = {{"fp16", 2}, {"bf16", 2}, {"int8", 1}, {"fp8", 1}, {"int4", 0.5},
+                                                   {"mxfp4", 0.5 + 1.0 / 32}, {"nvfp4", 0.5 + 1.0 / 16}};
+        INFO(seed << ": " << q << ", checkpoint " << c);
+        CHECK(v.find("question_bytes_per_param")->number == bpp.at(q));
+        const double linear = double(p.attention + p.mlp), rest = double(p.embedding + p.norm + p.lm_head);
+        CHECK_THAT(v.find("question_ckpt_bytes")->number, WithinRel(linear * bpp.at(c) + 2 * rest, 1e-9));
+    }
+    CHECK(dtypes.size() == 6);
 }
