@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "ceilings_cache.hpp"
 #include "safetensors_writer.hpp"
 #include "test_support.hpp"
 
@@ -47,6 +49,20 @@ void write_sharded(const fs::path& dir) {
                                                       {"model.norm.weight", "model-00001-of-00002.safetensors"},
                                                       {"lm_head.weight", "model-00002-of-00002.safetensors"},
                                                       {"model.layers.0.mlp.up_proj.weight", "model-00002-of-00002.safetensors"}}));
+}
+
+// The first CPU's model name, as the CPU backend names the device.
+std::string cpu_model_name() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("model name", 0) == 0) {
+            std::string v = line.substr(line.find(':') + 1);
+            v.erase(0, v.find_first_not_of(" \t"));
+            v.erase(v.find_last_not_of(" \t") + 1);
+            return v;
+        }
+    return "";
 }
 
 }  // namespace
@@ -99,6 +115,29 @@ TEST_CASE("lab checkpoint DIR reads a sharded checkpoint and, with a datasheet s
     CHECK_THAT(bw, WithinRel(4.8e12, 1e-9));  // configs/devices/h200_sxm.yaml
     CHECK_THAT(j["decode_step_lower_bound_s"].get<double>(), WithinRel(j["bytes"].get<double>() / bw, 1e-12));
     CHECK_FALSE(j.contains("device_note"));
+}
+
+TEST_CASE("lab checkpoint uses this machine's cached ceilings when there is no spec, and never calibrates", "[checkpoint]") {
+    const std::string cpu = cpu_model_name();
+    REQUIRE_FALSE(cpu.empty());
+    EmptyCache cache;
+    fs::create_directories(cache.dir / "lab" / "ceilings");
+    lab::DeviceFacts facts;
+    facts.name = cpu;
+    facts.memory_bytes = 16'000'000'000ull;
+    lab::Ceilings ceilings;
+    ceilings.flops_per_s["fp32.simt"].value = 1e11;
+    ceilings.bandwidth_bytes_per_s["best"].value = 2e10;
+    ceilings.threads = 2;
+    lab::store_ceilings(cache.dir / "lab" / "ceilings" / "cpu-test-000000000000-t2.json", facts, ceilings);
+    lab_test::TempDir dir;
+    write_sharded(dir.path());
+    const json j = checkpoint_json({dir.path().string()}, cache.env());
+    CHECK(j["device"]["name"] == cpu);
+    CHECK_THAT(j["device"]["source"].get<std::string>(), Contains("cached"));
+    CHECK_THAT(j["decode_step_lower_bound_s"].get<double>(), WithinRel(j["bytes"].get<double>() / 2e10, 1e-12));
+    // Nothing measured, nothing written.
+    CHECK(std::distance(fs::directory_iterator(cache.dir / "lab" / "ceilings"), fs::directory_iterator()) == 1);
 }
 
 TEST_CASE("lab checkpoint's table states its units, in GB", "[checkpoint]") {
