@@ -27,7 +27,7 @@ struct DtypeBits {
     const char* name;
     unsigned bits;
 };
-// Upstream's Dtype enum and bitsize() (huggingface/safetensors, safetensors/src/tensor.rs, 2026).
+// Upstream's Dtype enum and bitsize() (huggingface/safetensors, safetensors/src/tensor.rs at 24b0b28, May 2026).
 constexpr DtypeBits kDtypes[] = {
     {"BOOL", 8},         {"F4", 4},     {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},   {"I8", 8},
     {"F8_E5M2", 8},      {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"F8_E4M3FNUZ", 8}, {"F8_E5M2FNUZ", 8},
@@ -42,6 +42,12 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
     std::string s = "[";
     for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
+}
+
+// A JSON value for a message: its text, cut to 60 characters.
+std::string brief(const json& v) {
+    std::string t = v.dump();
+    return t.size() <= 60 ? t : t.substr(0, 57) + "...";
 }
 
 // The byte offset of the first byte that is not part of well-formed UTF-8, or npos.
@@ -110,11 +116,11 @@ std::optional<std::uint64_t> mul(std::uint64_t a, std::uint64_t b) {
 }
 
 std::vector<std::uint64_t> non_negative_ints(const json& v, const std::string& where, const std::string& what) {
-    if (!v.is_array()) throw InputError(where, what + " must be an array of non-negative integers, got " + v.dump(), kRewrite);
+    if (!v.is_array()) throw InputError(where, what + " must be an array of non-negative integers, got " + brief(v), kRewrite);
     std::vector<std::uint64_t> out;
     for (const auto& e : v) {
         if (!e.is_number_unsigned())
-            throw InputError(where, what + " must hold non-negative integers, got " + e.dump(), kRewrite);
+            throw InputError(where, what + " must hold non-negative integers, got " + brief(e), kRewrite);
         out.push_back(e.get<std::uint64_t>());
     }
     return out;
@@ -123,14 +129,14 @@ std::vector<std::uint64_t> non_negative_ints(const json& v, const std::string& w
 Tensor read_tensor(const std::string& name, const json& info, const std::string& where) {
     const std::string t = "tensor '" + name + "'";
     if (!info.is_object())
-        throw InputError(where, t + ": its entry must be an object {dtype, shape, data_offsets}, got " + info.dump(), kRewrite);
+        throw InputError(where, t + ": its entry must be an object {dtype, shape, data_offsets}, got " + brief(info), kRewrite);
     for (const char* key : {"dtype", "shape", "data_offsets"})
         if (!info.contains(key)) throw InputError(where, t + ": key '" + key + "' is missing", kRewrite);
     Tensor x;
     x.name = name;
     x.shard = where;
     const json& dtype = info.at("dtype");
-    if (!dtype.is_string()) throw InputError(where, t + ": dtype must be a string, got " + dtype.dump(), kRewrite);
+    if (!dtype.is_string()) throw InputError(where, t + ": dtype must be a string, got " + brief(dtype), kRewrite);
     x.dtype = dtype.get<std::string>();
     const auto bits = dtype_bits(x.dtype);
     if (!bits) {
@@ -142,7 +148,7 @@ Tensor read_tensor(const std::string& name, const json& info, const std::string&
     x.shape = non_negative_ints(info.at("shape"), where, t + ": shape");
     const auto offsets = non_negative_ints(info.at("data_offsets"), where, t + ": data_offsets");
     if (offsets.size() != 2)
-        throw InputError(where, t + ": data_offsets must be [BEGIN, END], got " + info.at("data_offsets").dump(), kRewrite);
+        throw InputError(where, t + ": data_offsets must be [BEGIN, END], got " + brief(info.at("data_offsets")), kRewrite);
     x.begin = offsets[0];
     x.end = offsets[1];
     if (x.end < x.begin)
@@ -231,7 +237,7 @@ Checkpoint read_file(const fs::path& file) {
                 throw InputError(where, "__metadata__ must be an object of strings, got " + std::string(value.type_name()), kRewrite);
             for (const auto& [k, v] : value.items()) {
                 if (!v.is_string())
-                    throw InputError(where, "__metadata__ '" + k + "' must be a string, got " + v.dump(),
+                    throw InputError(where, "__metadata__ '" + k + "' must be a string, got " + brief(v),
                                      "safetensors metadata maps strings to strings: write the value as a string");
                 c.metadata[k] = v.get<std::string>();
             }
@@ -299,7 +305,7 @@ Checkpoint read_index(const fs::path& index) {
     std::map<std::string, std::vector<std::string>> shard_tensors;
     for (const auto& [tensor, shard] : j.at("weight_map").items()) {
         if (!shard.is_string())
-            throw InputError(where, "weight_map: tensor '" + tensor + "' must map to a shard file name, got " + shard.dump(), fix_index);
+            throw InputError(where, "weight_map: tensor '" + tensor + "' must map to a shard file name, got " + brief(shard), fix_index);
         weight_map[tensor] = shard.get<std::string>();
         shard_tensors[shard.get<std::string>()].push_back(tensor);
     }

@@ -4,7 +4,7 @@
 // multi-GB checkpoint costs a few reads and the header's size in memory. One .safetensors file,
 // or a sharded checkpoint: a folder (or the index itself) with model.safetensors.index.json,
 // whose weight_map names each tensor's shard. The format: huggingface/safetensors
-// (safetensors/src/tensor.rs); the checks are those /work/shared/REFERENCES.md lists, each
+// (safetensors/src/tensor.rs); the checks are those REFERENCES.md ("safetensors") lists, each
 // refused with lab::InputError (exit 2) naming the file, the tensor and the fix.
 #pragma once
 
