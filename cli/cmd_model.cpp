@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ceilings_cache.hpp"
+#include "calc_text.hpp"
 #include "commands.hpp"
-#include "device_specs.hpp"
+#include "device_choice.hpp"
 #include "errors.hpp"
 #include "format.hpp"
 #include "lab/transformer.hpp"
@@ -94,39 +94,14 @@ void pick_pipe(DeviceFigures& dev, const std::map<std::string, double>& flops, D
 }
 
 std::optional<DeviceFigures> resolve_device(const Inputs& in, std::string& why_none) {
-    if (!in.device_spec.empty()) {
-        const auto specs = load_device_specs(paths::config_dir() / "devices");
-        std::string want = in.device_spec, ids;
-        for (char& c : want) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        for (const auto& s : specs) {
-            ids += (ids.empty() ? "" : ", ") + s.id;
-            if (s.id != want) continue;
-            DeviceFigures dev;
-            dev.name = s.name;
-            dev.source = "datasheet " + s.file;
-            dev.bandwidth = s.bandwidth_bytes_per_s;
-            dev.memory_bytes = s.memory_bytes;
-            pick_pipe(dev, s.flops_per_s, in.precision.activations);
-            return dev;
-        }
-        throw UsageError("lab model: unknown --device-spec '" + in.device_spec + "'\n  fix: use one of " + ids +
-                         " (configs/devices/)");
-    }
-    auto cached = find_cached_ceilings_here(paths::cache_dir() / "ceilings");
-    if (!cached) {
-        why_none = "no device: give --device-spec NAME (configs/devices/), or run `lab calibrate` once to cache this "
-                   "machine's ceilings";
-        return std::nullopt;
-    }
+    const auto chosen = choose_device("model", in.device_spec, why_none);
+    if (!chosen) return std::nullopt;
     DeviceFigures dev;
-    dev.name = cached->device_name;
-    dev.source = std::string("ceilings cached by lab calibrate") + (cached->quick ? " (--quick)" : "") + ": " +
-                 cached->file.string();
-    dev.bandwidth = cached->ceilings.peak_bandwidth();
-    dev.memory_bytes = cached->memory_bytes;
-    std::map<std::string, double> flops;
-    for (const auto& [k, c] : cached->ceilings.flops_per_s) flops[k] = c.value;
-    pick_pipe(dev, flops, in.precision.activations);
+    dev.name = chosen->name;
+    dev.source = chosen->source;
+    dev.bandwidth = chosen->bandwidth;
+    dev.memory_bytes = chosen->memory_bytes;
+    pick_pipe(dev, chosen->flops_per_s, in.precision.activations);
     return dev;
 }
 
@@ -248,25 +223,10 @@ json compute(const Inputs& in, const std::optional<DeviceFigures>& dev, const st
 
 // ---- The table ------------------------------------------------------------------------------------
 
-// Four significant digits with decimal SI prefixes: memory in GB (never GiB), FLOPs, rates.
-std::string si(double value, const char* unit) {
-    format::Style s;
-    s.digits = 4;
-    s.highest_prefix = 18;
-    return format::si(value, unit, s);
-}
-// Memory with its exact byte count beside it.
-std::string bytes_text(const json& b) {
-    return si(b.get<double>(), "B") + " (" + format::thousands(b.get<double>()) + " B)";
-}
-std::string row(const std::string& label, const std::string& value) {
-    std::string l = "  " + label;
-    if (l.size() < 34) l.resize(34, ' ');
-    return l + value + "\n";
-}
-std::string right(const std::string& s, std::size_t width) {
-    return s.size() < width ? std::string(width - s.size(), ' ') + s : " " + s;
-}
+using calc_text::bytes_text;
+using calc_text::right;
+using calc_text::row;
+using calc_text::si;
 
 void print_ops(std::ostream& o, const json& j) {
     o << "\nper op, all layers     " << right("prefill FLOP", 14) << right("prefill bytes", 14)

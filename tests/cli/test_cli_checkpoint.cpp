@@ -1,0 +1,229 @@
+// `lab checkpoint` as a user meets it: the JSON keys (docs/checkpoint.md) for a single file and a
+// sharded folder, the decode lower bound from a datasheet spec (never a calibration), the table's
+// units, and a bad file refused with exit 2, the file and the tensor named, nothing on stdout.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ceilings_cache.hpp"
+#include "safetensors_writer.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinRel;
+using lab_test::run_lab;
+using lab_test::SafetensorsWriter;
+using nlohmann::json;
+
+namespace {
+
+// An empty ceilings cache, so no calibration of the machine running the tests leaks in.
+struct EmptyCache {
+    lab_test::TempDir dir;
+    std::map<std::string, std::string> env() const { return {{"XDG_CACHE_HOME", dir.path().string()}}; }
+};
+
+json checkpoint_json(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+    std::vector<std::string> all = {"checkpoint"};
+    all.insert(all.end(), args.begin(), args.end());
+    all.push_back("--json");
+    auto r = run_lab(all, env);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+}
+
+// A 7B-shaped checkpoint without its data: 2 shards, BF16 weights and F32 norms, sparse.
+void write_sharded(const fs::path& dir) {
+    SafetensorsWriter a, b;
+    a.metadata("format", "pt").add("model.embed_tokens.weight", "BF16", {32000, 4096}).add("model.norm.weight", "F32", {4096});
+    b.metadata("format", "pt").add("lm_head.weight", "BF16", {32000, 4096}).add("model.layers.0.mlp.up_proj.weight", "BF16", {11008, 4096});
+    a.write(dir / "model-00001-of-00002.safetensors");
+    b.write(dir / "model-00002-of-00002.safetensors");
+    lab_test::write_file(dir / "model.safetensors.index.json",
+                         lab_test::safetensors_index({{"model.embed_tokens.weight", "model-00001-of-00002.safetensors"},
+                                                      {"model.norm.weight", "model-00001-of-00002.safetensors"},
+                                                      {"lm_head.weight", "model-00002-of-00002.safetensors"},
+                                                      {"model.layers.0.mlp.up_proj.weight", "model-00002-of-00002.safetensors"}}));
+}
+
+// The first CPU's model name, as the CPU backend names the device.
+std::string cpu_model_name() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("model name", 0) == 0) {
+            std::string v = line.substr(line.find(':') + 1);
+            v.erase(0, v.find_first_not_of(" \t"));
+            v.erase(v.find_last_not_of(" \t") + 1);
+            return v;
+        }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("lab checkpoint FILE --json prints the documented keys", "[checkpoint]") {
+    EmptyCache cache;
+    lab_test::TempDir dir;
+    SafetensorsWriter w;
+    w.metadata("format", "pt").add("a.weight", "BF16", {64, 32}).add("a.bias", "F32", {64}).add("q.weight", "F8_E4M3", {16, 16});
+    w.write(dir / "model.safetensors");
+    const json j = checkpoint_json({(dir / "model.safetensors").string()}, cache.env());
+    for (const char* key : {"file", "index", "shards", "tensors", "params", "bytes", "file_bytes", "by_dtype", "metadata", "largest",
+                            "notes", "device_note"})
+        CHECK(j.contains(key));
+    CHECK(j["file"] == (dir / "model.safetensors").string());
+    CHECK(j["index"].is_null());
+    CHECK(j["shards"].size() == 1);
+    CHECK(j["tensors"] == 3);
+    CHECK(j["params"] == 64 * 32 + 64 + 256);
+    CHECK(j["bytes"] == 64 * 32 * 2 + 64 * 4 + 256);
+    CHECK(j["by_dtype"]["BF16"] == json({{"tensors", 1}, {"params", 2048}, {"bytes", 4096}, {"bits", 16}}));
+    CHECK(j["by_dtype"]["F8_E4M3"]["bytes"] == 256);
+    CHECK(j["metadata"] == json({{"format", "pt"}}));
+    REQUIRE(j["largest"].size() == 3);
+    CHECK(j["largest"][0] == json({{"name", "a.weight"}, {"dtype", "BF16"}, {"shape", {64, 32}}, {"params", 2048}, {"bytes", 4096},
+                                   {"shard", (dir / "model.safetensors").string()}}));
+    // No device: its keys are absent and the reason is given.
+    CHECK_FALSE(j.contains("decode_step_lower_bound_s"));
+    CHECK_FALSE(j.contains("device"));
+    CHECK_THAT(j["device_note"].get<std::string>(), Contains("--device-spec"));
+    CHECK(checkpoint_json({(dir / "model.safetensors").string(), "--largest", "1"}, cache.env())["largest"].size() == 1);
+}
+
+TEST_CASE("lab checkpoint DIR reads a sharded checkpoint and, with a datasheet spec, the decode lower bound", "[checkpoint]") {
+    EmptyCache cache;
+    lab_test::TempDir dir;
+    write_sharded(dir.path());
+    const json j = checkpoint_json({dir.path().string(), "--device-spec", "H200-SXM"}, cache.env());
+    CHECK(j["index"] == (dir / "model.safetensors.index.json").string());
+    CHECK(j["shards"].size() == 2);
+    CHECK(j["tensors"] == 4);
+    const std::uint64_t params = 2ull * 32000 * 4096 + 4096 + 11008ull * 4096;
+    CHECK(j["params"] == params);
+    CHECK(j["bytes"] == 2 * (params - 4096) + 4 * 4096);
+    CHECK(j["by_dtype"]["F32"]["tensors"] == 1);
+    CHECK(j["largest"][0]["name"] == "lm_head.weight");  // ties by name
+    CHECK(j["device"]["name"] == "NVIDIA H200 SXM");
+    CHECK_THAT(j["device"]["source"].get<std::string>(), Contains("datasheet"));
+    const double bw = j["device"]["bandwidth_bytes_per_s"].get<double>();
+    CHECK_THAT(bw, WithinRel(4.8e12, 1e-9));  // configs/devices/h200_sxm.yaml
+    CHECK_THAT(j["decode_step_lower_bound_s"].get<double>(), WithinRel(j["bytes"].get<double>() / bw, 1e-12));
+    CHECK_FALSE(j.contains("device_note"));
+}
+
+TEST_CASE("lab checkpoint uses this machine's cached ceilings when there is no spec, and never calibrates", "[checkpoint]") {
+    const std::string cpu = cpu_model_name();
+    REQUIRE_FALSE(cpu.empty());
+    EmptyCache cache;
+    fs::create_directories(cache.dir / "lab" / "ceilings");
+    lab::DeviceFacts facts;
+    facts.name = cpu;
+    facts.memory_bytes = 16'000'000'000ull;
+    lab::Ceilings ceilings;
+    ceilings.flops_per_s["fp32.simt"].value = 1e11;
+    ceilings.bandwidth_bytes_per_s["best"].value = 2e10;
+    ceilings.threads = 2;
+    lab::store_ceilings(cache.dir / "lab" / "ceilings" / "cpu-test-000000000000-t2.json", facts, ceilings);
+    lab_test::TempDir dir;
+    write_sharded(dir.path());
+    const json j = checkpoint_json({dir.path().string()}, cache.env());
+    CHECK(j["device"]["name"] == cpu);
+    CHECK_THAT(j["device"]["source"].get<std::string>(), Contains("cached"));
+    CHECK_THAT(j["decode_step_lower_bound_s"].get<double>(), WithinRel(j["bytes"].get<double>() / 2e10, 1e-12));
+    // Nothing measured, nothing written.
+    CHECK(std::distance(fs::directory_iterator(cache.dir / "lab" / "ceilings"), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("lab checkpoint's table states its units, in GB", "[checkpoint]") {
+    EmptyCache cache;
+    lab_test::TempDir dir;
+    write_sharded(dir.path());
+    auto r = run_lab({"checkpoint", dir.path().string(), "--device-spec", "a100_40gb"}, cache.env());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("1 GB = 10^9 B"));
+    CHECK_THAT(r.out, Contains("614,481,920 B"));  // the tensor bytes, exact
+    CHECK_THAT(r.out, Contains("614.5 MB"));
+    CHECK_THAT(r.out, Contains("BF16"));
+    CHECK_THAT(r.out, Contains("lm_head.weight                     BF16   [32000, 4096]    262.1 MB"));
+    CHECK_THAT(r.out, Contains("format"));
+    CHECK_THAT(r.out, Contains("decode step lower bound"));
+    CHECK_FALSE(Contains("GiB").match(r.out));
+    CHECK_FALSE(Contains("MiB").match(r.out));
+    auto none = run_lab({"checkpoint", dir.path().string()}, cache.env());
+    CHECK_THAT(none.out, Contains("no device: give --device-spec"));
+}
+
+TEST_CASE("lab checkpoint refuses a bad file with exit 2, naming the file and the tensor, and prints nothing on stdout",
+          "[checkpoint]") {
+    EmptyCache cache;
+    lab_test::TempDir dir;
+    const auto file = dir / "bad.safetensors";
+    std::string expected;
+    SECTION("a size that is not dtype x shape") {
+        SafetensorsWriter w;
+        w.add_at("model.norm.weight", "F32", {4096}, 0, 8192);
+        w.write(file);
+        expected = "tensor 'model.norm.weight': data_offsets [0, 8192] hold 8192 bytes, but F32 [4096] needs 16384";
+    }
+    SECTION("a gap") {
+        SafetensorsWriter w;
+        w.add("a", "F32", {4}).add_at("model.norm.weight", "F32", {4}, 20, 36);
+        w.write(file);
+        expected = "tensor 'model.norm.weight': data_offsets [20, 36] leave a gap after tensor 'a'";
+    }
+    SECTION("a truncated file") {
+        SafetensorsWriter w;
+        w.add("model.norm.weight", "F32", {4096});
+        w.write(file, -100);
+        expected = "tensor data is missing";
+    }
+    auto r = run_lab({"checkpoint", file.string(), "--json"}, cache.env());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains(file.string()));
+    CHECK_THAT(r.err, Contains(expected));
+    CHECK_THAT(r.err, Contains("fix:"));
+}
+
+TEST_CASE("lab checkpoint refuses a shard the index names but that is missing, with exit 2", "[checkpoint]") {
+    EmptyCache cache;
+    lab_test::TempDir dir;
+    write_sharded(dir.path());
+    fs::remove(dir / "model-00002-of-00002.safetensors");
+    auto r = run_lab({"checkpoint", dir.path().string()}, cache.env());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains((dir / "model.safetensors.index.json").string()));
+    CHECK_THAT(r.err, Contains("model-00002-of-00002.safetensors"));
+    CHECK_THAT(r.err, Contains("fix: download the missing shard"));
+}
+
+TEST_CASE("lab checkpoint refuses bad usage with exit 2, and is listed by lab --help", "[checkpoint]") {
+    EmptyCache cache;
+    lab_test::TempDir dir;
+    SafetensorsWriter w;
+    w.add("x", "F32", {1});
+    w.write(dir / "x.safetensors");
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"checkpoint"}, {"checkpoint", (dir / "missing").string()},
+             {"checkpoint", (dir / "x.safetensors").string(), "--device-spec", "b300"},
+             {"checkpoint", (dir / "x.safetensors").string(), "--largest", "many"}}) {
+        auto r = run_lab(args, cache.env());
+        INFO(args.size());
+        CHECK(r.exit_code == 2);
+        CHECK(r.out.empty());
+        CHECK_THAT(r.err, Contains("fix:") || Contains("usage:"));
+    }
+    auto help = run_lab({"--help"});
+    CHECK_THAT(help.out, Contains("checkpoint FILE|DIR"));
+    auto own = run_lab({"checkpoint", "--help"});
+    CHECK(own.exit_code == 0);
+    CHECK_THAT(own.out, Contains("--device-spec"));
+}
