@@ -234,10 +234,34 @@ TEST_CASE("max_batch is the largest batch whose weights, KV cache and activation
     CHECK(tf::max_batch(m, kFp16, S, T, 10'000'000'000ull) == 0);  // 13.48 GB of weights do not fit in 10 GB
 }
 
-TEST_CASE("the SDK's built-in models are the same as configs/models/tiny.json and llama-2-7b.json", "[transformer]") {
-    const bool tiny = GENERATE(true, false);
-    const auto file = shipped(tiny ? "tiny" : "llama-2-7b");
-    const auto sdk = tiny ? tf::tiny_model() : tf::llama_2_7b();
+TEST_CASE("the KV cache exceeds the weights from floor(W / (B k)) + 1 tokens on; a window may keep it below", "[transformer]") {
+    const auto m = shipped("llama-2-7b");
+    // 13,476,831,232 / 524,288 = 25,705.02: 25,705 tokens of fp16 KV are still less than the weights.
+    const std::uint64_t t = tf::kv_exceeds_weights_context(m, kFp16, 1);
+    CHECK(t == 25'706);
+    CHECK(tf::kv_cache_bytes(m, lab::Dtype::fp16, 1, t) > tf::weight_bytes(m, lab::Dtype::fp16));
+    CHECK(tf::kv_cache_bytes(m, lab::Dtype::fp16, 1, t - 1) <= tf::weight_bytes(m, lab::Dtype::fp16));
+    for (std::uint64_t b : {2, 3, 8, 32})
+        for (lab::Dtype kv : {lab::Dtype::fp16, lab::Dtype::fp8_e4m3, lab::Dtype::fp32}) {
+            const auto pr = tf::precision(lab::Dtype::fp16, kv);
+            const std::uint64_t c = tf::kv_exceeds_weights_context(m, pr, b);
+            INFO("batch " << b << ", KV " << lab::to_string(kv));
+            CHECK(tf::kv_cache_bytes(m, kv, b, c) > tf::weight_bytes(m, lab::Dtype::fp16));
+            CHECK(tf::kv_cache_bytes(m, kv, b, c - 1) <= tf::weight_bytes(m, lab::Dtype::fp16));
+        }
+    CHECK(tf::kv_exceeds_weights_context(m, kFp16, 4) == 6'427);  // 13,476,831,232 / 2,097,152 = 6,426.3
+    // Llama-3-8B: 16,060,522,496 B of fp16 weights over 131,072 B per token (8 KV heads).
+    CHECK(tf::kv_exceeds_weights_context(shipped("llama-3-8b"), kFp16, 1) == 122'533);
+    // Mistral-7B's 4,096-token window caps its cache at 4,096 x 131,072 B at batch 1, below its weights.
+    CHECK(tf::kv_exceeds_weights_context(shipped("mistral-7b"), kFp16, 1) == 0);
+    CHECK(tf::kv_exceeds_weights_context(m, kFp16, 0) == 0);
+}
+
+TEST_CASE("the SDK's built-in models are the same as configs/models/tiny.json, llama-2-7b.json and llama-3-8b.json", "[transformer]") {
+    const int which = GENERATE(0, 1, 2);
+    const bool tiny = which == 0;
+    const auto file = shipped(which == 0 ? "tiny" : which == 1 ? "llama-2-7b" : "llama-3-8b");
+    const auto sdk = which == 0 ? tf::tiny_model() : which == 1 ? tf::llama_2_7b() : tf::llama_3_8b();
     INFO(sdk.name);
     CHECK(tf::param_count(file) == tf::param_count(sdk));
     CHECK(file.hidden == sdk.hidden);
@@ -251,8 +275,10 @@ TEST_CASE("the SDK's built-in models are the same as configs/models/tiny.json an
     CHECK(file.qkv_bias == sdk.qkv_bias);
     CHECK(file.gated_mlp == sdk.gated_mlp);
     CHECK(file.sliding_window == sdk.sliding_window);
-    // tiny: 4 x (196,608 + 528,384 + 512) + 2 x 524,288 + 256; Llama-2-7B's published count.
-    CHECK(tf::param_count(sdk) == (tiny ? 3'950'848ull : 6'738'415'616ull));
+    // tiny: 4 x (196,608 + 528,384 + 512) + 2 x 524,288 + 256; Llama-2-7B's published count;
+    // Llama-3-8B: 32 x (41,943,040 + 176,160,768 + 8,192) + 2 x 525,336,576 + 4,096.
+    CHECK(tf::param_count(sdk) == (tiny ? 3'950'848ull : which == 1 ? 6'738'415'616ull : 8'030'261'248ull));
+    if (which == 2) CHECK(tf::kv_bytes_per_token(sdk, lab::Dtype::fp16) == 131'072);  // 2 x 32 x 8 x 128 x 2: 128 KiB
     CHECK(tf::check_model(sdk).empty());
 }
 

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -375,7 +376,7 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
 }
 
 TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06", "02_08"}) {
+    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06", "02_07", "02_08"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             std::istringstream text(lab_test::read_file(e.path()));
@@ -687,4 +688,114 @@ TEST_CASE("02.08 counts each format's exact bytes, and its questions follow the 
         CHECK_THAT(v.find("question_ckpt_bytes")->number, WithinRel(linear * bpp.at(c) + 2 * rest, 1e-9));
     }
     CHECK(dtypes.size() == 6);
+}
+
+// ---- 02.07 ------------------------------------------------------------------------------------
+
+namespace {
+double param_of(const Workload& w, const std::string& name) {
+    for (const auto& p : w.params)
+        if (p.name == name) return p.value;
+    FAIL("workload " << w.name << " has no parameter " << name);
+    return 0;
+}
+}  // namespace
+
+TEST_CASE("02.07 accounts every allocation of the tiny model: weights and KV exactly, the activation peak within q", "[lessons]") {
+    auto l = lesson("02_07");
+    const RawRun run = fixture_run("02.07-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    CHECK(declared_vs_produced(l.info, d, run).empty());  // quick: the full-only points' metrics are not declared
+    REQUIRE(run.measurements.size() == 3);  // --quick: (1, 128), (4, 128), (1, 512)
+    double ratio_max = 0;
+    for (const auto& m : run.measurements) {
+        INFO(m.workload.name);
+        const double B = param_of(m.workload, "batch"), T = param_of(m.workload, "context"), N = B * T;
+        // 3,950,848 parameters in fp32; KV: B T tokens x 2 x 4 layers x 2 KV heads x 64 x 4 B.
+        CHECK(param_of(m.workload, "weights_B") == 4.0 * 3'950'848);
+        CHECK(param_of(m.workload, "kv_B") == N * 4096);
+        // Elements live at the worst op: the LM head (x, its norm, logits: N (2h + V)) or the fused
+        // attention (x, q, scores, output: N (h + 2 n_q d) + B n_q T^2); the calculator's attention
+        // holds q or the output, not both: N (h + n_q d) + B n_q T^2.
+        const double peak = 4 * std::max(N * (2 * 256 + 2048), N * (256 + 2 * 256) + B * 4 * T * T);
+        const double calc = 4 * std::max(N * (2 * 256 + 2048), N * (256 + 256) + B * 4 * T * T);
+        CHECK(param_of(m.workload, "act_peak_B") == peak);
+        CHECK(double(transformer::activation_peak_bytes(transformer::tiny_model(), transformer::precision(Dtype::fp32),
+                                                        transformer::prefill(std::uint64_t(B), std::uint64_t(T)))) == calc);
+        CHECK(param_of(m.workload, "act_held_B") >= peak);  // the pool reuses a block only at its size
+        CHECK(param_of(m.workload, "other_B") == 4 * N);     // the token ids
+        // The counts are the calculator's prefill of B sequences of T tokens.
+        const auto c = transformer::totals(transformer::forward_ops(transformer::tiny_model(), transformer::precision(Dtype::fp32),
+                                                                    transformer::prefill(std::uint64_t(B), std::uint64_t(T))));
+        CHECK(m.workload.flops == double(c.flops()));
+        CHECK(m.workload.bytes == double(c.bytes));
+        ratio_max = std::max(ratio_max, peak / calc);
+    }
+    CHECK(d.find("check.weights_exact")->number == 1);
+    CHECK(d.find("check.kv_exact")->number == 1);
+    CHECK(d.find("check.activations_within")->number == 1);
+    CHECK_THAT(d.find("activations_ratio_max")->number, WithinRel(ratio_max, 1e-12));
+    CHECK_THAT(ratio_max, WithinRel(1.1, 1e-12));  // (1, 512): (768 + 2048) / (512 + 2048)
+    // The calculator: Llama-2-7B fp16 and Llama-3-8B's KV (8 KV heads).
+    CHECK(d.find("weights_7b_bytes")->number == 13'476'831'232.0);
+    CHECK(d.find("kv_per_token_7b_bytes")->number == 524'288);
+    CHECK(d.find("kv_per_token_8b_bytes")->number == 131'072);
+    CHECK(d.find("kv_exceeds_weights_7b_context")->number == 25'706);  // floor(13,476,831,232 / 524,288) + 1
+    REQUIRE(d.plots.size() == 1);
+    CHECK(d.plots[0].marks[0].x == 25'706);
+    // Re-deriving the revealed record reproduces the values it carries.
+    const auto rec = record::read_record(lab_test::source_root() / "tests/fixtures/runs/cpu/02.07-quick-reveal.json");
+    for (const auto& m : d.metrics) {
+        INFO(m.name);
+        REQUIRE(rec["metrics"].contains(m.name));
+        if (m.kind == MetricKind::category) CHECK(rec["metrics"][m.name]["value"].get<std::string>() == m.text);
+        else CHECK(rec["metrics"][m.name]["value"].get<double>() == m.number);
+    }
+}
+
+TEST_CASE("02.07's questions follow the seed: KV bytes, where the KV cache exceeds the weights, the largest batch", "[lessons]") {
+    auto l = lesson("02_07");
+    RawRun run = fixture_run("02.07-quick-reveal.json");
+    const auto l2 = transformer::llama_2_7b();
+    const auto fp16 = transformer::precision(Dtype::fp16);
+    std::set<std::string> memories;
+    for (std::uint64_t seed : {run.options.seed, std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{47}, std::uint64_t{48},
+                               std::uint64_t{95}, std::uint64_t{96}, std::uint64_t{335}, std::uint64_t{12345678901}}) {
+        run.options.seed = seed;
+        INFO("seed " << seed);
+        const Derivation d = l.lesson->derivation(run);
+        auto num = [&](const char* name) { return d.find(name)->number; };
+        auto text = [&](const char* name) { return d.find(name)->text; };
+        // Llama-3-8B's KV cache: B T x 2 x 32 layers x 8 KV heads x 128 x bytes per element.
+        const double B = num("question_kv_batch"), T = num("question_kv_context");
+        CHECK(B == double(1 << (seed % 6)));
+        CHECK(T == 1024.0 * (1 + (seed / 6) % 8));
+        const std::string kv = text("question_kv_dtype");
+        CHECK(kv == std::array<std::string, 3>{"fp16", "fp8", "fp32"}[(seed / 48) % 3]);
+        const double e = kv == "fp8" ? 1 : kv == "fp16" ? 2 : 4;
+        CHECK(num("question_kv_bytes") == B * T * 2 * 32 * 8 * 128 * e);
+        // The smallest T with B T k > W, Llama-2-7B fp16 weights, k = 2 x 32 x 32 x 128 x e.
+        const double b2 = num("question_overtake_batch");
+        CHECK(b2 == double(2 << (seed % 5)));
+        const std::string kv2 = text("question_overtake_kv_dtype");
+        CHECK(kv2 == ((seed / 5) % 2 ? "fp8" : "fp16"));
+        const std::uint64_t k = 2ull * 32 * 32 * 128 * (kv2 == "fp8" ? 1 : 2), w = 13'476'831'232ull;
+        const double t2 = num("question_overtake_context");
+        CHECK(t2 == double(w / (std::uint64_t(b2) * k) + 1));
+        CHECK(b2 * t2 * double(k) > double(w));
+        CHECK(b2 * (t2 - 1) * double(k) <= double(w));
+        // The largest batch that fits: GB is 1e9 B, GiB 2^30 B.
+        const std::string mem = text("question_memory");
+        memories.insert(mem);
+        const double size = std::stod(mem);
+        const bool gib = mem.find("GiB") != std::string::npos;
+        CHECK(num("question_memory_bytes") == size * (gib ? 1073741824.0 : 1e9));
+        const std::uint64_t T3 = std::uint64_t(num("question_memory_context")), memory = std::uint64_t(num("question_memory_bytes"));
+        CHECK(T3 == 1024 * (1 + (seed / 3) % 4));
+        const auto b3 = std::uint64_t(num("question_max_batch"));
+        CHECK(b3 >= 1);  // every variant fits at least one sequence
+        CHECK(transformer::memory_needed_bytes(l2, fp16, b3, T3, T3) <= memory);
+        CHECK(transformer::memory_needed_bytes(l2, fp16, b3 + 1, T3, T3) > memory);
+    }
+    CHECK(memories.size() > 3);
 }

@@ -88,6 +88,22 @@ inline ModelConfig llama_2_7b() {
     return m;
 }
 
+// Llama-3-8B (configs/models/llama-3-8b.json holds the same; a test keeps them equal): a GQA
+// model (8 KV heads for 32 query heads) beside Llama-2-7B's MHA, for 02.07's KV-cache questions.
+inline ModelConfig llama_3_8b() {
+    ModelConfig m;
+    m.name = "llama-3-8b";
+    m.model_type = "llama";
+    m.hidden = 4096;
+    m.intermediate = 14336;
+    m.layers = 32;
+    m.heads = 32;
+    m.kv_heads = 8;
+    m.head_dim = 128;
+    m.vocab = 128256;
+    return m;
+}
+
 // The built-in tiny model (configs/models/tiny.json holds the same; a test keeps them equal):
 // small enough that lesson 02.02 runs its forward pass in well under a second on one CPU core,
 // shaped like a real one (GQA, gated MLP, untied head).
@@ -197,6 +213,15 @@ inline std::uint64_t cached_tokens(const ModelConfig& m, std::uint64_t context) 
 // batch x cached_tokens(context) x kv_bytes_per_token.
 inline std::uint64_t kv_cache_bytes(const ModelConfig& m, Dtype kv, std::uint64_t batch, std::uint64_t context) {
     return detail::mul(batch, cached_tokens(m, context), kv_bytes_per_token(m, kv));
+}
+
+// The smallest context T at which the KV cache of `batch` sequences holds more bytes than the
+// weights, B x cached_tokens(T) x kv_bytes_per_token > weight_bytes: floor(W / (B k)) + 1; 0 when
+// a sliding window caps the cache below the weights (or the batch is 0).
+inline std::uint64_t kv_exceeds_weights_context(const ModelConfig& m, const Precision& pr, std::uint64_t batch) {
+    if (batch == 0) return 0;
+    const std::uint64_t t = weight_bytes(m, pr.weights) / detail::mul(batch, kv_bytes_per_token(m, pr.kv)) + 1;
+    return m.sliding_window > 0 && t > m.sliding_window ? 0 : t;
 }
 
 // ---- Per-op FLOPs and bytes of a forward pass ---------------------------------------------------
