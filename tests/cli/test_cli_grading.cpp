@@ -440,3 +440,29 @@ TEST_CASE("lab submit grades 02.02's arithmetic answers against the shipped spec
     CHECK_THAT(w.out, Catch::Contains("Score: 3 / 6"));
     CHECK_THAT(w.out, Catch::Contains("grow with S^2"));
 }
+
+// 02.07's answers are exact arithmetic on the student's own inputs: right answers in the units
+// `lab model` prints get full marks; a GiB figure written as GB (7% off) and an off-by-one
+// context do not.
+TEST_CASE("lab submit grades 02.07's memory-budget answers against the shipped spec", "[grading-cli][grading]") {
+    const fs::path run_file = lab_test::source_root() / "tests/fixtures/runs/cpu/02.07-quick-reveal.json";
+    const json record = lab::record::read_record(run_file);
+    const json& m = record["metrics"];
+    lab_test::TempDir d;
+    auto answers = [&](const std::string& unit, double scale, int context_slip) {
+        const double kv = m["question_kv_bytes"]["value"].get<double>() / scale;
+        return "lesson: \"02.07\"\nstudent: \"" + record["student"].get<std::string>() + "\"\nrun: \"" +
+               record["digest"].get<std::string>() + "\"\nanswers:\n  kv_cache_bytes: " + num(kv) + " " + unit +
+               "\n  kv_exceeds_weights_context: " + std::to_string(m["question_overtake_context"]["value"].get<int>() + context_slip) +
+               "\n  max_batch: " + std::to_string(m["question_max_batch"]["value"].get<int>()) + "\n";
+    };
+    lab_test::write_file(d / "right.yaml", answers("GiB", 1073741824.0, 0));
+    auto r = run_lab({"submit", "02.07", (d / "right.yaml").string(), "--run", run_file.string()});
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Score: 6 / 6"));
+    lab_test::write_file(d / "wrong.yaml", answers("GB", 1073741824.0, -1));  // the GiB number, labelled GB
+    auto w = run_lab({"submit", "02.07", (d / "wrong.yaml").string(), "--run", run_file.string()});
+    CAPTURE(w.out, w.err);
+    CHECK_THAT(w.out, Catch::Contains("Score: 2 / 6"));
+}

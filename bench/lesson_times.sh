@@ -7,10 +7,10 @@
 # Each line prints the time, the target and their ratio (< 1 meets it). A benchmark, not a test:
 # the figures move with the machine's load, so it reports the load beside them and fails nothing.
 #
-# usage: scripts/bench_lessons.sh [--lessons "02.02 02.06"] [--no-cold] [--no-full]
+# usage: bench/lesson_times.sh [--lessons "02.02 02.06"] [--no-cold] [--no-full]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-lessons="02.02 02.06 02.07"
+lessons="02.02 02.04 02.06 02.07 02.08"
 cold=1
 full=1
 while [ $# -gt 0 ]; do
