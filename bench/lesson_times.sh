@@ -27,7 +27,7 @@ lab=build/cli/lab
 now() { date +%s.%N; }
 # report NAME SECONDS TARGET_SECONDS
 report() { python3 -c "import sys; n,t,g=sys.argv[1],float(sys.argv[2]),float(sys.argv[3]); \
-print(f'{n:<44} {t*1000 if g<1 else t:>9.{0 if g>=1 else 1}f} {\"ms\" if g<1 else \"s \"}  target {g*1000 if g<1 else g:g} {\"ms\" if g<1 else \"s\"}  ratio {t/g:.2f}')" "$@"; }
+print(f'{n:<44} {t*1000 if g<1 else t:>9.1f} {\"ms\" if g<1 else \"s \"}  target {g*1000 if g<1 else g:g} {\"ms\" if g<1 else \"s\"}  ratio {t/g:.2f}')" "$@"; }
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 out=$(mktemp -d)
