@@ -376,7 +376,7 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
 }
 
 TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06", "02_07", "02_08"}) {
+    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06", "02_07", "02_08", "02_12"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             std::istringstream text(lab_test::read_file(e.path()));
@@ -798,4 +798,47 @@ TEST_CASE("02.07's questions follow the seed: KV bytes, where the KV cache excee
         CHECK(transformer::memory_needed_bytes(l2, fp16, b3 + 1, T3, T3) > memory);
     }
     CHECK(memories.size() > 3);
+}
+
+// ---- 02.12 ------------------------------------------------------------------------------------
+
+TEST_CASE("02.12 draws one memory, one compute and two other mysteries per student, each doubled exactly", "[lessons]") {
+    auto l = lesson("02_12");
+    RawRun run = fixture_run("02.12-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    check_declared_matches_produced(l.info, d, run);
+    CHECK(d.find("check.counts")->number == 1);
+    for (int m = 1; m <= 4; ++m) {
+        const Measurement &one = run.at("mystery_" + std::to_string(m)), &two = run.at("mystery_" + std::to_string(m) + "_x2");
+        INFO(one.workload.name);
+        CHECK(two.workload.flops == 2 * one.workload.flops);
+        CHECK(two.workload.doubles == one.workload.name);
+        CHECK_THAT(d.find(one.workload.name + ".ai")->number, WithinRel(one.workload.flops / one.workload.bytes, 1e-12));
+    }
+    // The draw follows the seed: every student gets a memory-bound stream, a compute-bound kernel
+    // and two of the three others, and the pool is covered across students.
+    std::set<std::string> seen, orders;
+    for (std::uint64_t seed = 0; seed < 48; ++seed) {
+        run.options.seed = seed;
+        const std::string kinds = l.lesson->derivation(run).find("check.kinds")->text;
+        INFO(seed << ": " << kinds);
+        orders.insert(kinds);
+        std::set<std::string> k;
+        for (std::size_t a = 0, b; a <= kinds.size(); a = b + 1) {
+            b = std::min(kinds.find(',', a), kinds.size());
+            k.insert(kinds.substr(a, b - a));
+        }
+        CHECK(k.size() == 4);
+        CHECK((k.count("elementwise") + k.count("reduction")) == 1);
+        CHECK((k.count("gemm") + k.count("fma")) == 1);
+        CHECK((k.count("tiny_launches") + k.count("dependent_chain") + k.count("mixed")) == 2);
+        seen.insert(k.begin(), k.end());
+    }
+    CHECK(seen.size() == 7);
+    CHECK(orders.size() > 24);  // the order is shuffled too
+    // A forged record whose x2 does not double the work is caught.
+    RawRun forged = fixture_run("02.12-quick-reveal.json");
+    for (auto& m : forged.measurements)
+        if (m.workload.name == "mystery_1_x2") m.workload.flops *= 1.5;
+    CHECK(l.lesson->derivation(forged).find("check.counts")->number == 0);
 }
