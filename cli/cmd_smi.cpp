@@ -1,0 +1,121 @@
+// `lab smi FILE`: what an nvidia-smi capture says (framework/src/smi_capture.hpp reads the
+// default table, -q, --query-gpu CSV and dmon), as a table or with --json (the keys are a
+// contract: docs/smi.md), and in words what it does and does not tell. Absent fields are null,
+// never 0. A file that is no capture, or one cut short, exits 2 naming the line.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "smi_capture.hpp"
+
+namespace lab::cli {
+
+namespace {
+
+using json = nlohmann::json;
+const char* kUsage = "lab smi FILE [--columns LIST] [--json]";
+
+template <class T> json value(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+
+json to_json(const smi::Capture& c, const std::string& file) {
+    json gpus = json::array();
+    for (const auto& g : c.gpus) {
+        json procs = json::array();
+        for (const auto& p : g.processes) procs.push_back({{"pid", value(p.pid)}, {"name", p.name}, {"used_mib", value(p.used_mib)}});
+        gpus.push_back({{"name", value(g.name)},
+                        {"driver_version", value(g.driver_version)},
+                        {"cuda_version", value(g.cuda_version)},
+                        {"pstate", value(g.pstate)},
+                        {"temperature_c", value(g.temperature_c)},
+                        {"power_draw_w", value(g.power_draw_w)},
+                        {"power_limit_w", value(g.power_limit_w)},
+                        {"power_draw_average_w", value(g.power_draw_average_w)},
+                        {"power_draw_instant_w", value(g.power_draw_instant_w)},
+                        {"memory_used_mib", value(g.memory_used_mib)},
+                        {"memory_total_mib", value(g.memory_total_mib)},
+                        {"utilization_gpu_pct", value(g.utilization_gpu_pct)},
+                        {"utilization_memory_pct", value(g.utilization_memory_pct)},
+                        {"sm_clock_mhz", value(g.sm_clock_mhz)},
+                        {"memory_clock_mhz", value(g.memory_clock_mhz)},
+                        {"processes", g.processes_listed ? procs : json(nullptr)}});
+    }
+    json out = {{"file", file}, {"format", smi::to_string(c.format)}, {"gpus", gpus}, {"explanation", smi::explain(c)}};
+    if (c.format == smi::Format::dmon) {
+        json samples = json::array();
+        for (const auto& s : c.samples) {
+            json row = json::object();
+            for (const auto& [k, v] : s.columns) row[k] = value(v);
+            samples.push_back(row);
+        }
+        out["samples"] = samples;
+        out["units"] = c.units;
+    }
+    return out;
+}
+
+std::string shown(const json& v, const char* unit) {
+    if (v.is_null()) return "-";
+    if (v.is_string()) return v.get<std::string>();
+    return fmt::format("{:g}{}", v.get<double>(), unit);
+}
+
+void print(std::ostream& o, const json& j) {
+    o << "nvidia-smi capture " << j["file"].get<std::string>() << " (" << j["format"].get<std::string>() << ")\n";
+    int i = 0;
+    for (const auto& g : j["gpus"]) {
+        o << "\nGPU " << i++ << "  " << shown(g["name"], "") << "   driver " << shown(g["driver_version"], "") << ", CUDA " << shown(g["cuda_version"], "") << "\n";
+        o << fmt::format("  state {}   temperature {}   power {} of {}", shown(g["pstate"], ""), shown(g["temperature_c"], " C"),
+                         shown(g["power_draw_w"], " W"), shown(g["power_limit_w"], " W"));
+        if (!g["power_draw_instant_w"].is_null()) o << " (average; instantaneous " << shown(g["power_draw_instant_w"], " W") << ")";
+        o << fmt::format("\n  memory {} of {}   GPU-Util {}   memory util {}   SM clock {}   memory clock {}\n", shown(g["memory_used_mib"], " MiB"),
+                         shown(g["memory_total_mib"], " MiB"), shown(g["utilization_gpu_pct"], "%"), shown(g["utilization_memory_pct"], "%"),
+                         shown(g["sm_clock_mhz"], " MHz"), shown(g["memory_clock_mhz"], " MHz"));
+        if (g["processes"].is_array())
+            for (const auto& p : g["processes"]) o << "  process " << shown(p["pid"], "") << "  " << p["name"].get<std::string>() << "  " << shown(p["used_mib"], " MiB") << "\n";
+    }
+    if (j.contains("samples")) {
+        o << "\n";
+        for (const auto& [k, v] : j["samples"][0].items()) o << fmt::format("{:>7}", k);
+        o << "\n";
+        for (const auto& s : j["samples"]) {
+            for (const auto& [k, v] : s.items()) o << fmt::format("{:>7}", v.is_null() ? "-" : fmt::format("{:g}", v.get<double>()));
+            o << "\n";
+        }
+    }
+    o << "\nWhat it says, and what it does not\n";
+    for (const auto& e : j["explanation"]) o << "  " << e.get<std::string>() << "\n";
+}
+
+}  // namespace
+
+int cmd_smi(const Args& args) {
+    po::options_description opts("options");
+    opts.add_options()("capture", po::value<std::string>()->required(), "a file nvidia-smi wrote: its table, -q, --query-gpu CSV or dmon")(
+        "columns", po::value<std::string>(), "a headerless CSV's fields, comma-separated, as given to --query-gpu")("json", "print one JSON document");
+    po::positional_options_description pos;
+    pos.add("capture", 1);
+    po::variables_map vm;
+    if (!parse("smi", kUsage, args, opts, pos, vm)) return 0;
+    const std::string file = vm["capture"].as<std::string>();
+    std::vector<std::string> columns;
+    if (vm.count("columns")) {
+        std::istringstream in(vm["columns"].as<std::string>());
+        for (std::string f; std::getline(in, f, ',');) columns.push_back(f);
+    }
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(file, "cannot be read", "check the path");
+    std::stringstream text;
+    text << in.rdbuf();
+    const json out = to_json(smi::parse(text.str(), file, columns), file);
+    if (vm.count("json")) std::cout << out.dump(2) << "\n";
+    else print(std::cout, out);
+    return 0;
+}
+
+}  // namespace lab::cli

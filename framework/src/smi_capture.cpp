@@ -1,0 +1,334 @@
+// nvidia-smi captures, read back (see smi_capture.hpp). Each format is parsed by its own layout:
+// the table by its cells, `-q` by indentation (4 spaces a level), CSV by its header's field names,
+// dmon by its '#' header. Numbers keep nvidia-smi's units (W, C, MiB, MHz, %).
+#include "smi_capture.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "errors.hpp"
+
+namespace lab::smi {
+
+const char* to_string(Format f) {
+    switch (f) {
+        case Format::table: return "table";
+        case Format::query: return "q";
+        case Format::csv: return "csv";
+        default: return "dmon";
+    }
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+}
+std::vector<std::string> words(const std::string& s) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+}
+// The leading number of "631.95 W", "59C", "19818MiB", "100 %"; absent for "N/A", "[N/A]", "-".
+std::optional<double> number(const std::string& s) {
+    const std::string t = trim(s);
+    if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || ((t[0] == '-' || t[0] == '.') && t.size() > 1))) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    return end == t.c_str() || !std::isfinite(v) ? std::nullopt : std::optional<double>(v);
+}
+std::optional<std::string> text(const std::string& s) {
+    const std::string t = trim(s);
+    if (t.empty() || t == "N/A" || t == "[N/A]" || t.rfind("[Requested", 0) == 0 || t.rfind("Requested functionality", 0) == 0) return std::nullopt;
+    return t;
+}
+std::string at(const std::filesystem::path& file, std::size_t line) { return file.string() + ":" + std::to_string(line + 1); }
+
+// ---- the default table ----------------------------------------------------------------------
+
+std::vector<std::string> cells(const std::string& row) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (std::size_t i = 1; i < row.size(); ++i) {
+        if (row[i] == '|') out.push_back(cur), cur.clear();
+        else cur += row[i];
+    }
+    return out;
+}
+
+Capture parse_table(const std::vector<std::string>& lines, const std::filesystem::path& file) {
+    Capture c{Format::table, {}, {}, {}};
+    std::optional<std::string> driver, cuda;
+    std::size_t i = 0;
+    for (; i < lines.size() && lines[i].find("NVIDIA-SMI") == std::string::npos; ++i) {}
+    const std::string& head = lines[i];
+    if (auto p = head.find("Driver Version:"); p != std::string::npos) driver = text(words(head.substr(p + 15)).at(0));
+    if (auto p = head.find("CUDA Version:"); p != std::string::npos && !words(head.substr(p + 13)).empty()) cuda = text(words(head.substr(p + 13))[0]);
+    // GPU rows follow the first "|===" line: three rows a GPU, then a "+---" border.
+    for (; i < lines.size() && lines[i].rfind("|==", 0) != 0; ++i) {}
+    if (i == lines.size()) throw InputError(file.string(), "an nvidia-smi table with no GPU rows (no '|===' line under its header)", "capture the whole output of `nvidia-smi`");
+    for (++i; i < lines.size() && lines[i].rfind("|", 0) == 0; ++i) {
+        const auto first = cells(lines[i]);
+        if (i + 1 >= lines.size() || lines[i + 1].rfind("|", 0) != 0 || first.size() < 3)
+            throw InputError(at(file, i), "the table is cut inside a GPU's rows (each GPU has a name row and a readings row)", "capture the whole output of `nvidia-smi`");
+        const auto name = words(first[0]), readings = words(cells(lines[i + 1])[0]);
+        const auto memory = words(cells(lines[i + 1]).at(1)), util = words(cells(lines[i + 1]).at(2));
+        if (name.size() < 3 || readings.size() < 5 || memory.size() < 3)
+            throw InputError(at(file, i), "not a GPU row of nvidia-smi's table: expected 'index name persistence' and 'fan temp perf power / cap'");
+        Gpu g;
+        std::string n;
+        for (std::size_t w = 1; w + 1 < name.size(); ++w) n += (w > 1 ? " " : "") + name[w];
+        g.name = n, g.driver_version = driver, g.cuda_version = cuda;
+        g.temperature_c = number(readings[1]), g.pstate = text(readings[2]);
+        g.power_draw_w = number(readings[3]), g.power_limit_w = number(readings[5 < readings.size() ? 5 : 4]);
+        g.memory_used_mib = number(memory[0]), g.memory_total_mib = number(memory[2]);
+        if (!util.empty()) g.utilization_gpu_pct = number(util[0]);
+        c.gpus.push_back(g);
+        for (i += 2; i < lines.size() && lines[i].rfind("|", 0) == 0 && lines[i].find("MiB") == std::string::npos &&
+                     words(cells(lines[i])[0]).size() < 3;
+             ++i) {}  // the MIG row
+        if (i >= lines.size() || lines[i].rfind("+", 0) != 0)
+            throw InputError(at(file, std::min(i, lines.size() - 1)), "the table is cut after a GPU's rows (no closing '+---' border)", "capture the whole output of `nvidia-smi`");
+        if (i + 1 < lines.size() && lines[i + 1].rfind("|", 0) != 0) break;
+    }
+    // Processes: rows after the second "|===" line; "No running processes found" lists none.
+    for (; i < lines.size() && lines[i].find("Processes:") == std::string::npos; ++i) {}
+    for (; i < lines.size() && lines[i].rfind("|==", 0) != 0; ++i) {}
+    if (i < lines.size()) {
+        for (auto& g : c.gpus) g.processes_listed = true;
+        for (++i; i < lines.size() && lines[i].rfind("|", 0) == 0; ++i) {
+            const auto w = words(cells(lines[i]).at(0));
+            if (w.size() < 7 || !number(w[0])) continue;  // "No running processes found"
+            const std::size_t gpu = static_cast<std::size_t>(*number(w[0]));
+            Process p{number(w[3]) ? std::optional<long long>(static_cast<long long>(*number(w[3]))) : std::nullopt, "", number(w.back())};
+            for (std::size_t k = 5; k + 1 < w.size(); ++k) p.name += (k > 5 ? " " : "") + w[k];
+            if (gpu < c.gpus.size()) c.gpus[gpu].processes.push_back(p);
+        }
+    }
+    return c;
+}
+
+// ---- -q -------------------------------------------------------------------------------------
+
+Capture parse_query(const std::vector<std::string>& lines, const std::filesystem::path& file) {
+    Capture c{Format::query, {}, {}, {}};
+    std::optional<std::string> driver, cuda;
+    std::vector<std::string> path;  // section and key names by level
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        if (trim(l).empty() || l.find("NVSMI LOG") != std::string::npos) continue;
+        const std::size_t indent = l.find_first_not_of(' '), level = indent / 4;
+        const auto colon = l.find(" : ");
+        const std::string key = trim(colon == std::string::npos ? l : l.substr(0, colon)), value = colon == std::string::npos ? "" : trim(l.substr(colon + 3));
+        if (level == 0 && key.rfind("GPU ", 0) == 0 && colon == std::string::npos) {
+            c.gpus.push_back({}), c.gpus.back().driver_version = driver, c.gpus.back().cuda_version = cuda;
+            path.clear();
+            continue;
+        }
+        path.resize(level);
+        path.push_back(key);
+        if (level == 0) {
+            if (key == "Driver Version") driver = text(value);
+            if (key == "CUDA Version") cuda = text(value);
+            continue;
+        }
+        if (c.gpus.empty()) throw InputError(at(file, i), "a GPU field before any 'GPU <bus id>' line: not nvidia-smi -q output, or cut at its top");
+        Gpu& g = c.gpus.back();
+        std::string p;
+        for (std::size_t k = 1; k < path.size(); ++k) p += (k > 1 ? "/" : "") + path[k];
+        if (p == "Product Name") g.name = text(value);
+        else if (p == "Performance State") g.pstate = text(value);
+        else if (p == "FB Memory Usage/Total") g.memory_total_mib = number(value);
+        else if (p == "FB Memory Usage/Used") g.memory_used_mib = number(value);
+        else if (p == "Utilization/GPU" || p == "Utilization/Gpu") g.utilization_gpu_pct = number(value);
+        else if (p == "Utilization/Memory") g.utilization_memory_pct = number(value);
+        else if (p == "Temperature/GPU Current Temp") g.temperature_c = number(value);
+        else if (p == "GPU Power Readings/Average Power Draw") g.power_draw_average_w = number(value);
+        else if (p == "GPU Power Readings/Instantaneous Power Draw") g.power_draw_instant_w = number(value);
+        else if (p == "GPU Power Readings/Power Draw" || p == "Power Readings/Power Draw") g.power_draw_w = number(value);
+        else if (p == "GPU Power Readings/Current Power Limit" || p == "Power Readings/Power Limit" || p == "Power Readings/Current Power Limit")
+            g.power_limit_w = number(value);
+        else if (p == "Clocks/SM") g.sm_clock_mhz = number(value);
+        else if (p == "Clocks/Memory") g.memory_clock_mhz = number(value);
+        else if (p == "Processes") g.processes_listed = true;
+        else if (p == "Processes/Process ID") g.processes.push_back({number(value) ? std::optional<long long>(static_cast<long long>(*number(value))) : std::nullopt, "", {}});
+        else if (p == "Processes/Process ID/Name" && !g.processes.empty()) g.processes.back().name = value;
+        else if (p == "Processes/Process ID/Used GPU Memory" && !g.processes.empty()) g.processes.back().used_mib = number(value);
+    }
+    if (c.gpus.empty()) throw InputError(file.string(), "nvidia-smi -q output with no 'GPU <bus id>' section", "capture the whole output of `nvidia-smi -q`");
+    // Newer drivers report an average and an instantaneous draw; "power draw" (the table's and
+    // the CSV's power.draw) is the average.
+    for (auto& g : c.gpus)
+        if (!g.power_draw_w) g.power_draw_w = g.power_draw_average_w;
+    return c;
+}
+
+// ---- --query-gpu CSV ------------------------------------------------------------------------
+
+std::vector<std::string> csv_fields(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char ch : line) {
+        if (ch == ',') out.push_back(trim(cur)), cur.clear();
+        else cur += ch;
+    }
+    out.push_back(trim(cur));
+    return out;
+}
+// "power.draw [W]" -> "power.draw"; nvidia-smi's aliases to one name.
+std::string field_name(const std::string& header) {
+    std::string f = trim(header.substr(0, header.find(" [")));
+    static const std::map<std::string, std::string> alias = {{"clocks.current.sm", "clocks.sm"}, {"clocks.current.memory", "clocks.mem"},
+                                                             {"gpu_name", "name"}, {"temperature.gpu", "temperature.gpu"}};
+    auto a = alias.find(f);
+    return a == alias.end() ? f : a->second;
+}
+// A header cell: a field name (letters, digits, '_' and '.', not starting with a digit), with
+// its unit in brackets unless captured with 'nounits'. No value of a GPU line looks like that
+// (numbers start with a digit; names, N/A and dates hold spaces or '/').
+bool is_field_name(const std::string& f) {
+    return !f.empty() && std::isalpha(static_cast<unsigned char>(f[0])) &&
+           std::all_of(f.begin(), f.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_'; });
+}
+
+Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::path& file, const std::vector<std::string>& columns) {
+    Capture c{Format::csv, {}, {}, {}};
+    std::size_t i = 0;
+    while (i < lines.size() && trim(lines[i]).empty()) ++i;
+    std::vector<std::string> names;
+    const auto first = csv_fields(lines[i]);
+    if (std::all_of(first.begin(), first.end(), [](const std::string& f) { return is_field_name(field_name(f)); })) {
+        for (const auto& f : first) names.push_back(field_name(f));
+        ++i;
+    } else if (!columns.empty()) {
+        for (const auto& f : columns) names.push_back(field_name(f));
+    } else {
+        throw InputError(at(file, i), "a --query-gpu CSV without a header line: its columns are unnamed",
+                         "name them with --columns (the list given to --query-gpu), or capture without 'noheader'");
+    }
+    for (; i < lines.size(); ++i) {
+        if (trim(lines[i]).empty()) continue;
+        const auto v = csv_fields(lines[i]);
+        if (v.size() != names.size())
+            throw InputError(at(file, i), fmt::format("{} values where the header names {} columns (a line cut short, or another query's header)", v.size(), names.size()));
+        std::map<std::string, std::string> f;
+        for (std::size_t k = 0; k < names.size(); ++k) f[names[k]] = v[k];
+        auto get = [&](const char* k) { return f.count(k) ? f[k] : std::string(); };
+        Gpu g;
+        g.name = text(get("name")), g.driver_version = text(get("driver_version")), g.pstate = text(get("pstate"));
+        g.temperature_c = number(get("temperature.gpu"));
+        g.power_draw_w = number(get("power.draw")), g.power_draw_average_w = number(get("power.draw.average")), g.power_draw_instant_w = number(get("power.draw.instant"));
+        g.power_limit_w = number(get("power.limit"));
+        if (!g.power_limit_w) g.power_limit_w = number(get("enforced.power.limit"));
+        g.memory_used_mib = number(get("memory.used")), g.memory_total_mib = number(get("memory.total"));
+        g.utilization_gpu_pct = number(get("utilization.gpu")), g.utilization_memory_pct = number(get("utilization.memory"));
+        g.sm_clock_mhz = number(get("clocks.sm")), g.memory_clock_mhz = number(get("clocks.mem"));
+        c.gpus.push_back(g);
+    }
+    if (c.gpus.empty()) throw InputError(file.string(), "a --query-gpu CSV with a header and no GPU line", "capture it again: each GPU writes one line");
+    return c;
+}
+
+// ---- dmon -----------------------------------------------------------------------------------
+
+Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem::path& file) {
+    Capture c{Format::dmon, {}, {}, {}};
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string t = trim(lines[i]);
+        if (t.empty()) continue;
+        if (t[0] == '#') {
+            auto w = words(t.substr(1));
+            if (names.empty()) names = w;
+            else if (c.units.empty()) c.units = w;
+            continue;
+        }
+        const auto w = words(t);
+        if (names.empty()) throw InputError(at(file, i), "a dmon sample before the '# gpu ...' header line");
+        if (w.size() != names.size())
+            throw InputError(at(file, i), fmt::format("{} values where the header names {} columns (a line cut short?)", w.size(), names.size()));
+        Sample s;
+        for (std::size_t k = 0; k < w.size(); ++k) s.columns.push_back({names[k], number(w[k])});
+        c.samples.push_back(s);
+    }
+    if (c.samples.empty()) throw InputError(file.string(), "dmon output with no sample lines", "capture with `nvidia-smi dmon -c N`");
+    return c;
+}
+
+}  // namespace
+
+Capture parse(const std::string& text_in, const std::filesystem::path& file, const std::vector<std::string>& csv_columns) {
+    const auto lines = lines_of(text_in);
+    std::string first;
+    for (const auto& l : lines)
+        if (!trim(l).empty()) { first = trim(l); break; }
+    if (text_in.find("NVSMI LOG") != std::string::npos) return parse_query(lines, file);
+    if (text_in.find("NVIDIA-SMI ") != std::string::npos && text_in.find("+--") != std::string::npos) return parse_table(lines, file);
+    if (first.rfind("# gpu", 0) == 0 || first.rfind("#gpu", 0) == 0) return parse_dmon(lines, file);
+    if (std::count(first.begin(), first.end(), ',') >= 1 && first.find('|') == std::string::npos) return parse_csv(lines, file, csv_columns);
+    throw InputError(file.string(), "not an nvidia-smi capture: expected its default table (an 'NVIDIA-SMI' header), -q output "
+                                    "('==NVSMI LOG=='), a --query-gpu CSV (comma-separated values) or dmon output (a '# gpu' header)",
+                     "pass the file nvidia-smi wrote, unedited");
+}
+
+std::vector<std::string> explain(const Capture& c) {
+    std::vector<std::string> out;
+    auto pct = [](double v) { return fmt::format("{:g}%", v); };
+    for (std::size_t i = 0; i < c.gpus.size(); ++i) {
+        const Gpu& g = c.gpus[i];
+        const std::string who = fmt::format("GPU {} ({})", i, g.name.value_or("unnamed"));
+        if (g.utilization_gpu_pct) {
+            const double u = *g.utilization_gpu_pct;
+            out.push_back(u > 0 ? fmt::format("{}: GPU-Util {}: a kernel was running during {} of the sample period. It does not say how many "
+                                              "SMs were busy, nor how close any of them came to a roof: one block on one SM reads 100%.",
+                                              who, pct(u), u >= 99.5 ? "the whole" : pct(u))
+                                : who + ": GPU-Util 0%: no kernel ran during the sample period.");
+        }
+        if (g.utilization_memory_pct)
+            out.push_back(fmt::format("{}: memory utilisation {}: the fraction of the period the memory controller was busy reading or writing, "
+                                      "not the fraction of peak bandwidth in use.", who, pct(*g.utilization_memory_pct)));
+        if (g.memory_used_mib && g.memory_total_mib)
+            out.push_back(fmt::format("{}: {:g} MiB of {:g} MiB in use ({:.0f}%): allocated, not necessarily touched; the driver's own reservation "
+                                      "is part of it.", who, *g.memory_used_mib, *g.memory_total_mib, 100 * *g.memory_used_mib / *g.memory_total_mib));
+        if (g.power_draw_w && g.power_limit_w)
+            out.push_back(fmt::format("{}: drawing {:g} W of a {:g} W limit ({:.0f}%){}.", who, *g.power_draw_w, *g.power_limit_w,
+                                      100 * *g.power_draw_w / *g.power_limit_w,
+                                      g.power_draw_instant_w ? fmt::format("; {:g} W at the instant of the reading, the figure above being an average",
+                                                                           *g.power_draw_instant_w)
+                                                             : ""));
+        if (g.pstate) out.push_back(fmt::format("{}: performance state {} ({}).", who, *g.pstate, *g.pstate == "P0" ? "the highest" : "P0 is the highest; larger numbers save power"));
+        if (g.utilization_gpu_pct && *g.utilization_gpu_pct >= 99.5 && g.memory_used_mib && *g.memory_used_mib == 0)
+            out.push_back(who + ": busy with no memory allocated in this context: another context (or MIG instance, or VM) may be running the work.");
+        if (g.processes_listed)
+            out.push_back(g.processes.empty() ? who + ": no processes listed (in a container or VM, other processes may be invisible)."
+                                              : fmt::format("{}: {} process(es) listed.", who, g.processes.size()));
+    }
+    if (c.format == Format::dmon) {
+        std::map<std::string, std::pair<double, int>> mean;
+        for (const auto& s : c.samples)
+            for (const auto& [k, v] : s.columns)
+                if (v) mean[k].first += *v, ++mean[k].second;
+        auto avg = [&](const char* k) { return mean.count(k) && mean[k].second ? std::optional<double>(mean[k].first / mean[k].second) : std::nullopt; };
+        out.push_back(fmt::format("{} samples (one a second by default).", c.samples.size()));
+        if (auto sm = avg("sm")) out.push_back(fmt::format("sm {:.0f}% on average: the share of each period some kernel was running, as GPU-Util; not the share of SMs.", *sm));
+        if (auto mem = avg("mem")) out.push_back(fmt::format("mem {:.0f}% on average: memory controller busy time, not bandwidth.", *mem));
+        if (auto pwr = avg("pwr")) out.push_back(fmt::format("pwr {:.0f} W on average.", *pwr));
+    }
+    return out;
+}
+
+}  // namespace lab::smi

@@ -1,0 +1,53 @@
+// `lab smi` as a user meets it: the --json keys of the contract (issue 14), null for what a
+// format does not hold, and a broken file exiting 2 with the line named and nothing on stdout.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using Catch::Matchers::Contains;
+using lab_test::run_lab;
+
+TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]") {
+    const auto dir = lab_test::source_root() / "tests/fixtures/nvidia-smi";
+    for (const char* f : {"h100_load_table.txt", "h100_load_q.txt", "h100_load_query_gpu.csv", "l40s_idle_table.txt"}) {
+        INFO(f);
+        auto r = run_lab({"smi", (dir / f).string(), "--json"});
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto j = nlohmann::json::parse(r.out);
+        REQUIRE(j["gpus"].size() == 1);
+        for (const char* k : {"name", "driver_version", "cuda_version", "pstate", "temperature_c", "power_draw_w", "power_limit_w",
+                              "power_draw_average_w", "power_draw_instant_w", "memory_used_mib", "memory_total_mib", "utilization_gpu_pct",
+                              "utilization_memory_pct", "sm_clock_mhz", "memory_clock_mhz", "processes"})
+            CHECK(j["gpus"][0].contains(k));
+        CHECK(j["explanation"].size() > 2);
+    }
+    const auto table = nlohmann::json::parse(run_lab({"smi", (dir / "h100_load_table.txt").string(), "--json"}).out);
+    CHECK(table["gpus"][0]["sm_clock_mhz"].is_null());  // the table does not show clocks
+    CHECK(table["gpus"][0]["processes"][2]["pid"] == 11345);
+    const auto dmon = nlohmann::json::parse(run_lab({"smi", (dir / "l40s_load_dmon.txt").string(), "--json"}).out);
+    CHECK(dmon["format"] == "dmon");
+    CHECK(dmon["samples"].size() == 5);
+    CHECK(dmon["samples"][0]["enc"] == 67);
+    CHECK(dmon["samples"][0]["mtemp"].is_null());
+    auto plain = run_lab({"smi", (dir / "h100_load_q.txt").string()});
+    CHECK_THAT(plain.out, Contains("GPU-Util 100%"));
+    CHECK_THAT(plain.out, Contains("how many SMs"));
+}
+
+TEST_CASE("lab smi refuses a cut or foreign file with exit 2 and the line", "[smi]") {
+    lab_test::TempDir d;
+    const std::string table = lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_load_table.txt");
+    lab_test::write_file(d / "cut.txt", table.substr(0, table.find("| N/A   59C")));
+    auto r = run_lab({"smi", (d / "cut.txt").string(), "--json"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains("cut.txt:9"));
+    lab_test::write_file(d / "notes.txt", "my GPU was busy today\n");
+    r = run_lab({"smi", (d / "notes.txt").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("not an nvidia-smi capture"));
+    CHECK(run_lab({"smi", (d / "missing.txt").string()}).exit_code == 2);
+}

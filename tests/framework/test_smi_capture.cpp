@@ -1,0 +1,131 @@
+// nvidia-smi captures read back (framework/src/smi_capture.hpp), on real captures: every format
+// of both GPUs, the same GPU's figures agreeing across formats, absent fields absent (not 0), and
+// each broken variant (derived here, in memory) refused with the line where it broke.
+#include <catch2/catch.hpp>
+
+#include "errors.hpp"
+#include "smi_capture.hpp"
+#include "test_support.hpp"
+
+using namespace lab;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::filesystem::path capture(const std::string& name) { return lab_test::source_root() / "tests/fixtures/nvidia-smi" / name; }
+smi::Capture read(const std::string& name, const std::vector<std::string>& columns = {}) {
+    return smi::parse(lab_test::read_file(capture(name)), capture(name), columns);
+}
+std::string refusal(const std::string& text, const std::vector<std::string>& columns = {}) {
+    try {
+        smi::parse(text, "cut.txt", columns);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("every format of the H100 under load says the same about the same GPU", "[smi]") {
+    const auto table = read("h100_load_table.txt"), q = read("h100_load_q.txt"), csv = read("h100_load_query_gpu.csv");
+    CHECK(table.format == smi::Format::table);
+    CHECK(q.format == smi::Format::query);
+    CHECK(csv.format == smi::Format::csv);
+    for (const auto* c : {&table, &q, &csv}) {
+        INFO(smi::to_string(c->format));
+        REQUIRE(c->gpus.size() == 1);
+        const smi::Gpu& g = c->gpus[0];
+        CHECK(*g.name == "NVIDIA H100 80GB HBM3");
+        CHECK(*g.driver_version == "590.48.01");
+        CHECK(*g.pstate == "P0");
+        CHECK(*g.temperature_c == 59);
+        CHECK(*g.memory_used_mib == 19818);
+        CHECK(*g.memory_total_mib == 81559);
+        CHECK(*g.utilization_gpu_pct == 100);
+        CHECK(*g.power_limit_w == 700);
+        CHECK(*g.power_draw_w == Approx(630).margin(3));  // each format sampled a moment apart
+    }
+    // What each format holds and the others do not: absent, never 0.
+    CHECK(*table.gpus[0].cuda_version == "13.1");
+    CHECK_FALSE(csv.gpus[0].cuda_version);
+    CHECK_FALSE(table.gpus[0].sm_clock_mhz);
+    CHECK_FALSE(table.gpus[0].utilization_memory_pct);
+    CHECK_FALSE(table.gpus[0].power_draw_instant_w);
+    CHECK(*q.gpus[0].sm_clock_mhz == 1980);
+    CHECK(*q.gpus[0].memory_clock_mhz == 2619);
+    CHECK(*q.gpus[0].utilization_memory_pct == 11);
+    CHECK(*q.gpus[0].power_draw_average_w == 629.45);
+    CHECK(*q.gpus[0].power_draw_instant_w == 588.39);
+    CHECK(*q.gpus[0].power_draw_w == 629.45);  // "power draw" is the average
+    CHECK(*csv.gpus[0].power_draw_instant_w == 625.68);
+    CHECK(*csv.gpus[0].sm_clock_mhz == 1980);
+    // Processes: the table and -q list the same three; a CSV of GPU fields lists none.
+    for (const auto* c : {&table, &q}) {
+        REQUIRE(c->gpus[0].processes.size() == 3);
+        CHECK(*c->gpus[0].processes[2].pid == 11345);
+        CHECK(c->gpus[0].processes[2].name == "./gpu_burn");
+        CHECK(*c->gpus[0].processes[2].used_mib == 15690);
+    }
+    CHECK_FALSE(csv.gpus[0].processes_listed);
+}
+
+TEST_CASE("the L40S captures, idle and loaded, and dmon's columns by their own names", "[smi]") {
+    const auto idle = read("l40s_idle_table.txt"), loaded = read("l40s_load_q.txt");
+    CHECK(*idle.gpus[0].name == "NVIDIA L40S");
+    CHECK(*idle.gpus[0].cuda_version == "13.2");
+    CHECK(idle.gpus[0].processes_listed);
+    CHECK(idle.gpus[0].processes.empty());  // "No running processes found"
+    CHECK(*loaded.gpus[0].utilization_gpu_pct == 9);
+    REQUIRE(loaded.gpus[0].processes.size() == 2);
+    CHECK(loaded.gpus[0].processes[0].name == "ffmpeg");
+
+    for (const char* f : {"h100_idle_dmon.txt", "h100_load_dmon.txt", "l40s_idle_dmon.txt", "l40s_load_dmon.txt"}) {
+        INFO(f);
+        const auto d = read(f);
+        CHECK(d.format == smi::Format::dmon);
+        CHECK(d.gpus.empty());
+        REQUIRE(d.samples.size() == 5);
+        REQUIRE(d.samples[0].columns.size() == 12);
+        CHECK(d.samples[0].columns[1].first == "pwr");
+        CHECK(d.samples[0].columns[4].first == "sm");
+        CHECK(d.units.at(1) == "W");
+    }
+    const auto l40s = read("l40s_idle_dmon.txt");
+    CHECK_FALSE(l40s.samples[0].columns[3].second);  // mtemp "-": absent on an L40S
+    CHECK(*read("h100_load_dmon.txt").samples[0].columns[4].second == 100);
+    // Every capture parses, and its explanation says what GPU-Util is not.
+    for (const char* f : {"h100_idle_table.txt", "h100_idle_q.txt", "h100_idle_query_gpu.csv", "l40s_idle_q.txt",
+                          "l40s_idle_query_gpu.csv", "l40s_load_table.txt", "l40s_load_query_gpu.csv"}) {
+        INFO(f);
+        const auto c = read(f);
+        REQUIRE(c.gpus.size() == 1);
+        CHECK(c.gpus[0].utilization_gpu_pct);
+    }
+    bool says = false;
+    for (const auto& line : smi::explain(read("h100_load_table.txt"))) says = says || line.find("how many SMs") != std::string::npos;
+    CHECK(says);
+}
+
+TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused where they break", "[smi]") {
+    const std::string table = lab_test::read_file(capture("h100_load_table.txt"));
+    const auto cut_at = [&](const std::string& marker) { return table.substr(0, table.find(marker)); };
+    CHECK_THAT(refusal(cut_at("| N/A   59C")), Contains("cut inside a GPU's rows"));
+    CHECK_THAT(refusal(cut_at("| N/A   59C")), Contains("cut.txt:9"));
+    CHECK_THAT(refusal(cut_at("|                                         |                        |             Disabled")),
+               Contains("cut after a GPU's rows"));
+    CHECK_THAT(refusal("hello world, 42\n"), Contains("without a header"));
+    CHECK_THAT(refusal("name, pstate\n"), Contains("no GPU line"));
+    CHECK_THAT(refusal("just some text\n"), Contains("not an nvidia-smi capture"));
+    const std::string dmon = lab_test::read_file(capture("h100_load_dmon.txt"));
+    CHECK_THAT(refusal(dmon.substr(0, dmon.size() - 20)), Contains("cut short"));
+
+    // Headerless: its columns named on the command line, as given to --query-gpu.
+    const std::string csv = "NVIDIA H100 80GB HBM3, P0, 100 %, 19818 MiB\n";
+    CHECK_THAT(refusal(csv), Contains("--columns"));
+    const auto c = smi::parse(csv, "h.csv", {"name", "pstate", "utilization.gpu", "memory.used"});
+    CHECK(*c.gpus[0].utilization_gpu_pct == 100);
+    CHECK(*c.gpus[0].memory_used_mib == 19818);
+    CHECK_FALSE(c.gpus[0].memory_total_mib);
+    CHECK_THAT(refusal(csv + "NVIDIA H100, P0\n", {"name", "pstate", "utilization.gpu", "memory.used"}), Contains("cut short"));
+}
