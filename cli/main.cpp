@@ -32,6 +32,7 @@ const char* kUsage =
     "        [--device-spec NAME] [--memory SIZE] [--json]   parameters, bytes and FLOPs of a transformer\n"
     "  checkpoint FILE|DIR [--device-spec NAME] [--largest N] [--json]   what a safetensors checkpoint holds\n"
     "  smi FILE [--columns LIST] [--json]   what an nvidia-smi capture (table, -q, CSV, dmon) says, and does not\n"
+    "  trace TRACE.json[.gz] [--device-spec NAME] [--top N] [--json]   a profiler trace (Kineto or lab's) summarised\n"
     "\n"
     "`lab COMMAND --help` describes a command. Exit codes: 0 ok, 1 a check failed, 2 bad usage or\n"
     "input, 3 the device or a plugin failed.\n";
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
         {"calibrate", cli::cmd_calibrate}, {"run", cli::cmd_run}, {"show", cli::cmd_show},
         {"answers", cli::cmd_answers}, {"submit", cli::cmd_submit}, {"grade", cli::cmd_grade},
         {"check-spec", cli::cmd_check_spec}, {"validate", cli::cmd_validate}, {"check", cli::cmd_check},
-        {"new", cli::cmd_new},         {"model", cli::cmd_model}, {"checkpoint", cli::cmd_checkpoint}, {"smi", cli::cmd_smi},
+        {"new", cli::cmd_new},         {"model", cli::cmd_model}, {"checkpoint", cli::cmd_checkpoint}, {"smi", cli::cmd_smi}, {"trace", cli::cmd_trace},
         {"__child", cli::cmd_child},
     };
     auto it = commands.find(args[0]);

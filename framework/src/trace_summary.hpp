@@ -1,0 +1,66 @@
+// A profiler trace read back and summarised: PyTorch's Kineto traces (.json or .json.gz, from
+// NVIDIA or AMD GPUs) and lab's own Chrome traces (`lab run --trace`). The file is parsed as a
+// stream, one event at a time, into compact records: the text is held once, never a DOM of it.
+//
+// Definitions (docs/trace.md): GPU events are kernels, memcpys and memsets; span = last GPU event
+// end - first GPU event start; busy = the length of the union of GPU event intervals over all
+// streams; idle = span - busy; launch latency = the median of (kernel start - start of the
+// runtime/driver call with the same correlation id); syncs count cuda_sync events (lab: "sync").
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lab::trace {
+
+struct KernelStats {
+    std::string name;  // whole
+    std::uint64_t count = 0;
+    double total_us = 0;
+};
+
+struct CopyStats {
+    std::uint64_t count = 0;
+    double bytes = 0, total_us = 0;
+};
+
+// One hardware-counter range (Kineto's cuda_profiler_range): FLOP from instruction counts (an FMA
+// is 2 FLOP; a packed half2 instruction is counted once, as the counters count it).
+struct CounterRange {
+    std::string name;
+    double dur_us = 0;
+    double flop_fp32 = 0, flop_fp64 = 0, flop_fp16 = 0;
+    std::optional<double> dram_bytes;  // when the counters include DRAM reads and writes
+};
+
+struct Summary {
+    std::string format;       // "kineto" | "lab"
+    std::string device_name;  // "" when the trace does not say
+    std::optional<int> sms;
+    std::uint64_t events = 0;  // every complete ("X") event read
+    double span_us = 0, gpu_busy_us = 0;
+    std::uint64_t kernel_count = 0;
+    double kernel_total_us = 0;
+    std::vector<KernelStats> kernels;  // by total time, largest first
+    CopyStats memcpy;
+    std::map<std::string, CopyStats> memcpy_by_kind;  // HtoD, DtoH, DtoD, ...
+    std::uint64_t memset_count = 0;
+    std::uint64_t sync_count = 0;
+    std::map<std::string, std::uint64_t> syncs_by_kind;
+    std::optional<double> launch_latency_us;  // none when no kernel's launch call is in the trace
+    std::uint64_t launches_matched = 0;
+    std::vector<CounterRange> counter_ranges;
+    double gpu_idle_us() const { return span_us - gpu_busy_us; }
+    double idle_fraction() const { return span_us > 0 ? gpu_idle_us() / span_us : 0; }
+};
+
+// Reads and summarises `file` (gzip when it starts with gzip's magic bytes). Throws InputError
+// for a truncated .gz, text that is not JSON (with the byte offset where it broke), or JSON that
+// is neither a Kineto nor a Chrome trace.
+Summary read(const std::filesystem::path& file);
+
+}  // namespace lab::trace

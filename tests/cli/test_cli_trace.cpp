@@ -1,0 +1,42 @@
+// `lab trace` as a user meets it: the --json keys of the contract (issue 14), whole kernel names in
+// JSON, and a broken trace exiting 2 with nothing on stdout.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using Catch::Matchers::Contains;
+using lab_test::run_lab;
+
+TEST_CASE("lab trace --json gives the contract's keys", "[trace]") {
+    const auto file = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto r = run_lab({"trace", file.string(), "--json"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["device"]["name"] == "NVIDIA A100-PG509-200");
+    CHECK(j["device"]["sms"] == 108);
+    for (const char* k : {"span_us", "gpu_busy_us", "gpu_idle_us", "idle_fraction", "launch_latency_us"}) CHECK(j[k].is_number());
+    CHECK(j["kernels"]["count"] == 79);
+    CHECK(j["kernels"]["top"][0]["total_us"] >= j["kernels"]["top"][1]["total_us"]);
+    for (const char* k : {"name", "count", "total_us", "mean_us"}) CHECK(j["kernels"]["top"][0].contains(k));
+    CHECK(j["memcpy"]["count"] == 16);
+    CHECK(j["memcpy"]["by_kind"]["HtoD"]["count"] == 16);
+    CHECK(j["memset"]["count"] == 3);
+    CHECK(j["syncs"]["count"] == 41);
+    bool long_name = false;  // whole in JSON; shortened only in the table
+    for (const auto& k : j["kernels"]["top"]) long_name = long_name || k["name"].get<std::string>().size() > 100;
+    CHECK(long_name);
+    auto plain = run_lab({"trace", file.string()});
+    CHECK_THAT(plain.out, Contains("idle"));
+}
+
+TEST_CASE("lab trace refuses a broken trace with exit 2", "[trace]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "x.json", "{\"traceEvents\": [{\"ph\": \"X\", ");
+    auto r = run_lab({"trace", (d / "x.json").string(), "--json"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains("byte"));
+}

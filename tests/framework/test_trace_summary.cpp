@@ -1,0 +1,112 @@
+// Profiler traces summarised (framework/src/trace_summary.hpp): the real A100 traces' counts as
+// their README states them, every definition checked exactly on small traces written here, lab's
+// own Chrome traces read back, and broken files refused with where they broke.
+#include <catch2/catch.hpp>
+
+#include "chrome_trace.hpp"
+#include "errors.hpp"
+#include "gzip.hpp"
+#include "test_support.hpp"
+#include "trace_summary.hpp"
+
+using namespace lab;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::filesystem::path fixture(const std::string& name) { return lab_test::source_root() / "tests/fixtures/traces" / name; }
+std::string refusal(const std::filesystem::path& p) {
+    try {
+        trace::read(p);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("the A100 traces hold what their README says", "[trace_summary]") {
+    const auto add = trace::read(fixture("a100_simple_add.json.gz"));
+    CHECK(add.format == "kineto");
+    CHECK(add.device_name == "NVIDIA A100-PG509-200");
+    CHECK(*add.sms == 108);
+    CHECK(add.kernel_count == 79);
+    CHECK(add.memcpy.count == 16);
+    CHECK(add.memset_count == 3);
+    CHECK(add.sync_count == 41);
+    CHECK(add.launches_matched == 79);  // every kernel's launch call is in the trace
+    CHECK(add.memcpy_by_kind.at("HtoD").count == 16);
+    CHECK(add.gpu_busy_us <= add.span_us);
+    CHECK(add.gpu_busy_us >= add.kernel_total_us * 0.999 - 1e-9);  // at least the kernels' own time (one stream here)
+    for (std::size_t i = 1; i < add.kernels.size(); ++i) CHECK(add.kernels[i - 1].total_us >= add.kernels[i].total_us);
+
+    const auto sync = trace::read(fixture("a100_event_sync.json.gz"));
+    CHECK(sync.kernel_count == 4);
+    CHECK(sync.syncs_by_kind.at("Event Sync") == 2);
+    CHECK(sync.memcpy.count == 1);
+
+    const auto triton = trace::read(fixture("a100_triton_kernel.json.gz"));
+    CHECK(triton.kernel_count == 1);
+    CHECK(triton.launches_matched == 1);  // launched through the driver API (cuda_driver)
+    CHECK(triton.kernels[0].name == "triton_poi_fused_add_cos_sin_0");
+
+    const auto counters = trace::read(fixture("a100_cupti_counters.json.gz"));
+    REQUIRE(counters.counter_ranges.size() == 77);
+    const auto& r = counters.counter_ranges[0];
+    CHECK(r.flop_fp32 == 2.0 * 38731776);  // FFMA count x 2
+    CHECK(r.flop_fp16 == 2.0 * 4866048);
+    CHECK(r.flop_fp64 == 0);
+    CHECK_FALSE(r.dram_bytes);  // these counters hold no DRAM bytes: no AI
+}
+
+TEST_CASE("span, busy, idle and launch latency follow their definitions exactly", "[trace_summary]") {
+    lab_test::TempDir d;
+    // Two streams: kernels [10, 20) and [15, 30) overlap; a copy [40, 45); idle 30..40.
+    // Launch calls at 5 and 12 (correlations 1 and 2): latencies 5 and 3; median 4.
+    lab_test::write_file(d / "t.json", R"J({"deviceProperties": [{"name": "Test GPU", "numSms": 4}], "traceEvents": [
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 5, "dur": 2, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 12, "dur": 2, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "kernel", "name": "a", "ts": 10, "dur": 10, "args": {"correlation": 1, "stream": 7}},
+      {"ph": "X", "cat": "kernel", "name": "b", "ts": 15, "dur": 15, "args": {"correlation": 2, "stream": 8}},
+      {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "ts": 40, "dur": 5, "args": {"bytes": 4096}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "ts": 46, "dur": 1, "args": {"cuda_sync_kind": "Stream Sync"}},
+      {"ph": "s", "cat": "ac2g", "id": 1, "ts": 5}, {"ph": "i", "name": "marker", "ts": 1}]})J");
+    const auto s = trace::read(d / "t.json");
+    CHECK(s.device_name == "Test GPU");
+    CHECK(s.span_us == 35);      // 45 - 10
+    CHECK(s.gpu_busy_us == 25);  // [10, 30) and [40, 45)
+    CHECK(s.gpu_idle_us() == 10);
+    CHECK(s.idle_fraction() == Approx(10.0 / 35));
+    CHECK(*s.launch_latency_us == 4);
+    CHECK(s.kernels[0].name == "b");  // 15 us before 10 us
+    CHECK(s.memcpy_by_kind.at("DtoH").bytes == 4096);
+    CHECK(s.sync_count == 1);
+    CHECK(s.events == 6);  // complete events only
+
+    // lab's own trace (`lab run --trace`), written by chrome_trace, read back the same way.
+    std::vector<TraceEvent> ev = {{"cudaLaunchKernel", "runtime", 1e-6, 1e-6, 0, true, {{"correlation", "9"}}},
+                                  {"triad", "kernel", 3e-6, 4e-6, 1, false, {{"correlation", "9"}}},
+                                  {"memcpy HtoD", "memcpy", 10e-6, 2e-6, 1, false, {{"bytes", "1024"}}}};
+    lab_test::write_file(d / "lab.json.gz", gzip_compress(chrome_trace(ev, {"Test CPU", "cpu", "02.05", 0}).dump()));
+    const auto l = trace::read(d / "lab.json.gz");
+    CHECK(l.format == "lab");
+    CHECK(l.device_name == "Test CPU");
+    CHECK(l.kernel_count == 1);
+    CHECK(*l.launch_latency_us == Approx(2));
+    CHECK(l.memcpy_by_kind.at("HtoD").bytes == 1024);
+    CHECK(l.span_us == Approx(9));
+}
+
+TEST_CASE("a truncated .gz, a cut JSON and a JSON that is no trace are refused", "[trace_summary]") {
+    lab_test::TempDir d;
+    const std::string gz = lab_test::read_file(fixture("a100_event_sync.json.gz"));
+    lab_test::write_file(d / "cut.json.gz", gz.substr(0, gz.size() / 2));
+    CHECK_THAT(refusal(d / "cut.json.gz"), Contains("does not decompress"));
+    const std::string text = gzip_decompress(gz);
+    lab_test::write_file(d / "cut.json", text.substr(0, 1000));
+    CHECK_THAT(refusal(d / "cut.json"), Contains("cut.json: byte"));
+    lab_test::write_file(d / "config.json", R"({"hidden_size": 4096})");
+    CHECK_THAT(refusal(d / "config.json"), Contains("not a trace"));
+    CHECK_THAT(refusal(d / "missing.json"), Contains("cannot be read"));
+}
