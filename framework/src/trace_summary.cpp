@@ -20,19 +20,10 @@ namespace {
 
 using json = nlohmann::json;
 
-std::optional<double> num(const json& j) {
-    if (j.is_number()) return j.get<double>();
-    if (j.is_string()) {
-        const std::string& s = j.get_ref<const std::string&>();
-        char* end = nullptr;
-        const double v = std::strtod(s.c_str(), &end);
-        if (end != s.c_str()) return v;
-    }
-    return std::nullopt;
-}
-std::optional<double> arg(const json& args, const char* key) {
-    auto it = args.find(key);
-    return it == args.end() ? std::nullopt : num(*it);
+std::optional<double> num(const std::string& t) {
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    return end == t.c_str() ? std::nullopt : std::optional<double>(v);
 }
 // "Memcpy HtoD (Pageable -> Device)", "memcpy DtoH": the direction token.
 std::string copy_kind(const std::string& name) {
@@ -43,6 +34,14 @@ std::string copy_kind(const std::string& name) {
     return "other";
 }
 
+// One complete event, as much of it as the summary reads.
+struct Ev {
+    std::string ph, cat, name, sync_kind;
+    double ts = 0, dur = 0;
+    std::optional<double> correlation, bytes;
+    std::vector<std::pair<std::string, double>> counters;  // CUPTI metric values (smsp__*, dram__*)
+};
+
 struct Reader {
     Summary s;
     std::unordered_map<std::string, std::size_t> kernel_index;
@@ -51,24 +50,26 @@ struct Reader {
     std::vector<std::pair<double, double>> gpu;               // GPU event intervals
     bool saw_events = false, lab_format = false;
 
-    void event(const json& e) {
-        if (e.value("ph", "") != "X") return;
+    void event(const Ev& e) {
+        if (e.ph != "X") return;
         ++s.events;
-        const std::string cat = e.value("cat", ""), name = e.value("name", "");
-        const double ts = num(e.value("ts", json())).value_or(0), dur = std::max(0.0, num(e.value("dur", json())).value_or(0));
-        static const json none = json::object();
-        const json& args = e.contains("args") && e["args"].is_object() ? e["args"] : none;
-        const std::optional<double> corr = arg(args, "correlation");
+        const std::string& cat = e.cat;
+        const double ts = e.ts, dur = std::max(0.0, e.dur);
+        auto counter = [&](const std::string& key) -> std::optional<double> {
+            for (const auto& [k, v] : e.counters)
+                if (k == key) return v;
+            return std::nullopt;
+        };
         if (cat == "kernel") {
-            auto [it, fresh] = kernel_index.emplace(name, s.kernels.size());
-            if (fresh) s.kernels.push_back({name, 0, 0});
+            auto [it, fresh] = kernel_index.emplace(e.name, s.kernels.size());
+            if (fresh) s.kernels.push_back({e.name, 0, 0});
             ++s.kernels[it->second].count, s.kernels[it->second].total_us += dur;
             ++s.kernel_count, s.kernel_total_us += dur;
             gpu.push_back({ts, ts + dur});
-            if (corr) kernel_start.push_back({static_cast<long long>(*corr), ts});
+            if (e.correlation) kernel_start.push_back({static_cast<long long>(*e.correlation), ts});
         } else if (cat == "gpu_memcpy" || cat == "memcpy") {
-            const double bytes = arg(args, "bytes").value_or(0);
-            CopyStats& k = s.memcpy_by_kind[copy_kind(name)];
+            const double bytes = e.bytes.value_or(0);
+            CopyStats& k = s.memcpy_by_kind[copy_kind(e.name)];
             ++k.count, k.bytes += bytes, k.total_us += dur;
             ++s.memcpy.count, s.memcpy.bytes += bytes, s.memcpy.total_us += dur;
             gpu.push_back({ts, ts + dur});
@@ -77,22 +78,16 @@ struct Reader {
             gpu.push_back({ts, ts + dur});
         } else if (cat == "cuda_sync" || cat == "sync") {
             ++s.sync_count;
-            auto kind = args.find("cuda_sync_kind");
-            ++s.syncs_by_kind[kind != args.end() && kind->is_string() ? kind->get<std::string>() : name];
-        } else if ((cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime") && corr) {
-            launch_start.emplace(static_cast<long long>(*corr), ts);
+            ++s.syncs_by_kind[e.sync_kind.empty() ? e.name : e.sync_kind];
+        } else if ((cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime") && e.correlation) {
+            launch_start.emplace(static_cast<long long>(*e.correlation), ts);
         } else if (cat == "cuda_profiler_range") {
-            auto c = [&](const char* op) { return arg(args, fmt::format("smsp__sass_thread_inst_executed_op_{}_pred_on.sum", op).c_str()).value_or(0); };
-            CounterRange r{name, dur, 2 * c("ffma") + c("fadd") + c("fmul"), 2 * c("dfma") + c("dadd") + c("dmul"), 2 * c("hfma") + c("hadd") + c("hmul"), {}};
-            const auto rd = arg(args, "dram__bytes_read.sum"), wr = arg(args, "dram__bytes_write.sum");
+            auto c = [&](const char* op) { return counter(fmt::format("smsp__sass_thread_inst_executed_op_{}_pred_on.sum", op)).value_or(0); };
+            CounterRange r{e.name, dur, 2 * c("ffma") + c("fadd") + c("fmul"), 2 * c("dfma") + c("dadd") + c("dmul"), 2 * c("hfma") + c("hadd") + c("hmul"), {}};
+            const auto rd = counter("dram__bytes_read.sum"), wr = counter("dram__bytes_write.sum");
             if (rd || wr) r.dram_bytes = rd.value_or(0) + wr.value_or(0);
             s.counter_ranges.push_back(r);
         }
-    }
-    void device(const json& d) {
-        if (!s.device_name.empty() || !d.is_object()) return;
-        s.device_name = d.value("name", "");
-        if (d.contains("numSms") && d["numSms"].is_number()) s.sms = d["numSms"].get<int>();
     }
     void finish() {
         std::sort(gpu.begin(), gpu.end());
@@ -119,6 +114,77 @@ struct Reader {
     }
 };
 
+// nlohmann's SAX interface: containers are counted (`depth`), the key of each open level kept, and
+// an event's fields set as its scalars arrive; at the event's end it is handed to the Reader.
+// Nothing but the one event in flight is held.
+struct Sax : nlohmann::json_sax<json> {
+    Reader& r;
+    std::vector<std::string> keys{""};  // keys[d]: the last key read at depth d
+    int depth = 0;
+    bool top_array = false;
+    Ev ev;
+    std::size_t error_at = 0;
+    std::string error;
+    explicit Sax(Reader& reader) : r(reader) {}
+
+    int event_depth() const { return top_array ? 2 : 3; }
+    bool in_events() const { return top_array || (keys.size() > 1 && keys[1] == "traceEvents"); }
+    void scalar(const std::string* text, std::optional<double> number) {
+        const std::string& k = keys[static_cast<std::size_t>(depth)];
+        if (in_events() && depth == event_depth()) {
+            if (k == "ts") ev.ts = number.value_or(text ? num(*text).value_or(0) : 0);
+            else if (k == "dur") ev.dur = number.value_or(text ? num(*text).value_or(0) : 0);
+            else if (text && k == "ph") ev.ph = *text;
+            else if (text && k == "cat") ev.cat = *text;
+            else if (text && k == "name") ev.name = *text;
+        } else if (in_events() && depth == event_depth() + 1 && keys[static_cast<std::size_t>(event_depth())] == "args") {
+            const std::optional<double> v = number ? number : (text ? num(*text) : std::nullopt);
+            if (k == "correlation") ev.correlation = v;
+            else if (k == "bytes") ev.bytes = v;
+            else if (k == "cuda_sync_kind" && text) ev.sync_kind = *text;
+            else if (v && (k.rfind("smsp__", 0) == 0 || k.rfind("dram__", 0) == 0)) ev.counters.push_back({k, *v});
+        } else if (depth == 3 && keys[1] == "deviceProperties") {
+            if (k == "name" && text && r.s.device_name.empty()) r.s.device_name = *text;
+            if (k == "numSms" && number && !r.s.sms) r.s.sms = static_cast<int>(*number);
+        } else if (depth == 2 && keys[1] == "otherData") {
+            if (k == "lesson") r.lab_format = true;
+            if (k == "device" && text && r.s.device_name.empty()) r.s.device_name = *text;
+        }
+    }
+    bool null() override { scalar(nullptr, std::nullopt); return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t v) override { scalar(nullptr, static_cast<double>(v)); return true; }
+    bool number_unsigned(number_unsigned_t v) override { scalar(nullptr, static_cast<double>(v)); return true; }
+    bool number_float(number_float_t v, const string_t&) override { scalar(nullptr, v); return true; }
+    bool string(string_t& v) override { scalar(&v, std::nullopt); return true; }
+    bool binary(binary_t&) override { return true; }
+    bool key(string_t& k) override { keys[static_cast<std::size_t>(depth)] = k; return true; }
+    bool start_object(std::size_t) override { return open(false); }
+    bool start_array(std::size_t) override { return open(true); }
+    bool open(bool array) {
+        if (depth == 0 && array) top_array = true;
+        ++depth;
+        if (keys.size() <= static_cast<std::size_t>(depth)) keys.resize(static_cast<std::size_t>(depth) + 1);
+        keys[static_cast<std::size_t>(depth)].clear();
+        if (!array && in_events() && depth == event_depth()) ev = Ev{};
+        return true;
+    }
+    bool end_object() override {
+        if (in_events() && depth == event_depth()) r.saw_events = true, r.event(ev);
+        --depth;
+        return true;
+    }
+    bool end_array() override {
+        if (depth == 2 && !top_array && keys[1] == "traceEvents") r.saw_events = true;  // an empty list is a trace too
+        --depth;
+        return true;
+    }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+        error_at = position, error = e.what();
+        return false;
+    }
+};
+
 }  // namespace
 
 Summary read(const std::filesystem::path& file) {
@@ -134,32 +200,10 @@ Summary read(const std::filesystem::path& file) {
         }
     }
     Reader r;
-    bool top_array = false, top_object = false;
-    std::string top_key;  // the top-level key being read: "traceEvents", "deviceProperties", ...
-    const auto callback = [&](int depth, json::parse_event_t ev, json& parsed) {
-        if (depth == 0 && ev == json::parse_event_t::array_start) top_array = true;
-        if (depth == 0 && ev == json::parse_event_t::object_start) top_object = true;
-        if (depth == 1 && ev == json::parse_event_t::key) top_key = parsed.get<std::string>();
-        const int event_depth = top_array ? 1 : 2;
-        if (ev == json::parse_event_t::object_end && depth == event_depth) {
-            if (top_array || top_key == "traceEvents") r.saw_events = true, r.event(parsed);
-            else if (top_key == "deviceProperties") r.device(parsed);
-            else return true;
-            return false;  // reduced: drop it
-        }
-        if (ev == json::parse_event_t::object_end && depth == 1 && top_object && top_key == "otherData") {
-            r.lab_format = parsed.contains("lesson");
-            if (r.s.device_name.empty() && parsed.contains("device") && parsed["device"].is_string()) r.s.device_name = parsed["device"].get<std::string>();
-            return false;
-        }
-        return !(depth == 1 && top_object && ev == json::parse_event_t::value && top_key != "traceEvents");
-    };
-    try {
-        json::parse(text, callback);
-    } catch (const json::parse_error& e) {
-        throw InputError(fmt::format("{}: byte {}", file.string(), e.byte), std::string("not valid JSON: ") + e.what(),
+    Sax sax(r);
+    if (!json::sax_parse(text, &sax) || !sax.error.empty())
+        throw InputError(fmt::format("{}: byte {}", file.string(), sax.error_at), "not valid JSON: " + sax.error,
                          "a trace cut short (a profiler that did not finish writing?): capture it again");
-    }
     if (!r.saw_events)
         throw InputError(file.string(), "JSON, but not a trace: no 'traceEvents' list (Kineto, Chrome) and not a list of events",
                          "pass a PyTorch profiler trace (export_chrome_trace / tensorboard_trace_handler) or `lab run --trace`'s file");
