@@ -2,7 +2,10 @@
 // JSON, and a broken trace exiting 2 with nothing on stdout.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "test_support.hpp"
 
@@ -39,4 +42,28 @@ TEST_CASE("lab trace refuses a broken trace with exit 2", "[trace]") {
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
     CHECK_THAT(r.err, Contains("byte"));
+}
+
+// 02.12's trace questions have constant answers in its grading spec: they are what `lab trace`
+// reads from the copy of the counter trace the lesson ships.
+TEST_CASE("02.12's trace answers are what lab trace reads from the shipped trace", "[trace]") {
+    const auto shipped = lab_test::source_root() / "labs/02_12/a100_cupti_counters.json.gz";
+    CHECK(lab_test::read_file(shipped) == lab_test::read_file(lab_test::source_root() / "tests/fixtures/traces/a100_cupti_counters.json.gz"));
+    auto r = run_lab({"trace", shipped.string(), "--json"});
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    double f32 = 0, f16 = 0, all = 0;
+    int zero = 0;
+    for (const auto& range : j["counter_ranges"]) {
+        f32 += range["flop_fp32"].get<double>(), f16 += range["flop_fp16"].get<double>(), all += range["flop"].get<double>();
+        zero += range["flop"].get<double>() == 0;
+    }
+    const YAML::Node spec = YAML::LoadFile((lab_test::source_root() / "configs/grading/02.12.yaml").string());
+    std::map<std::string, double> expected;
+    for (const auto& q : spec["questions"])
+        if (q["expected"]["value"]) expected[q["id"].as<std::string>()] = q["expected"]["value"].as<double>();
+    CHECK(j["counter_ranges"].size() == 77);
+    CHECK(expected.at("trace_fp32_share") == Approx(100 * f32 / all).epsilon(1e-6));
+    CHECK(expected.at("trace_fp16_flop") == f16);
+    CHECK(expected.at("trace_zero_flop_ranges") == zero);
 }
