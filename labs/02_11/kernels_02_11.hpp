@@ -1,6 +1,4 @@
-// Lesson 02.11's own kernels, implemented for CPUs in lab_02_11.cpp and for GPUs in
-// lab_02_11_cuda.cu: an empty kernel, and a small in-place update dispatched once per task or as
-// one pre-built batch. (C++17: the companion includes it.)
+// Lesson 02.11's kernels: CPU side in lab_02_11.cpp, GPU side in lab_02_11_cuda.cu. (C++17.)
 #pragma once
 
 #include <lab/device.hpp>
