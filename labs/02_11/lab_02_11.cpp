@@ -113,7 +113,7 @@ public:
         float* a = buf->as<float>();
         // Below the large n the bytes may come from a cache (level "cache": not held to the DRAM
         // roof), and the short kernels get short time limits, so a quick run stays in its budget.
-        const double limit = quick ? 0.2 : 1.0;
+        const double limit = quick ? 0.1 : 1.0;
         auto update = [&](const std::string& name, const std::string& what, std::size_t n, int tasks, const std::string& doubles, Launch l) {
             s.measure({.name = name, .description = what, .params = {param("n", n), param("tasks", tasks)}, .flops = 2.0 * n * tasks,
                        .bytes = 8.0 * n * tasks, .level = n < large ? "cache" : "dram", .doubles = doubles, .max_time_s = n < large ? limit : 0.0},
