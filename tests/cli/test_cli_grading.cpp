@@ -466,3 +466,40 @@ TEST_CASE("lab submit grades 02.07's memory-budget answers against the shipped s
     CAPTURE(w.out, w.err);
     CHECK_THAT(w.out, Catch::Contains("Score: 2 / 6"));
 }
+
+// 02.11's answers are read off the student's own run: right answers, as lab run prints them, get
+// full marks; the launch cost in ns written as µs and both verdicts flipped do not. The shipped
+// spec refuses quick runs, so a copy of configs/ whose 02.11 spec accepts them grades the fixture.
+TEST_CASE("lab submit grades 02.11's launch-overhead answers against the shipped spec", "[grading-cli][grading]") {
+    const fs::path run_file = lab_test::source_root() / "tests/fixtures/runs/cpu/02.11-quick-reveal.json";
+    const json record = lab::record::read_record(run_file);
+    const json& m = record["metrics"];
+    lab_test::TempDir d;
+    fs::copy(lab_test::source_root() / "configs", d / "configs", fs::copy_options::recursive);
+    std::string spec = lab_test::read_file(d / "configs/grading/02.11.yaml");
+    REQUIRE(spec.find("accept_quick: false") != std::string::npos);
+    spec.replace(spec.find("accept_quick: false"), 19, "accept_quick: true");
+    lab_test::write_file(d / "configs/grading/02.11.yaml", spec);
+    const std::map<std::string, std::string> env = {{"LAB_CONFIG_DIR", (d / "configs").string()}};
+    auto v = [&](const char* k) { return num(m[k]["value"].get<double>()); };
+    auto answers = [&](double launch_scale, bool flip) {
+        auto verdict = [&](const char* k) {
+            const std::string t = m[k]["value"].get<std::string>();
+            return flip ? (t == "overhead_bound" ? "throughput_bound" : "overhead_bound") : t;
+        };
+        return "lesson: \"02.11\"\nstudent: \"" + record["student"].get<std::string>() + "\"\nrun: \"" + record["digest"].get<std::string>() +
+               "\"\nanswers:\n  launch_overhead: " + num(m["launch_overhead_s"]["value"].get<double>() * 1e6 * launch_scale) +
+               " us\n  small_doubling_ratio: " + v("small.doubling_ratio") + "\n  small_verdict: " + verdict("small_verdict") +
+               "\n  large_doubling_ratio: " + v("large.doubling_ratio") + "\n  large_verdict: " + verdict("large_verdict") +
+               "\n  batched_speedup: " + v("batched_speedup") + "\n  threshold_elements: " + v("threshold_elements") + "\n";
+    };
+    lab_test::write_file(d / "right.yaml", answers(1.0, false));
+    auto r = run_lab({"submit", "02.11", (d / "right.yaml").string(), "--run", run_file.string()}, env);
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Score: 10 / 10"));
+    lab_test::write_file(d / "wrong.yaml", answers(1000.0, true));  // the time in ns, labelled µs
+    auto w = run_lab({"submit", "02.11", (d / "wrong.yaml").string(), "--run", run_file.string()}, env);
+    CAPTURE(w.out, w.err);
+    CHECK_THAT(w.out, Catch::Contains("Score: 6 / 10"));
+}

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -376,7 +377,7 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
 }
 
 TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06", "02_07", "02_08", "02_12"}) {
+    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06", "02_07", "02_08", "02_11", "02_12"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             // Code only: a lesson may ship data (02.12's recorded trace and its licence).
@@ -801,6 +802,88 @@ TEST_CASE("02.07's questions follow the seed: KV bytes, where the KV cache excee
         CHECK(transformer::memory_needed_bytes(l2, fp16, b3 + 1, T3, T3) > memory);
     }
     CHECK(memories.size() > 3);
+}
+
+// ---- 02.11 ------------------------------------------------------------------------------------
+
+TEST_CASE("02.11 states every update's exact counts, and derives its verdicts, speedup and threshold by the stated formulas", "[lessons]") {
+    auto l = lesson("02_11");
+    const RawRun run = fixture_run("02.11-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    check_declared_matches_produced(l.info, d, run);
+    auto t = [&](const char* w) { return run.at(w).time.median; };
+    auto n_of = [&](const char* w) { return run.at(w).workload.params.at(0).value; };
+    auto tasks_of = [&](const char* w) { return run.at(w).workload.params.at(1).value; };
+    // Counts: 2 FLOP and 8 bytes per element and task; the empty kernel none.
+    CHECK(run.at("empty").workload.flops == 0);
+    CHECK(run.at("empty").workload.bytes == 0);
+    int sweep = 0;
+    for (const auto& m : run.measurements) {
+        if (m.workload.name == "empty") continue;
+        INFO(m.workload.name);
+        const double n = m.workload.params.at(0).value, tasks = m.workload.params.at(1).value;
+        CHECK(m.workload.flops == 2.0 * n * tasks);
+        CHECK(m.workload.bytes == 8.0 * n * tasks);
+        if (m.workload.name.rfind("sweep_n", 0) == 0) {
+            ++sweep;
+            CHECK(m.workload.name == "sweep_n" + std::to_string(static_cast<std::size_t>(n)));
+            CHECK(n == n_of("small") * std::pow(run.options.quick ? 64.0 : 16.0, sweep));
+            CHECK(n < n_of("large"));
+        }
+    }
+    CHECK(sweep >= 2);
+    CHECK(n_of("small") == 64.0 * run.facts.threads);
+    CHECK(4 * n_of("large") >= 4.0 * run.facts.last_level_cache_bytes());  // the array is 4x the LLC
+    CHECK(n_of("small_x2") == 2 * n_of("small"));
+    CHECK(n_of("large_x2") == 2 * n_of("large"));
+    CHECK(run.at("small_x2").workload.doubles == "small");
+    CHECK(run.at("large_x2").workload.doubles == "large");
+    for (const char* w : {"separate", "batched"}) {
+        CHECK(tasks_of(w) == 100);
+        CHECK(n_of(w) == n_of("small"));
+    }
+    CHECK(d.find("check.task_counts")->number == 1);
+    // Derived values, recomputed from the raw times.
+    for (const char* w : {"small", "large"}) {
+        INFO(w);
+        const double ratio = t((std::string(w) + "_x2").c_str()) / t(w);
+        CHECK_THAT(d.find(std::string(w) + ".doubling_ratio")->number, WithinRel(ratio, 1e-12));
+        CHECK(d.find(std::string(w) + "_verdict")->text == (ratio < 1.2 ? "overhead_bound" : "throughput_bound"));
+    }
+    CHECK_THAT(d.find("launch_overhead_s")->number, WithinRel(t("empty"), 1e-12));
+    CHECK_THAT(d.find("per_launch_s")->number, WithinRel(t("separate") / 100, 1e-12));
+    CHECK_THAT(d.find("per_batched_task_s")->number, WithinRel(t("batched") / 100, 1e-12));
+    CHECK_THAT(d.find("batched_speedup")->number, WithinRel(t("separate") / t("batched"), 1e-12));
+    const double c = t("large") / n_of("large");
+    CHECK_THAT(d.find("per_element_s")->number, WithinRel(c, 1e-12));
+    REQUIRE(d.plots.size() == 1);
+    REQUIRE(d.plots[0].marks.size() == 1);
+    CHECK(d.plots[0].marks[0].metric == "threshold_elements");
+    CHECK(d.plots[0].series[0].x.size() == static_cast<std::size_t>(sweep) + 4);  // small, small_x2, the sweep, large, large_x2
+
+    // The launch share follows the seed: 5%, 10% or 20%, and the threshold L (1 - p) / (p c).
+    RawRun seeded = run;
+    std::set<double> fractions;
+    for (std::uint64_t seed = 0; seed < 9; ++seed) {
+        seeded.options.seed = seed;
+        const Derivation ds = l.lesson->derivation(seeded);
+        const double p = ds.find("question_launch_fraction")->number;
+        CHECK(p == std::array<double, 3>{0.05, 0.10, 0.20}[seed % 3]);
+        CHECK_THAT(ds.find("threshold_elements")->number, WithinRel(t("empty") * (1 - p) / (p * c), 1e-12));
+        fractions.insert(p);
+    }
+    CHECK(fractions.size() == 3);
+
+    // A batched workload that ran other than 100 tasks fails the structural check; a small update
+    // whose time doubled is throughput bound.
+    RawRun forged = run;
+    for (auto& m : forged.measurements) {
+        if (m.workload.name == "batched") m.workload.params.at(1).value = 99, m.workload.flops *= 0.99, m.workload.bytes *= 0.99;
+        if (m.workload.name == "small_x2") m.time.median = 2 * t("small");
+    }
+    const Derivation df = l.lesson->derivation(forged);
+    CHECK(df.find("check.task_counts")->number == 0);
+    CHECK(df.find("small_verdict")->text == "throughput_bound");
 }
 
 // ---- 02.12 ------------------------------------------------------------------------------------
