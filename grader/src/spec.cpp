@@ -207,9 +207,12 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         const std::string& v = *out.expected.value;
         if (out.type == QuestionType::regime && !roofline::parse_regime(v))
             throw InputError(c.at(e["value"]), "'" + v + "' is not a regime");
-        if (out.type == QuestionType::choice &&
-            std::find(out.options.begin(), out.options.end(), v) == out.options.end())
-            throw InputError(c.at(e["value"]), "'" + v + "' is not one of the options");
+        if (out.type == QuestionType::choice)  // one option, or "A or B": either of two options
+            for (std::size_t b = 0, end; b <= v.size(); b = end + 4) {
+                end = std::min(v.find(" or ", b), v.size());
+                if (std::find(out.options.begin(), out.options.end(), v.substr(b, end - b)) == out.options.end())
+                    throw InputError(c.at(e["value"]), "'" + v + "' is not one of the options (or two of them joined by ' or ')");
+            }
         if (out.type == QuestionType::number || out.type == QuestionType::integer) {
             try {
                 units::parse_claim(v, out.unit);

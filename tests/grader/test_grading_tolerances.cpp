@@ -302,6 +302,20 @@ TEST_CASE("choice and yes/no questions with constant expected values", "[grading
     r = g.grade(spec, run, {{"roof", "curved"}, {"fits", "perhaps"}});
     CHECK(result(r, "roof").verdict == Verdict::invalid);
     CHECK(result(r, "fits").verdict == Verdict::invalid);
+
+    // An expected "A or B" (a run on the boundary between two options) accepts either, and only them.
+    GradingSpec both = g.spec(spec_yaml(R"(  - id: verdict
+    prompt: "Overhead or throughput bound?"
+    type: choice
+    options: [overhead_bound, throughput_bound, latency_bound]
+    expected: {value: "overhead_bound or throughput_bound"}
+)"));
+    for (const char* claim : {"overhead_bound", "Throughput_Bound"}) {
+        const auto& res = result(g.grade(both, run, {{"verdict", claim}}), "verdict");
+        CHECK(res.verdict == Verdict::correct);
+        CHECK(res.feedback.find("either is accepted") != std::string::npos);
+    }
+    CHECK(result(g.grade(both, run, {{"verdict", "latency_bound"}}), "verdict").verdict == Verdict::wrong);
 }
 
 // ---------------------------------------------------------------------------------------------
