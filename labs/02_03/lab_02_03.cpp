@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 namespace {
 
@@ -62,7 +63,7 @@ public:
             const std::string n = l;
             const std::vector<std::string> on = n == "l3" ? std::vector<std::string>{"cpu"} : std::vector<std::string>{"cpu", "cuda"};
             i.metrics.push_back({.name = n + ".latency_s", .unit = "s", .description = "latency of one load from " + n + " (median of its plateau)", .graded = n == "l1" || n == "dram", .devices = on});
-            i.metrics.push_back({.name = n + ".latency_cycles", .description = n + " latency in core cycles at the measured clock", .devices = on});
+            i.metrics.push_back({.name = n + ".latency_cycles", .description = n + " latency in core cycles at the measured clock", .graded = n == "l1" || n == "dram", .devices = on});
             if (n == "dram") continue;
             i.metrics.push_back({.name = n + ".capacity_bytes", .unit = "B", .description = "where the latency leaves the " + n + " plateau (halfway to the next, log scale)", .graded = n == "l2", .devices = on});
             i.metrics.push_back({.name = n + ".reported_bytes", .unit = "B", .description = "the " + n + " size the device reports (per instance)",
@@ -73,7 +74,7 @@ public:
         i.metrics.push_back({.name = "shared.latency_s", .unit = "s", .description = "one hop of a chase in shared memory", .devices = {"cuda"}});
         i.metrics.push_back({.name = "dram_over_l1", .unit = "ratio", .description = "DRAM latency / L1 latency", .graded = true});
         i.metrics.push_back({.name = "bandwidth_ratio", .unit = "ratio", .description = "read bandwidth at the smallest / at the largest working set", .graded = true});
-        i.metrics.push_back({.name = "levels_found", .kind = MetricKind::integer, .description = "levels found as plateaus (3 on a CPU: no L3 plateau, as on many VMs)"});
+        i.metrics.push_back({.name = "levels_found", .kind = MetricKind::integer, .description = "levels found as plateaus (3 on a CPU: no L3 plateau, as on many VMs; 2 on a GPU: no L2 plateau)"});
         i.metrics.push_back({.name = "check.counts", .kind = MetricKind::integer, .description = "1 when every chase states 64 B per hop and every read reps x size"});
         i.expectations = {
             {.metric = "check.counts", .min = 1, .max = 1, .why = "each point's bytes follow from its hops or its size and passes"},
@@ -95,7 +96,7 @@ public:
         const std::size_t largest = largest_set(dev, quick);
         BufferPtr buf = dev.allocate(largest), cursor = dev.allocate(64);
         BufferPtr staging = gpu ? dev.allocate_host(largest) : nullptr;  // the cycle is written on the host
-        const double max_time = quick ? 0.15 : 0.5;
+        const double max_time = quick ? 0.15 : 0.35;
         const std::vector<double> by2 = geometric_sweep(kMinSet, largest, 2);  // every other one with --quick, down from the largest
         for (std::size_t i = 0; i < by2.size(); ++i) {
             if (quick && (by2.size() - 1 - i) % 2) continue;
@@ -157,9 +158,10 @@ public:
                 .x = {.label = "working set", .unit = "B", .log = true}, .y = {.label = "read", .unit = "B/s", .log = true},
                 .series = {{.name = "read, every thread", .x = bsize, .y = bw}}};
         // The levels: the first plateau is L1, the one reaching the largest set DRAM (the largest
-        // point alone when it is on none), the second L2 and, on a CPU, the longest between L2 and
-        // DRAM L3. A level without a plateau of its own (a VM's L3, often) is read at the largest
-        // working set within half its reported size.
+        // point alone when it is on none), the second L2 and, on a CPU, L3 the longest between L2
+        // and DRAM at 2x L2's latency or more and half DRAM's or less (the first of equals). A
+        // level without a plateau is read at the largest working set within half its reported
+        // size (L2) or twice the reported L2 (L3: past L2, inside any L3).
         std::vector<Plateau> ps = pointer_chase::plateaus(lat, 0.25);
         if (lat.empty()) return;
         if (ps.empty() || ps.back().last + 1 != lat.size()) ps.push_back({lat.size() - 1, lat.size() - 1, lat.back()});
@@ -169,12 +171,15 @@ public:
             return Plateau{i, i, lat[i]};
         };
         std::vector<std::pair<std::string, Plateau>> levels{{"l1", ps.front()}, {"l2", ps.size() >= 3 ? ps[1] : at(reported(run.facts, 2) / 2.0)}};
+        std::optional<Plateau> l3;
         if (run.device_kind == DeviceKind::cpu) {
-            auto longest = [](const Plateau& a, const Plateau& b) { return a.last - a.first < b.last - b.first; };
-            levels.push_back({"l3", ps.size() >= 4 ? *std::max_element(ps.begin() + 2, ps.end() - 1, longest) : at(reported(run.facts, 3) / 2.0)});
+            const double l2 = levels[1].second.latency;
+            for (std::size_t i = 2; i + 1 < ps.size(); ++i)
+                if (ps[i].latency >= 2 * l2 && ps[i].latency <= ps.back().latency / 2 && (!l3 || ps[i].last - ps[i].first > l3->last - l3->first)) l3 = ps[i];
+            levels.push_back({"l3", l3 ? *l3 : at(2.0 * reported(run.facts, 2))});
         }
         levels.push_back({"dram", ps.back()});
-        d.set("levels_found", static_cast<double>(std::min(ps.size(), levels.size())));
+        d.set("levels_found", 2.0 + (ps.size() >= 3) + l3.has_value());
         for (std::size_t l = 0; l < levels.size(); ++l) {
             const auto& [name, p] = levels[l];
             set_latency(name, p.latency);
@@ -203,9 +208,9 @@ public:
             "  DRAM: {dram.latency_s} ({dram.latency_cycles} cycles), {dram_over_l1} times L1.",
             "Capacities where the latency leaves each plateau: L1 {l1.capacity_bytes} (reported {l1.reported_bytes}),",
             "  L2 {l2.capacity_bytes} (reported {l2.reported_bytes}, per core).",
-            "L3 is reported as {l3.reported_bytes}; the plateaus found: {levels_found} (L3: {l3.latency_s} up to {l3.capacity_bytes}).",
-            "  A VM's guest may own only part of a shared L3, and its neighbours evict it: the latency then climbs from a few",
-            "  MiB instead of holding until the reported size, and no L3 plateau shows. Say what you see; it is not graded.",
+            "L3 is reported as {l3.reported_bytes}; found: {l3.latency_s} up to {l3.capacity_bytes} ({levels_found} levels found as",
+            "  plateaus: 3 means no L3 plateau, and L3 was read at twice the reported L2). A VM's guest may own only part of a",
+            "  shared L3 and its neighbours evict it: the latency then climbs from a few MiB, not the reported size. Not graded.",
             "A register holds its value for the next add in {register.latency_cycles} cycles ({register.latency_s});",
             "  the L1-resident chase pays {l1.latency_cycles} cycles: even the nearest cache costs several registers' worth.",
             "Read bandwidth falls level by level: {bandwidth_ratio} more at the smallest working set than at the largest.",
