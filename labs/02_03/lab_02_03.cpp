@@ -159,7 +159,7 @@ public:
                 .series = {{.name = "read, every thread", .x = bsize, .y = bw}}};
         // The levels: the first plateau is L1, the one reaching the largest set DRAM (the largest
         // point alone when it is on none), the second L2 and, on a CPU, L3 the longest between L2
-        // and DRAM at 2x L2's latency or more and half DRAM's or less (the first of equals). A
+        // and DRAM at 2x L2's latency or more and DRAM's / 4 or less (of equals, the nearest DRAM). A
         // level without a plateau is read at the largest working set within half its reported
         // size (L2) or twice the reported L2 (L3: past L2, inside any L3).
         std::vector<Plateau> ps = pointer_chase::plateaus(lat, 0.25);
@@ -175,7 +175,7 @@ public:
         if (run.device_kind == DeviceKind::cpu) {
             const double l2 = levels[1].second.latency;
             for (std::size_t i = 2; i + 1 < ps.size(); ++i)
-                if (ps[i].latency >= 2 * l2 && ps[i].latency <= ps.back().latency / 2 && (!l3 || ps[i].last - ps[i].first > l3->last - l3->first)) l3 = ps[i];
+                if (ps[i].latency >= 2 * l2 && ps[i].latency <= ps.back().latency / 4 && (!l3 || ps[i].last - ps[i].first >= l3->last - l3->first)) l3 = ps[i];
             levels.push_back({"l3", l3 ? *l3 : at(2.0 * reported(run.facts, 2))});
         }
         levels.push_back({"dram", ps.back()});

@@ -841,7 +841,7 @@ TEST_CASE("02.03 states exact counts and finds its levels from its own latency c
     CHECK(d.find("check.counts")->number == 1);
     // The levels, by the stated method: plateaus within 25% of their first point (adjacent ones
     // within 25% merged); L1 the first, DRAM the one reaching the largest set (or the largest point
-    // alone), L2 the second, L3 the longest between L2 and DRAM at 2x L2 or more and DRAM / 2 or
+    // alone), L2 the second, L3 the longest between L2 and DRAM at 2x L2 or more and DRAM / 4 or
     // less; without a plateau L2 is read at half its reported size, L3 at twice the reported L2.
     // Capacity: where the latency reaches halfway (log scale) to the next level's.
     auto ps = pointer_chase::plateaus(lat, 0.25);
@@ -859,8 +859,8 @@ TEST_CASE("02.03 states exact counts and finds its levels from its own latency c
     std::vector<pointer_chase::Plateau> lv{ps.front(), ps.size() >= 3 ? ps[1] : at(reported(2) / 2)};
     std::size_t best = 0;  // none
     for (std::size_t i = 2; i + 1 < ps.size(); ++i)
-        if (ps[i].latency >= 2 * lv[1].latency && ps[i].latency <= ps.back().latency / 2 &&
-            (best == 0 || ps[i].last - ps[i].first > ps[best].last - ps[best].first))
+        if (ps[i].latency >= 2 * lv[1].latency && ps[i].latency <= ps.back().latency / 4 &&
+            (best == 0 || ps[i].last - ps[i].first >= ps[best].last - ps[best].first))  // of equals, the last
             best = i;
     lv.push_back(best ? ps[best] : at(2 * reported(2)));
     lv.push_back(ps.back());
