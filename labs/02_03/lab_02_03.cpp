@@ -158,8 +158,9 @@ public:
                 .x = {.label = "working set", .unit = "B", .log = true}, .y = {.label = "read", .unit = "B/s", .log = true},
                 .series = {{.name = "read, every thread", .x = bsize, .y = bw}}};
         // The levels: the first plateau is L1, the one reaching the largest set DRAM (the largest
-        // point alone when it is on none), the second L2 and, on a CPU, L3 the longest between L2
-        // and DRAM at 2x L2's latency or more and DRAM's / 4 or less (of equals, the nearest DRAM). A
+        // point alone when it is on none), L2 the first between them at 2x L1's latency or more and
+        // DRAM's / 4 or less (a bump inside L1 is not a level) and, on a CPU, L3 the longest between L2 and DRAM at
+        // 2x L2's latency or more and DRAM's / 4 or less (of equals, the nearest DRAM). A
         // level without a plateau is read at the largest working set within half its reported
         // size (L2) or twice the reported L2 (L3: past L2, inside any L3).
         std::vector<Plateau> ps = pointer_chase::plateaus(lat, 0.25);
@@ -170,16 +171,19 @@ public:
             while (i + 1 < size.size() && size[i + 1] <= target) ++i;
             return Plateau{i, i, lat[i]};
         };
-        std::vector<std::pair<std::string, Plateau>> levels{{"l1", ps.front()}, {"l2", ps.size() >= 3 ? ps[1] : at(reported(run.facts, 2) / 2.0)}};
+        std::size_t i2 = 0;  // L2's plateau (0: none)
+        for (std::size_t i = 1; i + 1 < ps.size() && !i2; ++i)
+            if (ps[i].latency >= 2 * ps.front().latency && ps[i].latency <= ps.back().latency / 4) i2 = i;
+        std::vector<std::pair<std::string, Plateau>> levels{{"l1", ps.front()}, {"l2", i2 ? ps[i2] : at(reported(run.facts, 2) / 2.0)}};
         std::optional<Plateau> l3;
         if (run.device_kind == DeviceKind::cpu) {
             const double l2 = levels[1].second.latency;
-            for (std::size_t i = 2; i + 1 < ps.size(); ++i)
+            for (std::size_t i = i2 + 1; i + 1 < ps.size(); ++i)
                 if (ps[i].latency >= 2 * l2 && ps[i].latency <= ps.back().latency / 4 && (!l3 || ps[i].last - ps[i].first >= l3->last - l3->first)) l3 = ps[i];
             levels.push_back({"l3", l3 ? *l3 : at(2.0 * reported(run.facts, 2))});
         }
         levels.push_back({"dram", ps.back()});
-        d.set("levels_found", 2.0 + (ps.size() >= 3) + l3.has_value());
+        d.set("levels_found", 2.0 + (i2 != 0) + l3.has_value());
         for (std::size_t l = 0; l < levels.size(); ++l) {
             const auto& [name, p] = levels[l];
             set_latency(name, p.latency);
