@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "lab/pointer_chase.hpp"
 #include "lab/transformer.hpp"
 #include "lab/workloads.hpp"
 #include "lesson_plan.hpp"
@@ -377,7 +378,7 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
 }
 
 TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_02", "02_04", "02_05", "02_06", "02_07", "02_08", "02_11", "02_12"}) {
+    for (const char* dir : {"02_01", "02_02", "02_03", "02_04", "02_05", "02_06", "02_07", "02_08", "02_11", "02_12"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             // Code only: a lesson may ship data (02.12's recorded trace and its licence).
@@ -928,4 +929,96 @@ TEST_CASE("02.12 draws one memory, one compute and two other mysteries per stude
     for (auto& m : forged.measurements)
         if (m.workload.name == "mystery_1_x2") m.workload.flops *= 1.5;
     CHECK(l.lesson->derivation(forged).find("check.counts")->number == 0);
+}
+
+// ---- 02.03 ------------------------------------------------------------------------------------
+
+TEST_CASE("02.03 states exact counts and finds its levels from its own latency curve", "[lessons]") {
+    auto l = lesson("02_03");
+    const RawRun run = fixture_run("02.03-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    check_declared_matches_produced(l.info, d, run);
+    std::vector<double> size, lat, bw;
+    std::size_t reads = 0;
+    for (const auto& m : run.measurements) {
+        const auto& w = m.workload;
+        const double bytes = w.params.at(0).value;
+        if (w.name.rfind("chase_", 0) == 0) {
+            INFO(w.name);
+            CHECK(w.params.at(1).value == 65536);  // --quick, CPU: 2^16 hops
+            CHECK(w.bytes == 64 * 65536.0);
+            CHECK(w.flops == 0);
+            CHECK(w.name == "chase_" + std::to_string(std::int64_t(bytes) / 1024) + "k");
+            size.push_back(bytes), lat.push_back(m.time.min / 65536);  // each point's fastest sample
+        } else if (w.name.rfind("read_", 0) == 0) {
+            INFO(w.name);
+            const double reps = w.params.at(1).value;
+            CHECK(reps == std::max(1.0, std::floor(32.0 * 1048576 / bytes)));
+            CHECK(w.bytes == reps * bytes);
+            CHECK(w.flops == 0);
+            ++reads;
+            bw.push_back(w.bytes / m.time.min);
+        }
+    }
+    // --quick: 4 KiB to the power of two past 4x the LLC, by 2 (the chase; every 4th, down from
+    // the largest, for the read).
+    REQUIRE(size.size() >= 2);
+    CHECK(size.front() == 4096);
+    CHECK(size.back() > 4.0 * run.facts.last_level_cache_bytes());
+    CHECK(size.back() <= 8.0 * run.facts.last_level_cache_bytes());
+    for (std::size_t i = 1; i < size.size(); ++i) CHECK(size[i] == 2 * size[i - 1]);
+    CHECK(reads == (size.size() - 1) / 4 + 1);
+    CHECK(d.find("check.counts")->number == 1);
+    // The levels, by the stated method: plateaus within 25% of their first point (adjacent ones
+    // within 25% merged); L1 the first, DRAM the one reaching the largest set (or the largest point
+    // alone), L2 the first between at 2x L1 or more and DRAM / 4 or less, L3 the longest between L2 and DRAM at 2x L2 or more and DRAM / 4 or
+    // less; without a plateau L2 is read at half its reported size, L3 at twice the reported L2.
+    // Capacity: where the latency reaches halfway (log scale) to the next level's.
+    auto ps = pointer_chase::plateaus(lat, 0.25);
+    if (ps.empty() || ps.back().last + 1 != lat.size()) ps.push_back({lat.size() - 1, lat.size() - 1, lat.back()});
+    auto at = [&](double target) {
+        std::size_t i = 0;
+        while (i + 1 < size.size() && size[i + 1] <= target) ++i;
+        return pointer_chase::Plateau{i, i, lat[i]};
+    };
+    auto reported = [&](int level) {
+        for (const auto& c : run.facts.caches)
+            if (c.level == level && c.type != "Instruction") return double(c.bytes);
+        return 0.0;
+    };
+    std::size_t i2 = 0;  // none
+    for (std::size_t i = 1; i + 1 < ps.size(); ++i)
+        if (i2 == 0 && ps[i].latency >= 2 * ps.front().latency && ps[i].latency <= ps.back().latency / 4) i2 = i;
+    std::vector<pointer_chase::Plateau> lv{ps.front(), i2 ? ps[i2] : at(reported(2) / 2)};
+    std::size_t best = 0;  // none
+    for (std::size_t i = i2 + 1; i + 1 < ps.size(); ++i)
+        if (ps[i].latency >= 2 * lv[1].latency && ps[i].latency <= ps.back().latency / 4 &&
+            (best == 0 || ps[i].last - ps[i].first >= ps[best].last - ps[best].first))  // of equals, the last
+            best = i;
+    lv.push_back(best ? ps[best] : at(2 * reported(2)));
+    lv.push_back(ps.back());
+    const char* names[] = {"l1", "l2", "l3", "dram"};
+    const double clock = run.ceilings.clock_hz.value;
+    for (std::size_t i = 0; i < 4; ++i) {
+        const std::string n = names[i];
+        INFO(n);
+        CHECK(d.find(n + ".latency_s")->number == lv[i].latency);
+        CHECK_THAT(d.find(n + ".latency_cycles")->number, WithinRel(lv[i].latency * clock, 1e-12));
+        if (i < 3) CHECK(d.find(n + ".capacity_bytes")->number == pointer_chase::level_capacity(size, lat, lv[i], lv[i + 1].latency));
+        if (i < 3) CHECK(d.find(n + ".reported_bytes")->number == reported(int(i) + 1));
+    }
+    CHECK(d.find("levels_found")->number == double(2 + (i2 != 0) + (best != 0)));
+    CHECK(d.find("dram_over_l1")->number == lv[3].latency / lv[0].latency);
+    CHECK(d.find("bandwidth_ratio")->number == bw.front() / bw.back());
+    CHECK(d.find("dram.latency_s")->number > d.find("l1.latency_s")->number);
+    // The register chain: time per add; the shared-memory chase is a GPU's and skipped here.
+    const auto& r = run.at("register");
+    CHECK(d.find("register.latency_s")->number == r.time.min / r.workload.params.at(0).value);
+    REQUIRE(run.skipped.size() == 1);
+    CHECK(run.skipped[0].workload == "shared_chase");
+    // Two plots; the marks of graded values are tied to their metrics.
+    REQUIRE(d.plots.size() == 2);
+    CHECK(d.plots[0].series[0].x == size);
+    for (const auto& mk : d.plots[0].marks)
+        if (mk.label == "L1" || mk.label == "DRAM" || mk.label == "L2 found") CHECK(!mk.metric.empty());
 }

@@ -1,0 +1,69 @@
+// lab::ChaseKernels on a GPU (pointer_chase.hpp): one-thread chases (global memory through L1
+// and L2; shared memory), a grid-wide read (4 blocks of 256 threads per SM), and a register-
+// resident dependent chain. For a lesson's CUDA companion (.cu files only).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "lab/cuda_check.hpp"
+#include "lab/pointer_chase.hpp"
+
+namespace lab::cuda {
+namespace chase_detail {
+
+constexpr int kStep = 1237;  // coprime to kSharedChaseLinks: i -> i + kStep is one cycle through all
+
+__global__ void chase(void** cursor, long long hops) {
+    void* p = *cursor;
+    for (long long h = 0; h < hops; ++h) p = *static_cast<void**>(p);
+    *cursor = p;
+}
+__global__ void shared_chase(long long hops, unsigned* out) {
+    __shared__ unsigned next[kSharedChaseLinks];
+    for (int i = 0; i < kSharedChaseLinks; ++i) next[i] = (i + kStep) % kSharedChaseLinks;  // one cycle through all
+    unsigned p = 0;
+    for (long long h = 0; h < hops; ++h) p = next[p];
+    out[0] = p;
+}
+__global__ void register_chain(long long ops, unsigned* out) {
+    unsigned x = out[1];
+    for (long long i = 0; i < ops; ++i) asm volatile("add.u32 %0, %0, 40503;" : "+r"(x));
+    out[1] = x;
+}
+__global__ void read(const float4* a, size_t n4, long long reps, float* out) {
+    float s = 0;
+    for (long long r = 0; r < reps; ++r)
+        for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += size_t(gridDim.x) * blockDim.x) {
+            const float4 v = a[i];
+            s += v.x + v.y + v.z + v.w;
+        }
+    if (s == 1.0f) out[2] = s;  // never (the array is zeros), but the compiler cannot know
+}
+
+}  // namespace chase_detail
+
+struct ChaseKernelsGpu : ChaseKernels {
+    explicit ChaseKernelsGpu(lab::Device& d) : sink(d.allocate(64)), blocks(4 * (d.facts().compute_units > 0 ? d.facts().compute_units : 1)) {}
+    static cudaStream_t st(lab::Stream& s) { return static_cast<cudaStream_t>(s.native_handle()); }
+    lab::Launch chase(void** cursor, std::int64_t hops) override {
+        return [=](lab::Stream& s) { chase_detail::chase<<<1, 1, 0, st(s)>>>(cursor, hops); LAB_CUDA(cudaGetLastError()); };
+    }
+    lab::Launch read(const float* a, std::size_t n, std::int64_t reps) override {
+        float* out = sink->as<float>();
+        const int g = blocks;
+        return [=](lab::Stream& s) { chase_detail::read<<<g, 256, 0, st(s)>>>(reinterpret_cast<const float4*>(a), n / 4, reps, out); LAB_CUDA(cudaGetLastError()); };
+    }
+    lab::Launch register_chain(std::int64_t ops) override {
+        unsigned* out = sink->as<unsigned>();
+        return [=](lab::Stream& s) { chase_detail::register_chain<<<1, 1, 0, st(s)>>>(ops, out); LAB_CUDA(cudaGetLastError()); };
+    }
+    lab::Launch shared_chase(std::int64_t hops) override {
+        unsigned* out = sink->as<unsigned>();
+        return [=](lab::Stream& s) { chase_detail::shared_chase<<<1, 1, 0, st(s)>>>(hops, out); LAB_CUDA(cudaGetLastError()); };
+    }
+    lab::BufferPtr sink;
+    int blocks;
+};
+
+}  // namespace lab::cuda
+

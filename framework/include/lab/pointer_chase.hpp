@@ -1,0 +1,126 @@
+// Pointer chasing (opt-in): a random cyclic permutation of equally spaced cache lines, the first
+// 8 bytes of each holding the address of the next, so every load depends on the one before and
+// no prefetcher can guess it: time per hop is the load-to-use latency of the level the working
+// set fits in. Also the plateaus and knees of a latency curve, and the kernels of a memory-
+// hierarchy sweep behind one interface, lab::ChaseKernels: lab::cpu::ChaseKernelsCpu
+// (cpu_pointer_chase.hpp) and lab::cuda::ChaseKernelsGpu (cuda_pointer_chase.cuh). C++17.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "lab/device.hpp"
+
+namespace lab {
+
+// The kernels of a memory-hierarchy sweep. Counts stay with the lesson: a chase moves one line
+// per hop, a read `reps` x n x 4 bytes, a register chain none.
+struct ChaseKernels {
+    static constexpr const char* kInterface = "lab::ChaseKernels/1";
+    virtual ~ChaseKernels() = default;
+    // One thread follows `hops` links of a pointer cycle from *cursor (device memory) and leaves
+    // *cursor where it stopped: the next invocation goes on around the cycle.
+    virtual Launch chase(void** cursor, std::int64_t hops) = 0;
+    // Every thread reads its share of a[0, n) `reps` times (a 64-byte aligned array, n a
+    // multiple of 16); the sums are kept in the kernels' own sink.
+    virtual Launch read(const float* a, std::size_t n, std::int64_t reps) = 0;
+    // One thread runs a chain of `ops` dependent integer adds in a register.
+    virtual Launch register_chain(std::int64_t ops) = 0;
+    // GPU only (a CPU's launch throws when run): one thread follows `hops` links of a cycle of
+    // kSharedChaseLinks 4-byte links in shared memory.
+    virtual Launch shared_chase(std::int64_t hops) = 0;
+};
+inline constexpr int kSharedChaseLinks = 4096;
+
+namespace pointer_chase {
+
+// splitmix64: a fixed generator, so a cycle is the same on every machine and library.
+inline std::uint64_t next_random(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// The order in which a chase visits `lines` lines: line 0 first, then a uniformly random
+// permutation of the others (Fisher-Yates); the last returns to line 0. One cycle through all.
+inline std::vector<std::uint32_t> cycle_order(std::size_t lines, std::uint64_t seed) {
+    std::vector<std::uint32_t> order(lines);
+    std::iota(order.begin(), order.end(), 0u);
+    for (std::size_t i = lines; i-- > 2;) std::swap(order[i], order[1 + next_random(seed) % i]);
+    return order;
+}
+
+// Writes the cycle into `host` (lines x stride bytes): line order[k] holds base + order[k+1] *
+// stride, the address the chase finds there (on a GPU, `base` is the device buffer `host` is
+// copied to; on a CPU both are the same). The chase starts at `base`.
+inline void write_cycle(void* host, std::uintptr_t base, std::size_t lines, std::size_t stride, std::uint64_t seed) {
+    const std::vector<std::uint32_t> order = cycle_order(lines, seed);
+    auto* bytes = static_cast<unsigned char*>(host);
+    for (std::size_t k = 0; k < lines; ++k) {
+        const std::uintptr_t to = base + order[(k + 1) % lines] * stride;
+        *reinterpret_cast<std::uintptr_t*>(bytes + order[k] * stride) = to;
+    }
+}
+
+// Follows `hops` links from `p` on the calling thread and returns where it stopped.
+inline const void* follow(const void* p, std::int64_t hops) {
+    for (std::int64_t h = 0; h < hops; ++h) p = *static_cast<const void* const*>(p);
+    return p;
+}
+
+// ---- Levels from a latency curve (latency per hop against working set, in size order) ----------
+
+// A plateau: at least two consecutive points within `tolerance` (0.25 = 25%, either way) of its
+// first point; its latency is the median of its points (the upper one of an even count).
+// Adjacent plateaus within `tolerance` of each other are merged.
+struct Plateau {
+    std::size_t first = 0, last = 0;  // indices of its first and last point
+    double latency = 0;
+};
+inline std::vector<Plateau> plateaus(const std::vector<double>& latency, double tolerance) {
+    std::vector<Plateau> out;
+    for (std::size_t i = 0; i < latency.size();) {
+        std::size_t j = i;
+        while (j + 1 < latency.size() && std::fabs(std::log(latency[j + 1] / latency[i])) <= std::log(1 + tolerance)) ++j;
+        std::vector<double> v(latency.begin() + static_cast<std::ptrdiff_t>(i), latency.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        if (j > i) out.push_back({i, j, v[v.size() / 2]});
+        i = j + 1;
+    }
+    // A slow climb splits one level into adjacent runs: adjacent plateaus whose latencies are
+    // within `tolerance` of each other are one (its latency the median of all their points).
+    for (std::size_t k = 1; k < out.size();) {
+        if (out[k].first != out[k - 1].last + 1 || std::fabs(std::log(out[k].latency / out[k - 1].latency)) > std::log(1 + tolerance)) {
+            ++k;
+            continue;
+        }
+        const std::size_t first = out[k - 1].first, last = out[k].last;
+        std::vector<double> v(latency.begin() + static_cast<std::ptrdiff_t>(first), latency.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        out[k - 1] = {first, last, v[v.size() / 2]};
+        out.erase(out.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    return out;
+}
+
+// A level's capacity: from the last point of its plateau, the working set where the latency first
+// reaches the geometric mean of the plateau's latency and the next level's (`next`), interpolated
+// on log-log axes; the plateau's last size when it never does.
+inline double level_capacity(const std::vector<double>& size, const std::vector<double>& latency, const Plateau& p, double next) {
+    const double mid = std::sqrt(p.latency * next);
+    for (std::size_t i = p.last; i + 1 < size.size() && i + 1 < latency.size(); ++i)
+        if (latency[i + 1] >= mid) {
+            const double f = latency[i + 1] > latency[i] ? std::clamp(std::log(mid / latency[i]) / std::log(latency[i + 1] / latency[i]), 0.0, 1.0) : 1.0;
+            return std::exp(std::log(size[i]) + f * std::log(size[i + 1] / size[i]));
+        }
+    return p.last < size.size() ? size[p.last] : 0.0;
+}
+
+}  // namespace pointer_chase
+}  // namespace lab

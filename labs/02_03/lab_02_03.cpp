@@ -1,0 +1,231 @@
+// Lesson 02.03, "The Memory Hierarchy": latency and bandwidth per level.
+//
+// A pointer chase (lab/pointer_chase.hpp, kernels and level detection included: a random cycle through 64 B lines, one line per hop, so
+// every load waits for the one before) over working sets from 4 KiB to 1 GiB on a CPU (256 MiB,
+// past 4x the last-level cache, with --quick; past 4x L2 on a GPU), and a read-bandwidth sweep
+// over the same range on every thread. Plateaus of the latency curve are the levels: their
+// latency (ns, and cycles at the measured clock) and capacity (where the latency crosses halfway,
+// on a log scale, to the next plateau) are set beside what the device reports. Beyond the caches:
+// a register-resident dependent chain against the L1-resident chase (and, on a GPU, a chase in
+// shared memory). Questions: L1 and DRAM latency, L2 capacity, DRAM/L1 latency, the bandwidth
+// ratio between the smallest and the largest working set.
+#include <lab/cpu_pointer_chase.hpp>
+#include <lab/lab.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+namespace {
+
+using namespace lab;
+using pointer_chase::Plateau;
+
+constexpr std::size_t kLine = 64, kMinSet = 4096;
+const char* kLevels[] = {"l1", "l2", "l3", "dram"};
+
+std::string kib(std::size_t b) { return std::to_string(b / 1024) + "k"; }
+std::size_t round_kib(double b) { return static_cast<std::size_t>(std::llround(b / 1024)) * 1024; }
+// The largest working set: the power of two past 4x the last-level cache (L2 on a GPU); 1 GiB on
+// a CPU unless --quick.
+std::size_t largest_set(const Device& dev, bool quick) {
+    std::size_t b = std::size_t{1} << 20;
+    while (b <= 4 * dev.facts().last_level_cache_bytes()) b *= 2;
+    return dev.kind() == DeviceKind::cpu && !quick ? std::max(b, std::size_t{1} << 30) : b;
+}
+// The memory level a working set fits in, per the reported caches (per instance, times the
+// instances `threads` threads reach).
+std::string level_of(std::size_t bytes, const DeviceFacts& f, int threads) {
+    for (int l = 1; l <= 3; ++l)
+        for (const auto& c : f.caches)
+            if (c.level == l && c.type != "Instruction" && bytes <= c.bytes * static_cast<std::size_t>(std::max(1, threads / std::max(1, c.shared_by))))
+                return kLevels[l - 1];
+    return "dram";
+}
+std::uint64_t reported(const DeviceFacts& f, int level) {
+    for (const auto& c : f.caches)
+        if (c.level == level && c.type != "Instruction") return c.bytes;
+    return 0;
+}
+
+class MemoryHierarchy : public Lesson {
+public:
+    LessonInfo info() const override {
+        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "1.0.0"};
+        i.objectives = {"Measure each memory level's latency (ns and cycles) and capacity from where a pointer chase's latency steps up.",
+                        "See read bandwidth fall level by level, and what crossing each level costs against a register."};
+        i.experiments = {
+            {"chase", "a pointer chase through a random cycle of 64 B lines, 4 KiB to 1 GiB on a CPU (256 MiB with --quick; past 4x L2 on a GPU)"},
+            {"read", "every thread reads its share of the same working sets, over and over"},
+            {"register", "a dependent add chain in a register (and, on a GPU, a chase in shared memory)"}};
+        for (const char* l : kLevels) {
+            const std::string n = l;
+            const std::vector<std::string> on = n == "l3" ? std::vector<std::string>{"cpu"} : std::vector<std::string>{"cpu", "cuda"};
+            i.metrics.push_back({.name = n + ".latency_s", .unit = "s", .description = "latency of one load from " + n + " (median of its plateau)", .graded = n == "l1" || n == "dram", .devices = on});
+            i.metrics.push_back({.name = n + ".latency_cycles", .description = n + " latency in core cycles at the measured clock", .graded = n == "l1" || n == "dram", .devices = on});
+            if (n == "dram") continue;
+            i.metrics.push_back({.name = n + ".capacity_bytes", .unit = "B", .description = "where the latency leaves the " + n + " plateau (halfway to the next, log scale)", .graded = n == "l2", .devices = on});
+            i.metrics.push_back({.name = n + ".reported_bytes", .unit = "B", .description = "the " + n + " size the device reports (per instance)",
+                                 .devices = n == "l2" ? on : std::vector<std::string>{"cpu"}});
+        }
+        i.metrics.push_back({.name = "register.latency_s", .unit = "s", .description = "one dependent add in a register"});
+        i.metrics.push_back({.name = "register.latency_cycles", .description = "the same, in cycles"});
+        i.metrics.push_back({.name = "shared.latency_s", .unit = "s", .description = "one hop of a chase in shared memory", .devices = {"cuda"}});
+        i.metrics.push_back({.name = "dram_over_l1", .unit = "ratio", .description = "DRAM latency / L1 latency", .graded = true});
+        i.metrics.push_back({.name = "bandwidth_ratio", .unit = "ratio", .description = "read bandwidth at the smallest / at the largest working set", .graded = true});
+        i.metrics.push_back({.name = "levels_found", .kind = MetricKind::integer, .description = "levels found as plateaus (3 on a CPU: no L3 plateau, as on many VMs; 2 on a GPU: no L2 plateau)"});
+        i.metrics.push_back({.name = "check.counts", .kind = MetricKind::integer, .description = "1 when every chase states 64 B per hop and every read reps x size"});
+        i.expectations = {
+            {.metric = "check.counts", .min = 1, .max = 1, .why = "each point's bytes follow from its hops or its size and passes"},
+            {.metric = "dram_over_l1", .min = 1, .why = "a load from DRAM is slower than one from L1, however busy the machine"},
+            {.metric = "levels_found", .min = 3, .performance = true, .why = "L1, L2 and DRAM show as plateaus"},
+            {.metric = "l1.latency_cycles", .min = 2, .max = 8, .performance = true, .why = "an L1 hit takes 3-6 cycles"},
+            {.metric = "dram.latency_s", .min = 40e-9, .performance = true, .why = "DRAM is tens of ns away or more"},
+            {.metric = "bandwidth_ratio", .min = 2, .performance = true, .why = "L1 reads are several times faster than DRAM's"},
+        };
+        i.budget_quick_s = 10;
+        i.budget_full_s = 60;
+        return i;
+    }
+
+    void run(Session& s) override {
+        Device& dev = s.device();
+        const bool quick = s.options().quick, gpu = dev.kind() == DeviceKind::cuda;
+        auto k = s.kernels<ChaseKernels, cpu::ChaseKernelsCpu>();
+        const std::size_t largest = largest_set(dev, quick);
+        BufferPtr buf = dev.allocate(largest), cursor = dev.allocate(64);
+        BufferPtr staging = gpu ? dev.allocate_host(largest) : nullptr;  // the cycle is written on the host
+        const double max_time = quick ? 0.15 : 0.35;
+        const std::vector<double> by2 = geometric_sweep(kMinSet, largest, 2);  // every 4th with --quick, down from the largest
+        for (std::size_t i = 0; i < by2.size(); ++i) {
+            if (quick && (by2.size() - 1 - i) % 4) continue;
+            const std::size_t bytes = round_kib(by2[i]);
+            const std::int64_t reps = std::max<std::int64_t>(1, (std::int64_t{32} << 20) / static_cast<std::int64_t>(bytes));
+            s.measure({.name = "read_" + kib(bytes), .description = "every thread reads its share, " + std::to_string(reps) + " times",
+                       .params = {param("bytes", bytes), param("reps", reps)}, .bytes = 1.0 * reps * bytes,  // its adds are not the point: no FLOP stated
+                       .level = level_of(bytes, dev.facts(), dev.threads()), .max_time_s = max_time},
+                      k->read(buf->as<float>(), bytes / 4, reps));
+        }
+        const std::int64_t hops = gpu ? (quick ? 1 << 12 : 1 << 14) : (quick ? 1 << 16 : 1 << 18);
+        for (double b : geometric_sweep(kMinSet, largest, quick ? 2 : std::sqrt(2.0))) {
+            const std::size_t bytes = round_kib(b);
+            if (!s.replaying()) {  // the cycle through the first `bytes`, and the cursor at its start
+                void* host = gpu ? staging->data() : buf->data();
+                void* start = buf->data();
+                pointer_chase::write_cycle(host, reinterpret_cast<std::uintptr_t>(start), bytes / kLine, kLine, bytes);
+                if (gpu) dev.copy(dev.stream(), buf->data(), host, bytes), std::memcpy(host, &start, sizeof start),
+                    dev.copy(dev.stream(), cursor->data(), host, sizeof start), dev.stream().synchronize();
+                else std::memcpy(cursor->data(), &start, sizeof start);
+            }
+            s.measure({.name = "chase_" + kib(bytes), .description = "pointer chase, one 64 B line per hop",
+                       .params = {param("bytes", bytes), param("hops", hops)}, .bytes = 1.0 * kLine * hops,
+                       .level = level_of(bytes, dev.facts(), 1), .max_time_s = max_time},
+                      k->chase(static_cast<void**>(cursor->data()), hops));
+        }
+        const std::int64_t ops = gpu ? 1 << 16 : (quick ? 1 << 22 : 1 << 24);
+        s.measure({.name = "register", .description = "a dependent add chain in a register", .params = {param("ops", ops)},
+                   .max_time_s = max_time}, k->register_chain(ops));  // integer adds: no FLOP
+        if (gpu) s.measure({.name = "shared_chase", .description = "pointer chase in shared memory", .params = {param("hops", hops)},
+                            .bytes = 4.0 * hops, .level = "shared", .max_time_s = max_time}, k->shared_chase(hops));
+        else s.skip("shared_chase", "a CPU has no shared memory: its nearest level is L1");
+    }
+
+    void derive(const RawRun& run, Derivation& d) const override {
+        const double clock = run.ceilings.clock_hz.value;
+        // Each point's fastest sample: on a shared machine, the one least disturbed by others.
+        std::vector<double> size, lat, bsize, bw;
+        bool counts = true;
+        for (const auto& m : run.measurements) {
+            const auto& w = m.workload;
+            if (w.name.rfind("chase_", 0) == 0) {
+                size.push_back(w.params.at(0).value), lat.push_back(m.time.min / w.params.at(1).value);
+                counts = counts && w.bytes == kLine * w.params.at(1).value;
+            } else if (w.name.rfind("read_", 0) == 0) {
+                bsize.push_back(w.params.at(0).value), bw.push_back(w.bytes / m.time.min);
+                counts = counts && w.bytes == w.params.at(0).value * w.params.at(1).value;
+            }
+        }
+        d.set("check.counts", counts);
+        auto set_latency = [&](const std::string& n, double s) {
+            d.set(n + ".latency_s", s);
+            d.set(n + ".latency_cycles", s * clock);
+        };
+        Plot lp{.name = "latency", .title = "Latency of one load against working set",
+                .x = {.label = "working set", .unit = "B", .log = true}, .y = {.label = "latency", .unit = "s", .log = true},
+                .series = {{.name = "pointer chase", .x = size, .y = lat}}};
+        Plot bp{.name = "bandwidth", .title = "Read bandwidth against working set",
+                .x = {.label = "working set", .unit = "B", .log = true}, .y = {.label = "read", .unit = "B/s", .log = true},
+                .series = {{.name = "read, every thread", .x = bsize, .y = bw}}};
+        // The levels: the first plateau is L1, the one reaching the largest set DRAM (the largest
+        // point alone when it is on none), L2 the first between them at 2x L1's latency or more and
+        // DRAM's / 4 or less (a bump inside L1 is not a level) and, on a CPU, L3 the longest between L2 and DRAM at
+        // 2x L2's latency or more and DRAM's / 4 or less (of equals, the nearest DRAM). A
+        // level without a plateau is read at the largest working set within half its reported
+        // size (L2) or twice the reported L2 (L3: past L2, inside any L3).
+        std::vector<Plateau> ps = pointer_chase::plateaus(lat, 0.25);
+        if (lat.empty()) return;
+        if (ps.empty() || ps.back().last + 1 != lat.size()) ps.push_back({lat.size() - 1, lat.size() - 1, lat.back()});
+        auto at = [&](double target) {
+            std::size_t i = 0;
+            while (i + 1 < size.size() && size[i + 1] <= target) ++i;
+            return Plateau{i, i, lat[i]};
+        };
+        std::size_t i2 = 0;  // L2's plateau (0: none)
+        for (std::size_t i = 1; i + 1 < ps.size() && !i2; ++i)
+            if (ps[i].latency >= 2 * ps.front().latency && ps[i].latency <= ps.back().latency / 4) i2 = i;
+        std::vector<std::pair<std::string, Plateau>> levels{{"l1", ps.front()}, {"l2", i2 ? ps[i2] : at(reported(run.facts, 2) / 2.0)}};
+        std::optional<Plateau> l3;
+        if (run.device_kind == DeviceKind::cpu) {
+            const double l2 = levels[1].second.latency;
+            for (std::size_t i = i2 + 1; i + 1 < ps.size(); ++i)
+                if (ps[i].latency >= 2 * l2 && ps[i].latency <= ps.back().latency / 4 && (!l3 || ps[i].last - ps[i].first >= l3->last - l3->first)) l3 = ps[i];
+            levels.push_back({"l3", l3 ? *l3 : at(2.0 * reported(run.facts, 2))});
+        }
+        levels.push_back({"dram", ps.back()});
+        d.set("levels_found", 2.0 + (i2 != 0) + l3.has_value());
+        for (std::size_t l = 0; l < levels.size(); ++l) {
+            const auto& [name, p] = levels[l];
+            set_latency(name, p.latency);
+            const std::string up = name == "dram" ? "DRAM" : std::string(1, static_cast<char>(std::toupper(name[0]))) + name[1];
+            lp.marks.push_back({.label = up, .x = std::sqrt(size[p.first] * size[p.last]), .y = p.latency, .metric = name + ".latency_s"});
+            if (l + 1 == levels.size()) continue;
+            const double cap = pointer_chase::level_capacity(size, lat, p, levels[l + 1].second.latency);
+            d.set(name + ".capacity_bytes", cap);
+            for (Plot* pl : {&lp, &bp}) pl->marks.push_back({.label = up + " found", .x = cap, .vertical = true, .metric = name + ".capacity_bytes"});
+        }
+        for (int l = 1; l <= 3; ++l) {
+            const double r = static_cast<double>(reported(run.facts, l));
+            if (run.device_kind == DeviceKind::cuda && l != 2) continue;  // a GPU's facts state its L2
+            d.set(std::string(kLevels[l - 1]) + ".reported_bytes", r);
+            if (r > 0)
+                for (Plot* pl : {&lp, &bp}) pl->marks.push_back({.label = "L" + std::to_string(l) + " reported", .x = r, .vertical = true});
+        }
+        if (const auto* l1 = d.find("l1.latency_s"); l1 && d.find("dram.latency_s")) d.set("dram_over_l1", d.find("dram.latency_s")->number / l1->number);
+        if (!bw.empty()) d.set("bandwidth_ratio", bw.front() / bw.back());
+        if (const Measurement* r = run.find("register")) set_latency("register", r->time.min / r->workload.params.at(0).value);
+        if (const Measurement* sh = run.find("shared_chase")) d.set("shared.latency_s", sh->time.min / sh->workload.params.at(0).value);
+        d.plots = {lp, bp};
+        d.teaching = {
+            "Each hop of the chase waits for the load before it: time per hop is the latency of the level the cycle fits in.",
+            "L1: {l1.latency_s} ({l1.latency_cycles} cycles at the measured clock); L2: {l2.latency_s} ({l2.latency_cycles} cycles);",
+            "  DRAM: {dram.latency_s} ({dram.latency_cycles} cycles), {dram_over_l1} times L1.",
+            "Capacities where the latency leaves each plateau: L1 {l1.capacity_bytes} (reported {l1.reported_bytes}),",
+            "  L2 {l2.capacity_bytes} (reported {l2.reported_bytes}, per core).",
+            "L3 is reported as {l3.reported_bytes}; found: {l3.latency_s} up to {l3.capacity_bytes} ({levels_found} levels found as",
+            "  plateaus: 3 means no L3 plateau, and L3 was read at twice the reported L2). A VM's guest may own only part of a",
+            "  shared L3 and its neighbours evict it: the latency then climbs from a few MiB, not the reported size. Not graded.",
+            "A register holds its value for the next add in {register.latency_cycles} cycles ({register.latency_s});",
+            "  the L1-resident chase pays {l1.latency_cycles} cycles: even the nearest cache costs several registers' worth.",
+            "Read bandwidth falls level by level: {bandwidth_ratio} more at the smallest working set than at the largest.",
+            "Buffers are 2 MiB aligned and asked for huge pages (madvise MADV_HUGEPAGE); granted when",
+            "  /sys/kernel/mm/transparent_hugepage/enabled says [always] or [madvise]. Without them, the DRAM latency",
+            "  keeps climbing past the TLB's reach (each hop also walks the page table).",
+        };
+        if (run.device_kind == DeviceKind::cuda) d.teaching.push_back("On a GPU, a chase in shared memory takes {shared.latency_s} per hop: between a register and L1.");
+    }
+};
+
+}  // namespace
+
+LAB_LESSON(MemoryHierarchy, "02.03")
