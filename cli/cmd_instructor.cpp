@@ -46,14 +46,17 @@ fs::path find_spec(const fs::path& plugin, const std::string& id) {
 
 int cmd_validate(const Args& args) {
     po::options_description opts("options");
-    opts.add_options()("plugin", po::value<std::string>()->required(), "a lesson plugin (lab_<ID>.so)")(
+    opts.add_options()("plugin", po::value<std::string>()->required(), "a lesson plugin (lab_<ID>.so), or the ID of one lab finds")(
         "spec", po::value<std::string>(), "its grading spec (default: configs/grading/<ID>.yaml when there is one)");
     po::positional_options_description pos;
     pos.add("plugin", 1);
     po::variables_map vm;
-    if (!parse("validate", "lab validate PLUGIN.so [--spec FILE]", args, opts, pos, vm)) return 0;
-    const fs::path file = vm["plugin"].as<std::string>();
-    if (!fs::exists(file)) throw InputError(file.string(), "no such file");
+    if (!parse("validate", "lab validate PLUGIN.so|ID [--spec FILE]", args, opts, pos, vm)) return 0;
+    fs::path file = vm["plugin"].as<std::string>();
+    // An ID ("02.05") names the plugin lab finds in its plugin folders, as `lab run` would.
+    if (!fs::exists(file) && file.string().find('/') == std::string::npos && file.extension() != ".so")
+        file = find_lesson(discover(paths::plugin_dirs()), file.string()).file;
+    if (!fs::exists(file)) throw InputError(file.string(), "no such file", "give a plugin's path (lab_<ID>.so) or a lesson ID `lab list` shows");
     LoadedLesson l = load_lesson(file);
     const LessonInfo& i = l.info;
     std::vector<std::string> problems = declaration_problems(i, [](const std::string& u) { return units::dimension_of(u).has_value(); });

@@ -302,3 +302,18 @@ TEST_CASE("after a plugin fails, the host and the grader keep working", "[isolat
     auto show = run_lab({"show", (lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json").string()});
     CHECK(show.exit_code == 0);
 }
+
+// `lab validate` takes a plugin's path or, as `lab run` does, a lesson ID it finds.
+TEST_CASE("lab validate finds a lesson by its ID", "[usage]") {
+    auto r = run_lab({"validate", "02.05"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("valid"));
+    CHECK_THAT(r.out, Catch::Contains("grading spec"));
+    r = run_lab({"validate", "09.99"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("unknown lesson ID"));
+    r = run_lab({"validate", "/nope/lab_09_99.so"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("no such file"));
+}
