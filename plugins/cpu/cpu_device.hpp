@@ -8,6 +8,7 @@
 
 #include "lab/cpu_kernels.hpp"
 #include "lab/device.hpp"
+#include "proc_telemetry.hpp"
 #include "thread_team.hpp"
 
 namespace lab::cpu {
@@ -44,6 +45,9 @@ public:
     // Always available: the stream records its own tasks. Times are seconds from trace_begin.
     bool trace_begin(std::string& note) override;
     std::vector<TraceEvent> trace_end() override;
+    // /proc's view of the cores and this process while a workload is timed (proc_telemetry.hpp).
+    void telemetry_begin() override { telemetry_.begin(); }
+    std::map<std::string, double> telemetry_end() override { return telemetry_.end(); }
 
     Simd simd() const { return simd_; }
     TaskStream& task_stream() { return *stream_; }
@@ -54,6 +58,7 @@ private:
     std::unique_ptr<ThreadTeam> team_;
     std::unique_ptr<TaskStream> stream_;
     BufferPtr flush_buffer_;
+    ProcTelemetry telemetry_;
 };
 
 }  // namespace lab::cpu

@@ -3,6 +3,8 @@
 // enough independent chains is compute bound). No speed is asserted.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -236,4 +238,30 @@ TEST_CASE("copies on the CPU device land whole, in stream order", "[cpu]") {
     d.copy(d.stream(), dst->data(), src->data(), n);
     d.stream().synchronize();
     CHECK(std::memcmp(dst->data(), src->data(), n) == 0);
+}
+
+// /proc's view while a workload runs: the keys lesson 02.09 reads, each within its range. (What
+// they read depends on the machine's load: only their bounds are asserted.)
+TEST_CASE("the CPU device's telemetry reports core and process utilisation from /proc", "[cpu]") {
+    Device& d = *fixture().device;
+    d.telemetry_begin();
+    d.stream().launch([](int t, int) {
+        if (t != 0) return;  // one thread spins, as 02.09's single chasing thread does
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+        volatile unsigned long spin = 0;
+        while (std::chrono::steady_clock::now() < until) spin = spin + 1;
+    });
+    d.stream().synchronize();
+    const auto m = d.telemetry_end();
+    for (const char* k : {"cpu_busy_pct.max_core", "cpu_busy_pct.machine", "process_cpu_pct", "cores", "interval_s", "sampler_cost_s"}) {
+        INFO(k);
+        REQUIRE(m.count(k) == 1);
+        CHECK(m.at(k) >= 0);
+    }
+    CHECK(m.at("interval_s") >= 0.4);
+    CHECK(m.at("cores") >= 1);
+    CHECK(m.at("cpu_busy_pct.max_core") <= 100.0 + 1e-9);
+    CHECK(m.at("cpu_busy_pct.machine") <= m.at("cpu_busy_pct.max_core") + 1e-9);
+    CHECK(m.at("process_cpu_pct") <= 100 * m.at("cores") * 1.1 + 10);  // one tick of slack
+    CHECK(m.at("sampler_cost_s") < m.at("interval_s"));
 }
