@@ -267,6 +267,12 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
         m.time.noise_met = true;
         m.time.total_s = 10 * t;
         if (kind == DeviceKind::cuda) m.counters = model_counters(w);
+        // A model device's telemetry: the keys the real backends report, the work assumed to
+        // keep what it runs on busy (a plan check, never shown as a measurement).
+        if (w.telemetry)
+            m.telemetry = kind == DeviceKind::cuda ? std::map<std::string, double>{{"utilization_gpu.mean", 100}, {"utilization_memory.mean", 50}}
+                                                   : std::map<std::string, double>{{"cpu_busy_pct.max_core", 100}, {"cpu_busy_pct.machine", 100},
+                                                                                   {"process_cpu_pct", 100}, {"interval_s", 1}};
         m.load = 0;
         run.measurements.push_back(m);
         return m;
@@ -281,11 +287,16 @@ std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Deri
     std::vector<std::string> problems;
     const std::string k = to_string(run.device_kind);
     const bool quick = run.options.quick;
-    // Not produced, and rightly: the metrics of a workload the run skipped (it says why), and
-    // the counter metrics of a workload whose device read no counters (its note says why).
+    // Not produced, and rightly: the metrics of a workload the run skipped (it says why), the
+    // counter metrics of a workload whose device read no counters (its note says why)...
     auto excused = [&](const std::string& metric) {
         for (const auto& s : run.skipped)
             if (metric.rfind(s.workload + ".", 0) == 0) return true;
+        // ... and the telemetry metrics (".telemetry_*") of one whose device sampled none.
+        if (const auto t = metric.rfind(".telemetry_"); t != std::string::npos) {
+            const Measurement* m = run.find(metric.substr(0, t));
+            return m && m->telemetry.empty();
+        }
         const auto dot = metric.rfind(".counted_");
         if (dot == std::string::npos) return false;
         const Measurement* m = run.find(metric.substr(0, dot));

@@ -378,7 +378,7 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
 }
 
 TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_02", "02_03", "02_04", "02_05", "02_06", "02_07", "02_08", "02_11", "02_12"}) {
+    for (const char* dir : {"02_01", "02_02", "02_03", "02_04", "02_05", "02_06", "02_07", "02_08", "02_09", "02_11", "02_12"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             // Code only: a lesson may ship data (02.12's recorded trace and its licence).
@@ -1021,4 +1021,42 @@ TEST_CASE("02.03 states exact counts and finds its levels from its own latency c
     CHECK(d.plots[0].series[0].x == size);
     for (const auto& mk : d.plots[0].marks)
         if (mk.label == "L1" || mk.label == "DRAM" || mk.label == "L2 found") CHECK(!mk.metric.empty());
+}
+
+// ---- 02.09 ------------------------------------------------------------------------------------
+
+TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captures as lab smi does", "[lessons]") {
+    auto l = lesson("02_09");
+    RawRun run = fixture_run("02.09-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    check_declared_matches_produced(l.info, d, run);
+    const Measurement& chase = run.at("chase");
+    CHECK(chase.workload.bytes == 64.0 * chase.workload.params.at(1).value);  // one line per hop
+    CHECK(chase.workload.params.at(0).value >= 4.0 * run.facts.last_level_cache_bytes());
+    CHECK(d.find("chase.telemetry_busy_fraction")->number == chase.telemetry.at("cpu_busy_pct.max_core") / 100);
+    CHECK(d.find("chase.telemetry_machine_fraction")->number == chase.telemetry.at("cpu_busy_pct.machine") / 100);
+    CHECK(d.find("chase.units_used_fraction")->number == 1.0 / run.facts.threads);
+    // A record without telemetry (a GPU without NVML) produces no busy share, and says nothing false.
+    RawRun bare = run;
+    for (auto& m : bare.measurements) m.telemetry.clear();
+    CHECK(l.lesson->derivation(bare).find("chase.telemetry_busy_fraction") == nullptr);
+    // Every capture a student can draw, read by lab smi from the copy the lesson ships.
+    std::set<std::string> files;
+    for (std::uint64_t seed = 0; seed < 8; ++seed) {
+        run.options.seed = seed;
+        const Derivation v = l.lesson->derivation(run);
+        const std::string file = v.find("question_capture")->text;
+        files.insert(file);
+        auto r = lab_test::run_lab({"smi", (lab_test::source_root() / "labs/02_09/captures" / file).string(), "--json"});
+        INFO(file << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto g = nlohmann::json::parse(r.out)["gpus"][0];
+        CHECK(v.find("capture.power_draw_w")->number == g["power_draw_w"].get<double>());
+        CHECK(v.find("capture.memory_used_mib")->number == g["memory_used_mib"].get<double>());
+        CHECK(v.find("capture.pstate")->text == g["pstate"].get<std::string>());
+        CHECK(v.find("capture.sm_clock_mhz")->number == g["sm_clock_mhz"].get<double>());
+        CHECK(lab_test::read_file(lab_test::source_root() / "labs/02_09/captures" / file) ==
+              lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi" / file));
+    }
+    CHECK(files.size() == 8);
 }
