@@ -9,6 +9,7 @@
 #include <lab/cpu_transformer_kernels.hpp>
 #include <lab/lab.hpp>
 #include <lab/transformer.hpp>
+#include <lab/transformer_forward.hpp>
 
 #include <array>
 
@@ -87,91 +88,25 @@ public:
         Device& dev = s.device();
         auto k = s.kernels<TransformerKernels, cpu::TransformerKernelsCpu>();
         const tf::ModelConfig m = tf::tiny_model();
-        const int S = seq_for(s.options().quick), h = int(m.hidden), I = int(m.intermediate), V = int(m.vocab), L = int(m.layers);
-        const int d = int(m.head_dim), qw = int(m.heads) * d, kvw = int(m.kv_heads) * d;
-        // Random weights (a fixed LCG: the values do not change the speed), copied to the device.
-        std::vector<BufferPtr> keep;
-        auto weights = [&](std::size_t n) {
-            BufferPtr host = dev.allocate_host(4 * n), buf = dev.allocate(4 * n);
-            std::uint32_t state = 12345;
-            for (std::size_t e = 0; e < n; ++e) host->as<float>()[e] = ((state = state * 1664525u + 1013904223u) >> 8) * (0.1f / 16777216.0f) - 0.05f;
-            dev.copy(dev.stream(), buf->data(), host->data(), 4 * n);
-            dev.stream().synchronize();
-            float* p = buf->as<float>();
-            keep.push_back(std::move(buf));
-            return p;
-        };
-        auto scratch = [&](std::size_t n) { keep.push_back(dev.allocate(4 * n)); return keep.back()->as<float>(); };
-        struct Layer { float *an, *wq, *wk, *wv, *wo, *mn, *up, *gate, *down, *kc, *vc; };
-        std::vector<Layer> layer;
-        for (int l = 0; l < L; ++l)
-            layer.push_back({weights(h), weights(std::size_t(h) * qw), weights(std::size_t(h) * kvw), weights(std::size_t(h) * kvw),
-                             weights(std::size_t(qw) * h), weights(h), weights(std::size_t(h) * I), weights(std::size_t(h) * I),
-                             weights(std::size_t(I) * h), scratch(std::size_t(S + 1) * kvw), scratch(std::size_t(S + 1) * kvw)});
-        float *table = weights(std::size_t(V) * h), *final_norm = weights(h), *lm = weights(std::size_t(h) * V);
-        keep.push_back(dev.allocate(4 * std::size_t(S)));  // token ids: zero-filled, token 0 (the speed does not care)
-        const auto* tokens = keep.back()->as<std::int32_t>();
-        float *x = scratch(std::size_t(S) * h), *xn = scratch(std::size_t(S) * h), *q = scratch(std::size_t(S) * qw),
-              *kk = scratch(std::size_t(S) * kvw), *v = scratch(std::size_t(S) * kvw), *att = scratch(std::size_t(S) * qw),
-              *o = scratch(std::size_t(S) * h), *up = scratch(std::size_t(S) * I), *gate = scratch(std::size_t(S) * I),
-              *act = scratch(std::size_t(S) * I), *logits = scratch(std::size_t(S) * V),
-              *scores = scratch(std::size_t(m.heads) * S * (S + 1));
-
-        // The projections are fp32 GEMMs of the device's BLAS (OpenBLAS, cuBLASLt): the library
-        // for the job, so each op's FLOP/s is what a real framework gets, not a teaching loop's.
-        auto matmul = [&dev](const float* a, const float* w, float* y, int n, int in, int out) -> Launch {
-            const Gemm g{Dtype::fp32, n, out, in, a, w, y, 1.0, 0.0};
-            return [&dev, g](Stream& st) { dev.gemm(st, g); };
-        };
-        // Op `name` of layer l over n tokens at position `past` (n = S, past = 0: the prefill).
-        auto op = [&](const std::string& name, int l, int n, int past) -> std::vector<Launch> {
-            const Layer& y = layer[std::size_t(l)];
-            const std::size_t nh = std::size_t(n) * h, ni = std::size_t(n) * I;
-            if (name == "embedding") return {k->embedding(tokens, table, x, n, h)};
-            if (name == "attn_norm") return {k->rms_norm(x, y.an, xn, n, h)};
-            if (name == "qkv") return {matmul(xn, y.wq, q, n, h, qw), matmul(xn, y.wk, kk, n, h, kvw), matmul(xn, y.wv, v, n, h, kvw)};
-            if (name == "rope") return {k->rope(q, n, int(m.heads), d, past), k->rope(kk, n, int(m.kv_heads), d, past)};
-            if (name == "kv_cache_write") return {k->cache_write(kk, y.kc, n, kvw, past), k->cache_write(v, y.vc, n, kvw, past)};
-            if (name == "attention") return {k->attention(q, y.kc, y.vc, scores, att, n, past, int(m.heads), int(m.kv_heads), d)};
-            if (name == "attn_out") return {matmul(att, y.wo, o, n, qw, h)};
-            if (name == "residual") return {k->add(x, o, nh)};
-            if (name == "mlp_norm") return {k->rms_norm(x, y.mn, xn, n, h)};
-            if (name == "mlp_up") return {matmul(xn, y.up, up, n, h, I)};
-            if (name == "mlp_gate") return {matmul(xn, y.gate, gate, n, h, I)};
-            if (name == "mlp_act") return {k->silu_gate(gate, up, act, ni)};
-            if (name == "mlp_down") return {matmul(act, y.down, o, n, I, h)};
-            if (name == "final_norm") return {k->rms_norm(x, final_norm, xn, n, h)};
-            return {matmul(xn, lm, logits, n, h, V)};  // lm_head
-        };
-        auto once = [](const std::string& name) { return name == "embedding" || name == "final_norm" || name == "lm_head"; };
-        auto all = [](std::vector<Launch> ls) -> Launch { return [ls](Stream& st) { for (const auto& l : ls) l(st); }; };
-        // One pass in dataflow order: per layer norm, qkv, rope, cache, attention, out, residual,
-        // norm, MLP, residual; then the final norm and the LM head.
-        auto pass = [&](int n, int past) {
-            std::vector<Launch> ls = op("embedding", 0, n, past);
-            for (int l = 0; l < L; ++l)
-                for (const char* name : {"attn_norm", "qkv", "rope", "kv_cache_write", "attention", "attn_out", "residual",
-                                         "mlp_norm", "mlp_up", "mlp_gate", "mlp_act", "mlp_down", "residual"})
-                    for (auto& launch : op(name, l, n, past)) ls.push_back(launch);
-            for (const char* name : {"final_norm", "lm_head"}) for (auto& launch : op(name, 0, n, past)) ls.push_back(launch);
-            return all(ls);
-        };
+        const int S = seq_for(s.options().quick), L = int(m.layers);
+        tf::TinyForward model(dev, *k, m, S);
         const auto prefill = tf::forward_ops(m, tf::precision(Dtype::fp32), tf::prefill(1, S));
         for (const char* name : kOps) {
             std::vector<Launch> ls;
-            const int repeats = once(name) ? 1 : (std::string(name) == "residual" ? 2 : 1) * L;
-            for (int r = 0; r < repeats; ++r) for (auto& launch : op(name, once(name) ? 0 : r % L, S, 0)) ls.push_back(launch);
+            const int repeats = tf::TinyForward::once(name) ? 1 : (std::string(name) == "residual" ? 2 : 1) * L;
+            for (int r = 0; r < repeats; ++r)
+                for (auto& launch : model.op(name, tf::TinyForward::once(name) ? 0 : r % L, S, 0)) ls.push_back(launch);
             const tf::Op c = counts(prefill, name);
             s.measure({.name = name, .description = std::string(name) + " of the tiny model's prefill, all layers",
                        .params = {param("seq", S), param("repeats", repeats)}, .flops = double(c.flops()), .bytes = double(c.bytes())},
-                      all(ls));
+                      tf::TinyForward::all(ls));
         }
         const tf::Totals whole = tf::totals(prefill);
         s.measure({.name = "forward", .description = "the tiny model's whole prefill", .params = {param("seq", S)},
-                   .flops = double(whole.flops()), .bytes = double(whole.bytes)}, pass(S, 0));
+                   .flops = double(whole.flops()), .bytes = double(whole.bytes)}, model.pass(S, 0));
         const tf::Totals step = tf::totals(tf::forward_ops(m, tf::precision(Dtype::fp32), tf::decode(1, S)));
         s.measure({.name = "decode_step", .description = "one decode step of the tiny model at context S", .params = {param("context", S)},
-                   .flops = double(step.flops()), .bytes = double(step.bytes)}, pass(1, S));
+                   .flops = double(step.flops()), .bytes = double(step.bytes)}, model.pass(1, S));
     }
 
     void derive(const RawRun& run, Derivation& d) const override {
