@@ -10,7 +10,7 @@
 # usage: bench/lesson_times.sh [--lessons "02.02 02.06"] [--no-cold] [--no-full]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-lessons="02.02 02.03 02.04 02.06 02.07 02.08 02.09 02.11 02.12"
+lessons="02.02 02.03 02.04 02.06 02.07 02.08 02.09 02.10 02.11 02.12"
 cold=1
 full=1
 while [ $# -gt 0 ]; do

@@ -60,7 +60,7 @@ struct Reader {
                 if (k == key) return v;
             return std::nullopt;
         };
-        if (cat == "kernel") {
+        if (cat == "kernel" || cat == "gemm") {  // lab's CPU traces name BLAS calls "gemm"
             auto [it, fresh] = kernel_index.emplace(e.name, s.kernels.size());
             if (fresh) s.kernels.push_back({e.name, 0, 0});
             ++s.kernels[it->second].count, s.kernels[it->second].total_us += dur;
@@ -108,6 +108,20 @@ struct Reader {
         if (!lat.empty()) {
             std::sort(lat.begin(), lat.end());
             s.launch_latency_us = lat.size() % 2 ? lat[lat.size() / 2] : (lat[lat.size() / 2 - 1] + lat[lat.size() / 2]) / 2;
+        }
+        // lab numbers its CPU tasks ("host kernel #12"): one kernel, many launches.
+        if (lab_format) {
+            std::vector<KernelStats> merged;
+            std::unordered_map<std::string, std::size_t> at;
+            for (auto k : s.kernels) {
+                if (auto h = k.name.rfind(" #"); h != std::string::npos && h + 2 < k.name.size() &&
+                                                  k.name.find_first_not_of("0123456789", h + 2) == std::string::npos)
+                    k.name.resize(h);
+                auto [it, fresh] = at.emplace(k.name, merged.size());
+                if (fresh) merged.push_back({k.name, 0, 0});
+                merged[it->second].count += k.count, merged[it->second].total_us += k.total_us;
+            }
+            s.kernels = std::move(merged);
         }
         std::stable_sort(s.kernels.begin(), s.kernels.end(), [](const KernelStats& a, const KernelStats& b) { return a.total_us > b.total_us; });
         s.format = lab_format ? "lab" : "kineto";

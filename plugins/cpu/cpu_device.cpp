@@ -85,11 +85,15 @@ void CpuDevice::copy(Stream& stream, void* dst, const void* src, std::size_t byt
     // Host to host: every team thread copies its share, as a streaming kernel would.
     auto* d = static_cast<unsigned char*>(dst);
     auto* s = static_cast<const unsigned char*>(src);
-    stream.launch([d, s, bytes](int t, int n) {
+    HostKernel kernel = [d, s, bytes](int t, int n) {
         std::size_t lines = (bytes + 63) / 64;
         std::size_t b = lines * t / n * 64, e = std::min(bytes, lines * (t + 1) / n * 64);
         if (e > b) std::memcpy(d + b, s + b, e - b);
-    });
+    };
+    // Named in traces as a copy (host to host: a CPU device's memory is the host's).
+    static const TaskLabel label{"memcpy", "memcpy HtoH", false, {0, 0, 0}};
+    if (auto* ts = dynamic_cast<TaskStream*>(&stream)) ts->launch(std::move(kernel), label);
+    else stream.launch(std::move(kernel));
 }
 
 EventPtr CpuDevice::create_event() { return std::make_unique<CpuEvent>(); }

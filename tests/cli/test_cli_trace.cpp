@@ -67,3 +67,22 @@ TEST_CASE("02.12's trace answers are what lab trace reads from the shipped trace
     CHECK(expected.at("trace_fp16_flop") == f16);
     CHECK(expected.at("trace_zero_flop_ranges") == zero);
 }
+
+// 02.10's trace questions: constant answers in its spec, which are what `lab trace` reads from the
+// copy of a100_simple_add the lesson ships.
+TEST_CASE("02.10's trace answers are what lab trace reads from the shipped trace", "[trace]") {
+    const auto shipped = lab_test::source_root() / "labs/02_10/a100_simple_add.json.gz";
+    CHECK(lab_test::read_file(shipped) == lab_test::read_file(lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz"));
+    auto r = run_lab({"trace", shipped.string(), "--json"});
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const YAML::Node spec = YAML::LoadFile((lab_test::source_root() / "configs/grading/02.10.yaml").string());
+    std::map<std::string, std::string> expected;
+    for (const auto& q : spec["questions"])
+        if (q["expected"]["value"]) expected[q["id"].as<std::string>()] = q["expected"]["value"].as<std::string>();
+    CHECK(std::stoi(expected.at("trace_syncs")) == j["syncs"]["count"].get<int>());
+    CHECK(expected.at("trace_top_kernel") == j["kernels"]["top"][0]["name"].get<std::string>());
+    CHECK(std::stod(expected.at("trace_idle")) == Approx(100 * j["idle_fraction"].get<double>()).margin(1e-3));
+    CHECK(std::stod(expected.at("trace_memcpy_bandwidth")) ==
+          Approx(j["memcpy"]["bytes"].get<double>() / (j["memcpy"]["total_us"].get<double>() * 1e-6) / 1e9).epsilon(1e-4));
+}

@@ -87,12 +87,16 @@ TEST_CASE("span, busy, idle and launch latency follow their definitions exactly"
     // lab's own trace (`lab run --trace`), written by chrome_trace, read back the same way.
     std::vector<TraceEvent> ev = {{"cudaLaunchKernel", "runtime", 1e-6, 1e-6, 0, true, {{"correlation", "9"}}},
                                   {"triad", "kernel", 3e-6, 4e-6, 1, false, {{"correlation", "9"}}},
-                                  {"memcpy HtoD", "memcpy", 10e-6, 2e-6, 1, false, {{"bytes", "1024"}}}};
+                                  {"memcpy HtoD", "memcpy", 10e-6, 2e-6, 1, false, {{"bytes", "1024"}}},
+                                  {"sgemm 8 x 8 x 8", "gemm", 4e-6, 1e-6, 1, false, {}},  // BLAS calls count as kernels
+                                  {"host kernel #3", "kernel", 5e-6, 1e-6, 1, false, {}},  // numbered tasks: one kernel
+                                  {"host kernel #4", "kernel", 6e-6, 1e-6, 1, false, {}}};
     lab_test::write_file(d / "lab.json.gz", gzip_compress(chrome_trace(ev, {"Test CPU", "cpu", "02.05", 0}).dump()));
     const auto l = trace::read(d / "lab.json.gz");
     CHECK(l.format == "lab");
     CHECK(l.device_name == "Test CPU");
-    CHECK(l.kernel_count == 1);
+    CHECK(l.kernel_count == 4);
+    CHECK(l.kernels.size() == 3);  // triad, sgemm, host kernel (x2)
     CHECK(*l.launch_latency_us == Approx(2));
     CHECK(l.memcpy_by_kind.at("HtoD").bytes == 1024);
     CHECK(l.span_us == Approx(9));

@@ -378,7 +378,7 @@ TEST_CASE("placed workloads are declared once: their standard metrics, graded as
 }
 
 TEST_CASE("every shipped lesson fits the lesson budget of 250 non-blank lines", "[lessons]") {
-    for (const char* dir : {"02_01", "02_02", "02_03", "02_04", "02_05", "02_06", "02_07", "02_08", "02_09", "02_11", "02_12"}) {
+    for (const char* dir : {"02_01", "02_02", "02_03", "02_04", "02_05", "02_06", "02_07", "02_08", "02_09", "02_10", "02_11", "02_12"}) {
         int lines = 0;
         for (const auto& e : std::filesystem::directory_iterator(lab_test::source_root() / "labs" / dir)) {
             // Code only: a lesson may ship data (02.12's recorded trace and its licence).
@@ -1059,4 +1059,22 @@ TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captu
               lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi" / file));
     }
     CHECK(files.size() == 8);
+}
+
+// ---- 02.10 ------------------------------------------------------------------------------------
+
+TEST_CASE("02.10 runs the same counted prefill twice and derives the cost of the midway sync and copy", "[lessons]") {
+    auto l = lesson("02_10");
+    const RawRun run = fixture_run("02.10-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    check_declared_matches_produced(l.info, d, run);
+    const Measurement &plain = run.at("forward"), &with = run.at("forward_sync_copy");
+    namespace tf = lab::transformer;
+    const double S = plain.workload.params.at(0).value;
+    const auto whole = tf::totals(tf::forward_ops(tf::tiny_model(), tf::precision(Dtype::fp32), tf::prefill(1, std::uint64_t(S))));
+    CHECK(plain.workload.flops == double(whole.flops()));
+    CHECK(with.workload.flops == plain.workload.flops);
+    CHECK(with.workload.bytes == double(whole.bytes));
+    CHECK(d.find("copy_bytes")->number == 4 * S * tf::tiny_model().hidden);
+    CHECK(d.find("slowdown_ratio")->number == with.time.median / plain.time.median);
 }
