@@ -60,6 +60,9 @@ std::string at(const std::filesystem::path& file, std::size_t line) { return fil
 
 // ---- the default table ----------------------------------------------------------------------
 
+// Element i, or "" where the row or line has fewer (a capture cut or edited mid-row).
+std::string at_or_empty(const std::vector<std::string>& v, std::size_t i) { return i < v.size() ? v[i] : std::string(); }
+
 std::vector<std::string> cells(const std::string& row) {
     std::vector<std::string> out;
     std::string cur;
@@ -76,7 +79,7 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
     std::size_t i = 0;
     for (; i < lines.size() && lines[i].find("NVIDIA-SMI") == std::string::npos; ++i) {}
     const std::string& head = lines[i];
-    if (auto p = head.find("Driver Version:"); p != std::string::npos) driver = text(words(head.substr(p + 15)).at(0));
+    if (auto p = head.find("Driver Version:"); p != std::string::npos) driver = text(at_or_empty(words(head.substr(p + 15)), 0));
     if (auto p = head.find("CUDA Version:"); p != std::string::npos && !words(head.substr(p + 13)).empty()) cuda = text(words(head.substr(p + 13))[0]);
     // GPU rows follow the first "|===" line: three rows a GPU, then a "+---" border.
     for (; i < lines.size() && lines[i].rfind("|==", 0) != 0; ++i) {}
@@ -85,8 +88,8 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
         const auto first = cells(lines[i]);
         if (i + 1 >= lines.size() || lines[i + 1].rfind("|", 0) != 0 || first.size() < 3)
             throw InputError(at(file, i), "the table is cut inside a GPU's rows (each GPU has a name row and a readings row)", "capture the whole output of `nvidia-smi`");
-        const auto name = words(first[0]), readings = words(cells(lines[i + 1])[0]);
-        const auto memory = words(cells(lines[i + 1]).at(1)), util = words(cells(lines[i + 1]).at(2));
+        const auto name = words(first[0]), readings = words(at_or_empty(cells(lines[i + 1]), 0));
+        const auto memory = words(at_or_empty(cells(lines[i + 1]), 1)), util = words(at_or_empty(cells(lines[i + 1]), 2));
         if (name.size() < 3 || readings.size() < 5 || memory.size() < 3)
             throw InputError(at(file, i), "not a GPU row of nvidia-smi's table: expected 'index name persistence' and 'fan temp perf power / cap'");
         Gpu g;
@@ -99,7 +102,7 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
         if (!util.empty()) g.utilization_gpu_pct = number(util[0]);
         c.gpus.push_back(g);
         for (i += 2; i < lines.size() && lines[i].rfind("|", 0) == 0 && lines[i].find("MiB") == std::string::npos &&
-                     words(cells(lines[i])[0]).size() < 3;
+                     words(at_or_empty(cells(lines[i]), 0)).size() < 3;
              ++i) {}  // the MIG row
         if (i >= lines.size() || lines[i].rfind("+", 0) != 0)
             throw InputError(at(file, std::min(i, lines.size() - 1)), "the table is cut after a GPU's rows (no closing '+---' border)", "capture the whole output of `nvidia-smi`");
@@ -111,7 +114,7 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
     if (i < lines.size()) {
         for (auto& g : c.gpus) g.processes_listed = true;
         for (++i; i < lines.size() && lines[i].rfind("|", 0) == 0; ++i) {
-            const auto w = words(cells(lines[i]).at(0));
+            const auto w = words(at_or_empty(cells(lines[i]), 0));
             if (w.size() < 7 || !number(w[0])) continue;  // "No running processes found"
             const std::size_t gpu = static_cast<std::size_t>(*number(w[0]));
             Process p{number(w[3]) ? std::optional<long long>(static_cast<long long>(*number(w[3]))) : std::nullopt, "", number(w.back())};

@@ -10,6 +10,7 @@
 
 #include "ceilings_cache.hpp"
 #include "safetensors_writer.hpp"
+#include "lab_json.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -21,20 +22,10 @@ using nlohmann::json;
 
 namespace {
 
-// An empty ceilings cache, so no calibration of the machine running the tests leaks in.
-struct EmptyCache {
-    lab_test::TempDir dir;
-    std::map<std::string, std::string> env() const { return {{"XDG_CACHE_HOME", dir.path().string()}}; }
-};
+using lab_test::EmptyCache;
 
 json checkpoint_json(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
-    std::vector<std::string> all = {"checkpoint"};
-    all.insert(all.end(), args.begin(), args.end());
-    all.push_back("--json");
-    auto r = run_lab(all, env);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    return json::parse(r.out);
+    return lab_test::lab_json("checkpoint", args, env);
 }
 
 // A 7B-shaped checkpoint without its data: 2 shards, BF16 weights and F32 norms, sparse.

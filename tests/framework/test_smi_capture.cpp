@@ -117,6 +117,11 @@ TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused 
     CHECK_THAT(refusal("hello world, 42\n"), Contains("without a header"));
     CHECK_THAT(refusal("name, pstate\n"), Contains("no GPU line"));
     CHECK_THAT(refusal("just some text\n"), Contains("not an nvidia-smi capture"));
+    // A GPU's readings row edited down to a bare '|': refused with its line, not a crash.
+    std::string edited = table;
+    const std::size_t row = edited.find("| N/A   59C");
+    edited.replace(row, edited.find('\n', row) - row, "|");
+    CHECK_THAT(refusal(edited), Contains("cut.txt:9"));
     const std::string dmon = lab_test::read_file(capture("h100_load_dmon.txt"));
     CHECK_THAT(refusal(dmon.substr(0, dmon.size() - 20)), Contains("cut short"));
 

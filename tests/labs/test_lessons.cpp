@@ -19,6 +19,7 @@
 #include "lesson_plan.hpp"
 #include "plugin_loader.hpp"
 #include "run_record.hpp"
+#include "lab_json.hpp"
 #include "test_support.hpp"
 
 using namespace lab;
@@ -498,15 +499,7 @@ TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from it
 
 namespace {
 
-nlohmann::json lab_model_json(const std::vector<std::string>& args) {
-    std::vector<std::string> all = {"model"};
-    all.insert(all.end(), args.begin(), args.end());
-    all.push_back("--json");
-    const auto r = lab_test::run_lab(all);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    return nlohmann::json::parse(r.out);
-}
+nlohmann::json lab_model_json(const std::vector<std::string>& args) { return lab_test::lab_json("model", args); }
 
 }  // namespace
 
