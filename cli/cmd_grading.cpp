@@ -6,10 +6,12 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "answers.hpp"
 #include "atomic_file.hpp"
 #include "batch.hpp"
+#include "course_token.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "options.hpp"
@@ -21,6 +23,17 @@
 namespace fs = std::filesystem;
 
 namespace lab::cli {
+
+namespace {
+
+// Course mode when a key is configured (--key, else $LAB_COURSE_KEY), practice mode otherwise.
+std::optional<CourseKey> course_key(const std::string& flag) {
+    auto file = configured_key_file(flag);
+    if (!file) return std::nullopt;
+    return load_course_key(*file);
+}
+
+}  // namespace
 
 int cmd_answers(const Args& args) {
     po::options_description opts("options");
@@ -48,11 +61,14 @@ int cmd_submit(const Args& args) {
         "run", po::value<std::string>(), "the run record to grade (default: run the lesson now, then grade)")(
         "results", po::value<std::string>(), "write Gradescope's results.json here (needs --run)")(
         "student", po::value<std::string>()->default_value(""), "with no --run: the student the run is recorded for")(
+        "key", po::value<std::string>()->default_value(""),
+        "the course key (course mode: tokens checked); default $LAB_COURSE_KEY, else practice mode")(
+        "as", po::value<std::string>(), "who submitted (the autograder's identity): the run must be theirs")(
         "json", "print the grade as JSON");
     po::positional_options_description pos;
     pos.add("id", 1).add("answers", 1);
     po::variables_map vm;
-    if (!parse("submit", "lab submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--json]", args, opts, pos, vm))
+    if (!parse("submit", "lab submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--json]", args, opts, pos, vm))
         return 0;
     const std::string id = vm["id"].as<std::string>();
     const std::string answers = vm["answers"].as<std::string>();
@@ -83,8 +99,10 @@ int cmd_submit(const Args& args) {
             int rc = cmd_run(run_args);
             if (rc != 0) return rc;
         }
-        grader::GradingContext ctx;
-        grader::GradeReport report = grader::grade_files(ctx, id, answers, run);
+        grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
+        std::optional<std::string> submitter;
+        if (vm.count("as")) submitter = vm["as"].as<std::string>();
+        grader::GradeReport report = grader::grade_files(ctx, id, answers, run, submitter);
         if (results)
             write_file_atomically(vm["results"].as<std::string>(), grader::gradescope_results(report, elapsed()).dump(2) + "\n");
         if (vm.count("json")) std::cout << grader::json_report(report).dump(2) << "\n";
@@ -106,12 +124,15 @@ int cmd_submit(const Args& args) {
 int cmd_grade(const Args& args) {
     po::options_description opts("options");
     opts.add_options()("dir", po::value<std::string>()->required(), "one folder per student, each with answers and a run record")(
-        "out", po::value<std::string>()->default_value("gradebook.csv"), "the CSV gradebook")("json", "print the summary as JSON");
+        "out", po::value<std::string>()->default_value("gradebook.csv"), "the CSV gradebook")(
+        "key", po::value<std::string>()->default_value(""),
+        "the course key (course mode: tokens checked); default $LAB_COURSE_KEY, else practice mode")(
+        "json", "print the summary as JSON");
     po::positional_options_description pos;
     pos.add("dir", 1);
     po::variables_map vm;
-    if (!parse("grade", "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--json]", args, opts, pos, vm)) return 0;
-    grader::GradingContext ctx;
+    if (!parse("grade", "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--key FILE] [--json]", args, opts, pos, vm)) return 0;
+    grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
     auto t0 = std::chrono::steady_clock::now();
     grader::BatchResult r = grader::grade_directory(ctx, vm["dir"].as<std::string>());
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

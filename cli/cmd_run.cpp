@@ -42,6 +42,8 @@ int cmd_run(const Args& args) {
         "threads", po::value<int>()->default_value(0), "CPU threads (0 = all this process may use)")(
         "quick", "smaller sizes and fewer samples: seconds, not a minute")(
         "student", po::value<std::string>()->default_value(""), "your student ID (default: $LAB_STUDENT or ~/.config/lab/config.yaml)")(
+        "token", po::value<std::string>()->default_value(""),
+        "your course token, if your course gives them (default: $LAB_TOKEN or token: in ~/.config/lab/config.yaml)")(
         "out", po::value<std::string>(), "run record path (default: runs/<ID>-<time>.json)")(
         "json", "print the run record as JSON on stdout, nothing else")(
         "plots", po::value<std::string>(), "write the lesson's plots (SVG: its roofline and its own plots) into this folder")(
@@ -52,7 +54,7 @@ int cmd_run(const Args& args) {
     pos.add("id", 1);
     po::variables_map vm;
     const char* usage =
-        "lab run ID [--device D] [--threads N] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR] "
+        "lab run ID [--device D] [--threads N] [--quick] [--student NAME | --token TOKEN] [--out RUN.json] [--json] [--plots DIR] "
         "[--trace FILE[.gz]] [--timeout S] [--reveal]";
     if (!parse("run", usage, args, opts, pos, vm)) return 0;
 
@@ -62,6 +64,7 @@ int cmd_run(const Args& args) {
     req.threads = vm["threads"].as<int>();
     req.quick = vm.count("quick") > 0;
     req.student = vm["student"].as<std::string>();
+    req.token = vm["token"].as<std::string>();
     req.timeout_s = vm["timeout"].as<double>();
     if (req.timeout_s < 0) throw UsageError("--timeout must be positive");
     const bool reveal = vm.count("reveal") > 0;
@@ -98,7 +101,7 @@ int cmd_run(const Args& args) {
     // no placement here exceeds roofline::kRoofMargin.
     record::RecordInputs in{info, run.raw, run.derivation, reveal, run.started_at, run.duration_s,
                             device_spec_json(run.result.kind, run.result.facts, run.result.ceilings), run.result.engine,
-                            run.result.notes};
+                            run.result.notes, run.token};
     nlohmann::json rec = record::make_record(in);
     record::seal(rec);
 

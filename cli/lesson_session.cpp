@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "course.hpp"
+#include "course_token.hpp"
 #include "lesson_host.hpp"
 #include "errors.hpp"
 #include "options.hpp"
@@ -22,22 +23,47 @@ LessonOutcome run_lesson(const LessonRequest& r) {
     LessonOutcome out{load_lesson(ident.file), {}, {}, {}, 0, {}};
 
     CourseConfig course = load_course(paths::config_dir() / "course.yaml");
-    std::string student = normalise_student(resolve_student(r.student));
-    if (student.empty()) {
-        student = "anonymous";
-        std::cerr << "note: no student ID (--student, $LAB_STUDENT or ~/.config/lab/config.yaml): "
-                     "recording as 'anonymous'; such a run cannot be submitted for grading\n";
+    RunOptions options;
+    if (r.replay) {
+        options = *r.replay;
+        out.token = r.replay_token;
+    } else {
+        options.quick = r.quick;
+        options.student = normalise_student(resolve_student(r.student));
+        const std::string token_text = resolve_token(r.token);
+        Seed seed;
+        if (!token_text.empty()) {
+            auto token = parse_token(token_text);
+            if (!token)
+                throw UsageError("the course token '" + token_text + "' (--token, $LAB_TOKEN or token: in ~/.config/lab/config.yaml) "
+                                 "is not shaped like one: STUDENT.XXXXXXXXXXXXXXXXXXXX\n  fix: copy it exactly as your instructor gave it");
+            if (!options.student.empty() && options.student != token->student)
+                throw UsageError("the course token is " + token->student + "'s, but the student is '" + options.student +
+                                 "' (--student, $LAB_STUDENT or ~/.config/lab/config.yaml)\n  fix: use your own token, or drop the "
+                                 "student setting: the token names you");
+            options.student = token->student;
+            seed = token_seed(*token, r.id);
+            out.token = to_string(*token);
+        } else {
+            if (options.student.empty()) {
+                options.student = "anonymous";
+                std::cerr << "note: no student ID (--token, --student, $LAB_STUDENT or ~/.config/lab/config.yaml): "
+                             "recording as 'anonymous'; such a run is graded for practice only\n";
+            }
+            seed = student_seed(course, r.id, options.student);
+        }
+        options.seed = seed.value;
+        options.seed_hex = seed.hex;
     }
-    Seed seed = student_seed(course, r.id, student);
 
     ChildRequest req;
     req.action = "run";
     req.device = r.device;
     req.threads = r.threads;
-    req.quick = r.quick;
+    req.quick = options.quick;
     req.lesson_file = ident.file.string();
-    req.options = {r.quick, student, seed.value, seed.hex};
-    req.lesson_budget_s = r.quick ? out.lesson.info.budget_quick_s : out.lesson.info.budget_full_s;
+    req.options = options;
+    req.lesson_budget_s = options.quick ? out.lesson.info.budget_quick_s : out.lesson.info.budget_full_s;
     req.timeout_s = r.timeout_s;
     req.trace_file = r.trace_file;
     req.trace_final_name = r.trace_final_name;

@@ -2,6 +2,7 @@
 // plugin, bind the student's seed, measure in a child process, derive with the lesson's code.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "lab/lesson.hpp"
@@ -16,6 +17,11 @@ struct LessonRequest {
     int threads = 0;
     bool quick = false;
     std::string student;          // as given (--student); resolved and normalised here
+    std::string token;            // as given (--token); resolved here (course_token.hpp)
+    // An audit re-measures a submission as it was made: its student, seed and quick flag (and
+    // its token, recorded again), instead of resolving them here.
+    std::optional<RunOptions> replay;
+    std::string replay_token;
     double timeout_s = 0;         // 0: the lesson's budget x the runner's slack
     std::string trace_file;       // for the child (a partial name), "" = none
     std::string trace_final_name;
@@ -28,6 +34,7 @@ struct LessonOutcome {
     Derivation derivation;
     double duration_s = 0;
     std::string started_at;
+    std::string token;            // the token the run was made with, "" = none
 };
 
 LessonOutcome run_lesson(const LessonRequest& request);

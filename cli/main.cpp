@@ -18,12 +18,14 @@ const char* kUsage =
     "  info ID [--json]                 objectives, experiments, metrics of a lesson\n"
     "  device [--device D] [--json]     the device, its spec and its measured ceilings\n"
     "  calibrate [--device D] [--threads N] [--quick]   measure the ceilings and cache them\n"
-    "  run ID [--device D] [--threads N] [--quick] [--student NAME] [--out RUN.json] [--json] [--plots DIR]\n"
-    "         [--trace FILE[.gz]] [--timeout S] [--reveal]\n"
+    "  run ID [--device D] [--threads N] [--quick] [--student NAME | --token TOKEN] [--out RUN.json] [--json]\n"
+    "         [--plots DIR] [--trace FILE[.gz]] [--timeout S] [--reveal]\n"
     "  show RUN.json [--reveal] [--json]  a recorded run, re-derived from its raw measurements\n"
     "  answers ID --run RUN.json        a YAML answers template bound to that run\n"
-    "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--json]   grade your claims\n"
-    "  grade SUBMISSIONS_DIR [--out gradebook.csv]   grade a class's recorded runs\n"
+    "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--json]\n"
+    "                                   grade your claims (course mode with a course key, else practice)\n"
+    "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--key FILE]   grade a class's recorded runs\n"
+    "  token ROSTER.csv --key FILE [--out tokens.csv] | --new-key FILE   course keys and students' tokens\n"
     "  check-spec FILE | --keys         validate a grading spec against its lesson\n"
     "  new ID --title TITLE [--dir DIR] scaffold a lesson plugin + grading YAML\n"
     "  validate PLUGIN.so [--spec FILE] load a plugin, check its API version, metadata, metrics, spec\n"
@@ -56,6 +58,7 @@ int main(int argc, char** argv) {
         {"answers", cli::cmd_answers}, {"submit", cli::cmd_submit}, {"grade", cli::cmd_grade},
         {"check-spec", cli::cmd_check_spec}, {"validate", cli::cmd_validate}, {"check", cli::cmd_check},
         {"new", cli::cmd_new},         {"model", cli::cmd_model}, {"checkpoint", cli::cmd_checkpoint}, {"smi", cli::cmd_smi}, {"trace", cli::cmd_trace},
+        {"token", cli::cmd_token},
         {"__child", cli::cmd_child},
     };
     auto it = commands.find(args[0]);

@@ -30,22 +30,37 @@ bool parse(const std::string& command, const std::string& usage, const std::vect
     return true;
 }
 
-std::string resolve_student(const std::string& flag) {
-    if (!flag.empty()) return flag;
-    if (const char* env = std::getenv("LAB_STUDENT"); env && *env) return env;
+namespace {
+
+// A value of ~/.config/lab/config.yaml ($XDG_CONFIG_HOME/lab/config.yaml), "" when unset.
+std::string user_config_value(const std::string& key) {
     std::filesystem::path cfg;
     if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) cfg = std::filesystem::path(xdg) / "lab/config.yaml";
     else if (const char* home = std::getenv("HOME"); home && *home) cfg = std::filesystem::path(home) / ".config/lab/config.yaml";
-    if (!cfg.empty() && std::filesystem::exists(cfg)) {
-        try {
-            YAML::Node n = YAML::LoadFile(cfg.string());
-            if (n["student"]) return n["student"].as<std::string>();
-        } catch (const YAML::Exception& e) {
-            throw InputError(cfg.string() + ":" + std::to_string(e.mark.line + 1),
-                             "the user config is not valid YAML: " + e.msg, "fix or delete the file");
-        }
+    if (cfg.empty() || !std::filesystem::exists(cfg)) return "";
+    try {
+        YAML::Node n = YAML::LoadFile(cfg.string());
+        if (!n.IsMap() || !n[key]) return "";
+        if (!n[key].IsScalar())
+            throw InputError(cfg.string() + ":" + std::to_string(n[key].Mark().line + 1), "'" + key + "' must be a single value",
+                             "write it as " + key + ": VALUE");
+        return n[key].as<std::string>();
+    } catch (const YAML::Exception& e) {
+        throw InputError(cfg.string() + ":" + std::to_string(e.mark.line + 1), "the user config is not valid YAML: " + e.msg,
+                         "fix or delete the file");
     }
-    return "";
 }
+
+std::string from_flag_env_or_config(const std::string& flag, const char* env_name, const std::string& key) {
+    if (!flag.empty()) return flag;
+    if (const char* env = std::getenv(env_name); env && *env) return env;
+    return user_config_value(key);
+}
+
+}  // namespace
+
+std::string resolve_student(const std::string& flag) { return from_flag_env_or_config(flag, "LAB_STUDENT", "student"); }
+
+std::string resolve_token(const std::string& flag) { return from_flag_env_or_config(flag, "LAB_TOKEN", "token"); }
 
 }  // namespace lab::cli

@@ -19,4 +19,8 @@ bool parse(const std::string& command, const std::string& usage, const std::vect
 // The student: --student, else $LAB_STUDENT, else `student:` in ~/.config/lab/config.yaml, else "".
 std::string resolve_student(const std::string& flag);
 
+// The course token (course_token.hpp): --token, else $LAB_TOKEN, else `token:` in the user
+// config, else "".
+std::string resolve_token(const std::string& flag);
+
 }  // namespace lab::cli

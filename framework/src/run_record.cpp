@@ -284,6 +284,7 @@ json make_record(const RecordInputs& in) {
             {"lesson", {{"id", in.info.id}, {"title", in.info.title}, {"plugin_version", in.info.version},
                         {"api", std::to_string(kApiMajor) + "." + std::to_string(kApiMinor)}}},
             {"student", in.raw.options.student},
+            {"token", in.token},
             {"seed", in.raw.options.seed_hex},
             {"quick", in.raw.options.quick},
             {"revealed", in.reveal},

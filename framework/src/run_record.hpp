@@ -66,6 +66,7 @@ struct RecordInputs {
     nlohmann::json spec;          // datasheet spec of the device, or null
     nlohmann::json engine;        // the engine settings used
     std::vector<std::string> notes;  // e.g. why the run fell back to the CPU
+    std::string token;            // the course token the run was made with, "" = none (course_token.hpp)
 };
 
 // The record without its digest; withheld values are left out.

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <ctime>
 
+#include "consistency.hpp"
 #include "course.hpp"
 #include "format.hpp"
+#include "identity.hpp"
 #include "run_record.hpp"
 #include "device_summary.hpp"
 #include "paths.hpp"
@@ -264,6 +266,7 @@ GradeReport grade(const Submission& s) {
     rep.run_digest = s.record.value("digest", "");
     rep.device = std::string(lab::to_string(s.raw.device_kind)) + ": " + s.raw.facts.name;
     rep.show_expected = expected_visible(s.spec);
+    rep.mode = s.key ? "course" : "practice";
 
     if (s.raw.options.quick && !s.spec.accept_quick)
         rep.problems.push_back("this run was made with --quick, and lesson " + s.spec.lesson +
@@ -273,18 +276,15 @@ GradeReport grade(const Submission& s) {
     if (plugin_major != s.info.version.substr(0, s.info.version.find('.')))
         rep.problems.push_back("the run was recorded with lesson plugin " + s.record["lesson"].value("plugin_version", "") +
                                " but grading uses " + s.info.version + ": record the run again");
+    for (auto& p : consistency_problems(s.record, s.raw)) rep.problems.push_back("inconsistent record: " + p);
     for (auto& p : plausibility_problems(s.record, s.raw, s.derivation)) rep.problems.push_back("implausible: " + p);
     for (const auto& p : s.plan_problems)
         rep.problems.push_back("the run's workloads are not what lesson " + s.spec.lesson + " measures on its device: " + p);
-    // The run's variant must be its student's: a record renamed to another student (and
-    // re-sealed) keeps the first student's seed, and the course salt makes that unforgeable.
+    // Whose run it is: its token, seed and flags (identity.hpp).
     {
         CourseConfig loaded;
         if (!s.course) loaded = load_course(paths::config_dir() / "course.yaml");
-        const CourseConfig& course = s.course ? *s.course : loaded;
-        if (student_seed(course, s.spec.lesson, s.raw.options.student).hex != s.raw.options.seed_hex)
-            rep.problems.push_back("implausible: the run's per-student variant (seed) is not " + s.raw.options.student +
-                                   "'s: record your own run");
+        for (auto& p : identity_problems(s.record, s.raw, s.course ? *s.course : loaded, s.key)) rep.problems.push_back(p);
     }
     rep.graded = rep.problems.empty();
 

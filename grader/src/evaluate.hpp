@@ -11,6 +11,7 @@
 
 #include "answers.hpp"
 #include "course.hpp"
+#include "course_token.hpp"
 #include "lab/lesson.hpp"
 #include "spec.hpp"
 
@@ -40,6 +41,9 @@ struct GradeReport {
     double score = 0;
     double max_score = 0;
     bool show_expected = false;    // the spec's policy, resolved for now
+    // "course" when a course key checked the run's token, else "practice" (identity.hpp): a
+    // practice grade is for the student's own use, never a course's gradebook of record.
+    std::string mode = "practice";
 };
 
 // Plausibility (DESIGN.md): every achieved rate at most the roof of the level it declares
@@ -59,6 +63,8 @@ struct Submission {
     // What differs between the run's workloads and the lesson's plan replayed against it
     // (replay_plan): a run the lesson as installed would not have measured is not graded.
     std::vector<std::string> plan_problems = {};
+    // The course key (course mode); none: practice mode.
+    std::optional<CourseKey> key = std::nullopt;
 };
 
 // Refusals that are bad input, not a grade (exit 2): answers for another lesson, run or student.

@@ -80,7 +80,8 @@ std::string status_line(const GradeReport& r) {
         return fmt::format("Score: {} / {}", points(v.score), points(v.max)) +
                (v.hidden ? fmt::format(" (+ {} hidden question{}, graded when results are published)", v.hidden,
                                        v.hidden > 1 ? "s" : "")
-                         : "");
+                         : "") +
+               (r.mode == "practice" ? " (practice: graded without the course key, so no token was checked)" : "");
     }
     std::string s = "Not graded:";
     for (const auto& p : r.problems) s += "\n  - " + p;
@@ -164,7 +165,7 @@ nlohmann::json json_report(const GradeReport& r) {
     }
     Visible v = visible_totals(r);
     return {{"lesson", r.lesson},   {"student", r.student},     {"run", r.run_digest}, {"device", r.device},
-            {"graded", r.graded},   {"problems", r.problems},   {"score", v.score},
+            {"graded", r.graded},   {"mode", r.mode},           {"problems", r.problems},   {"score", v.score},
             {"max_score", v.max},   {"hidden_questions", v.hidden}, {"questions", qs}};
 }
 
@@ -200,7 +201,7 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
             {"visibility", "visible"},
             {"stdout_visibility", "hidden"},
             {"tests", tests},
-            {"extra_data", {{"run", r.run_digest}, {"student", r.student}, {"graded", r.graded}, {"problems", r.problems}}}};
+            {"extra_data", {{"run", r.run_digest}, {"student", r.student}, {"graded", r.graded}, {"mode", r.mode}, {"problems", r.problems}}}};
     if (visible_totals(r).hidden == 0 || !r.graded) out["score"] = r.graded ? r.score : 0.0;
     return out;
 }

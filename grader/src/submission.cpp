@@ -9,7 +9,8 @@
 
 namespace lab::grader {
 
-GradingContext::GradingContext() : course_(load_course(paths::config_dir() / "course.yaml")) {}
+GradingContext::GradingContext(std::optional<CourseKey> key)
+    : course_(load_course(paths::config_dir() / "course.yaml")), key_(std::move(key)) {}
 
 const LoadedLesson& GradingContext::lesson(const std::string& id) { return host_.lesson(id); }
 
@@ -29,7 +30,7 @@ const GradingSpec& GradingContext::spec(const std::string& id) {
 }
 
 GradeReport grade_files(GradingContext& ctx, const std::string& lesson_id, const std::filesystem::path& answers_file,
-                        const std::filesystem::path& run_file) {
+                        const std::filesystem::path& run_file, const std::optional<std::string>& submitter) {
     AnswersFile answers = load_answers(answers_file);
     const std::string id = lesson_id.empty() ? answers.lesson : lesson_id;
     nlohmann::json record = record::read_record(run_file);
@@ -41,12 +42,24 @@ GradeReport grade_files(GradingContext& ctx, const std::string& lesson_id, const
     if (raw.lesson_id != id)
         throw InputError(run_file.string(), "the run record is of lesson '" + raw.lesson_id + "', not " + id,
                          "submit the run of lesson " + id);
+    if (submitter) {
+        const std::string who = normalise_student(*submitter), recorded = normalise_student(raw.options.student);
+        if (who.empty() || who == "anonymous")
+            throw InputError("", "the grader was not told who submitted (--as is empty)",
+                             "the operator: check how run_autograder reads the submitter's identity");
+        if (recorded.empty() || recorded == "anonymous")
+            throw InputError(run_file.string(), "the run record names no student (anonymous run)",
+                             "record your own run with `lab run " + id + " --token YOUR_TOKEN` and resubmit");
+        if (recorded != who)
+            throw InputError(run_file.string(), "this run was recorded for '" + recorded + "', but you are '" + who + "'",
+                             "record your own run with `lab run " + id + " --token YOUR_TOKEN` and resubmit");
+    }
     const LoadedLesson& lesson = ctx.lesson(id);
     const GradingSpec& spec = ctx.spec(id);
     Derivation derived = derive_run(lesson, raw, run_file.string());
     // The lesson's plan, replayed against the record's own device facts, options and
     // measurements: the workloads, their sizes and counts must be the ones it requests.
-    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course(), replay_plan(*lesson.lesson, raw)};
+    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course(), replay_plan(*lesson.lesson, raw), ctx.key()};
     check_binding(s);
     return grade(s);
 }

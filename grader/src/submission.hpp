@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "course.hpp"
+#include "course_token.hpp"
 #include "evaluate.hpp"
 #include "lesson_host.hpp"
 #include "spec.hpp"
@@ -17,16 +19,19 @@ namespace lab::grader {
 
 class GradingContext {
 public:
-    GradingContext();
+    // `key`: the course key (course mode), none: practice mode (identity.hpp).
+    explicit GradingContext(std::optional<CourseKey> key = std::nullopt);
     // The lesson plugin and its grading spec (configs/grading/<ID>.yaml), checked against each
     // other on first use.
     const LoadedLesson& lesson(const std::string& id);
     const GradingSpec& spec(const std::string& id);
     const CourseConfig& course() const { return course_; }
+    const std::optional<CourseKey>& key() const { return key_; }
     std::filesystem::path spec_file(const std::string& id) const;
 
 private:
     CourseConfig course_;
+    std::optional<CourseKey> key_;
     LessonHost host_;
     std::map<std::string, GradingSpec> specs_;
 };
@@ -34,7 +39,9 @@ private:
 // Grades `answers` against `run`. `lesson` ("" = the answers' lesson) must match both.
 // Throws InputError for bad input (unreadable files, a broken digest, answers bound to another
 // run or student), PluginError when the lesson's derivation fails.
+// `submitter` (Gradescope's identity of who uploaded, `lab submit --as`): when given, the run
+// must be that student's; an empty, anonymous or other student's run is refused (fails closed).
 GradeReport grade_files(GradingContext& ctx, const std::string& lesson, const std::filesystem::path& answers,
-                        const std::filesystem::path& run);
+                        const std::filesystem::path& run, const std::optional<std::string>& submitter = std::nullopt);
 
 }  // namespace lab::grader

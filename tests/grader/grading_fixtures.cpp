@@ -185,12 +185,14 @@ Synthetic::Synthetic() {
         lab::Measurement m;
         m.workload.name = fmt::format("decode_b{}", b);
         m.workload.params = {{"batch", b}};
-        m.time.median = 1e-3;
+        m.time.median = m.time.min = m.time.max = m.time.mean = 1e-3;   // one sample, as a record holds it
+        m.time.samples = 1;
         raw.measurements.push_back(m);
     }
     derived.integer("crossover_batch", 16);
     derived.number("tile_bytes", 8192, "B");
     record = {{"schema", "lab.run/1"},
+              {"lab_version", LAB_VERSION},
               {"digest", "sha256:synthetic"},
               {"lesson", {{"id", "99.01"}, {"plugin_version", "1.0.0"}}},
               {"device", {{"kind", "cpu"}}},

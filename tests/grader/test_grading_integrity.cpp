@@ -1,0 +1,282 @@
+// Grading integrity (issue 15): every forgery a tester scored with, rebuilt here with the
+// project's own sealing code and graded through the whole pipeline (grade_files: plan replay,
+// plausibility, identity), each expecting a refusal or a clear error; and the honest run expecting
+// full marks in both modes. The run is 02.05's recorded quick fixture, graded with a copy of the
+// shipped configs whose 02.05 spec accepts quick runs (tests/fixtures/grading/02.05.yaml).
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "course.hpp"
+#include "consistency.hpp"
+#include "course_token.hpp"
+#include "errors.hpp"
+#include "grading_fixtures.hpp"
+#include "run_record.hpp"
+#include "submission.hpp"
+
+using namespace lab_test::grading;
+using lab::grader::GradeReport;
+using lab::grader::GradingContext;
+
+namespace {
+
+const lab::CourseKey kKey{"test-course-key-0123456789abcdef", "test.key"};
+
+// Configs for the pipeline: the shipped ones, with a 02.05 spec that grades quick runs.
+struct Pipeline {
+    lab_test::TempDir dir;
+    std::unique_ptr<ScopedEnv> env;
+    int files = 0;
+    Pipeline() {
+        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
+        fs::copy_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", dir / "configs/grading/02.05.yaml",
+                      fs::copy_options::overwrite_existing);
+        env = std::make_unique<ScopedEnv>("LAB_CONFIG_DIR", (dir / "configs").string());
+    }
+    lab::CourseConfig course() const { return lab::load_course(dir / "configs/course.yaml"); }
+
+    // Every question answered right for this run (its own derivation).
+    std::string right_answers(const Run& run) const {
+        std::string s = fmt::format("lesson: \"02.05\"\nstudent: \"{}\"\nrun: \"{}\"\nanswers:\n", run.raw.options.student, run.digest());
+        auto side = [&](const char* w) {
+            const lab::MetricValue* m = run.derived.find(std::string(w) + ".predicted_regime");
+            return m ? m->text : std::string("memory_bound");
+        };
+        auto number = [&](const std::string& name) {
+            const lab::MetricValue* m = run.derived.find(name);
+            return m ? m->number : 1.0;
+        };
+        s += "  ridge_point: " + num(number("ridge_point")) + " FLOP/B\n";
+        s += "  attainable: " + num(number("attainable_flops_per_s") / 1e9) + " GFLOP/s\n";
+        s += "  triad_side: " + side("triad") + "\n  fma_few_side: " + side("fma_few") + "\n  fma_many_side: " + side("fma_many") +
+             "\n  sgemm_side: " + side("sgemm") + "\n";
+        s += "  triad_roof_fraction: " + num(100 * number("triad.roof_fraction")) + "%\n";
+        return s;
+    }
+    GradeReport grade(const Run& run, std::optional<lab::CourseKey> key = std::nullopt,
+                      std::optional<std::string> submitter = std::nullopt) {
+        const std::string n = std::to_string(files++);
+        fs::path rec = dir / ("run" + n + ".json"), ans = dir / ("answers" + n + ".yaml");
+        lab_test::write_file(rec, run.record.dump(1));
+        lab_test::write_file(ans, right_answers(run));
+        GradingContext ctx(std::move(key));
+        return lab::grader::grade_files(ctx, "02.05", ans, rec, submitter);
+    }
+};
+
+// The run as `lab run --token` records it for `student`: their token, the seed it gives, sealed.
+// (02.05's workloads do not depend on the seed, so the measurements stay the lesson's plan.)
+void retoken(Run& run, const lab::CourseKey& key, const std::string& course, const std::string& student) {
+    lab::Token t = lab::issue_token(key, course, student);
+    run.record["student"] = t.student;
+    run.record["token"] = lab::to_string(t);
+    run.record["seed"] = lab::token_seed(t, "02.05").hex;
+    run.record["revealed"] = false;
+    run.refresh();
+    run.restore_stored_values();
+    run.reseal();
+}
+
+bool refused_with(const GradeReport& r, const std::string& words) {
+    if (r.graded) return false;
+    for (const auto& p : r.problems)
+        if (p.find(words) != std::string::npos) return true;
+    UNSCOPED_INFO("problems: " << fmt::format("{}", fmt::join(r.problems, " | ")));
+    return false;
+}
+
+// An edit as a forger makes it: the stored display values deleted (so none can disagree) and
+// the record sealed again.
+void forge(Run& run, const std::function<void(json&)>& edit) {
+    edit(run.record);
+    run.record.erase("metrics");
+    for (auto& w : run.record["workloads"]) w.erase("derived");
+    run.reseal();
+}
+
+}  // namespace
+
+TEST_CASE("an honest run scores full marks in practice mode and in course mode", "[grading][integrity]") {
+    Pipeline p;
+    Run practice = fixture_run();
+    GradeReport r = p.grade(practice);
+    INFO(fmt::format("{}", fmt::join(r.problems, " | ")));
+    REQUIRE(r.graded);
+    CHECK(r.mode == "practice");
+    CHECK(r.score == r.max_score);
+
+    Run course = fixture_run();
+    retoken(course, kKey, p.course().course, "alice");
+    GradeReport c = p.grade(course, kKey, "Alice");
+    INFO(fmt::format("{}", fmt::join(c.problems, " | ")));
+    REQUIRE(c.graded);
+    CHECK(c.mode == "course");
+    CHECK(c.score == c.max_score);
+    // A token run graded without the key is practice, and still full marks.
+    CHECK(p.grade(course).graded);
+}
+
+TEST_CASE("course mode refuses tokenless, anonymous, revealed and foreign-token runs", "[grading][integrity]") {
+    Pipeline p;
+    const std::string course = p.course().course;
+    SECTION("no token (the repository's own fixture, or a practice run)") {
+        Run run = fixture_run();
+        CHECK(refused_with(p.grade(run, kKey), "without a course token"));
+    }
+    SECTION("anonymous") {
+        Run run = fixture_run();
+        restudent(run, "anonymous");
+        CHECK(refused_with(p.grade(run, kKey), "anonymous"));
+    }
+    SECTION("revealed") {
+        Run run = fixture_run();
+        retoken(run, kKey, course, "alice");
+        run.record["revealed"] = true;
+        run.reseal();
+        CHECK(refused_with(p.grade(run, kKey), "--reveal"));
+    }
+    SECTION("a token from another course's key") {
+        Run run = fixture_run();
+        retoken(run, lab::CourseKey{"another-course-key-fedcba9876543210", ""}, course, "alice");
+        CHECK(refused_with(p.grade(run, kKey), "not issued by this course's key"));
+    }
+    SECTION("a classmate's run renamed, with the seed recomputed from the course salt") {
+        Run run = fixture_run();
+        retoken(run, kKey, course, "alice");
+        run.record["student"] = "bob";
+        run.record["seed"] = lab::student_seed(p.course(), "02.05", "bob").hex;
+        run.reseal();
+        CHECK(refused_with(p.grade(run, kKey), "token is alice's"));
+    }
+    SECTION("a classmate's run renamed with a made-up token") {
+        Run run = fixture_run();
+        retoken(run, kKey, course, "alice");
+        lab::Token guess{"bob", "ABCDEFGHIJKLMNOPQRST"};
+        run.record["student"] = "bob";
+        run.record["token"] = lab::to_string(guess);
+        run.record["seed"] = lab::token_seed(guess, "02.05").hex;
+        run.reseal();
+        CHECK(refused_with(p.grade(run, kKey), "not issued by this course's key"));
+    }
+    SECTION("a token whose seed was not used") {
+        Run run = fixture_run();
+        retoken(run, kKey, course, "alice");
+        run.record["seed"] = lab::student_seed(p.course(), "02.05", "alice").hex;
+        run.reseal();
+        CHECK(refused_with(p.grade(run, kKey), "not the one its token gives"));
+    }
+}
+
+TEST_CASE("practice mode still refuses a renamed run", "[grading][integrity]") {
+    Pipeline p;
+    Run run = fixture_run();
+    run.record["student"] = "bob";   // alice's seed kept
+    run.reseal();
+    CHECK(refused_with(p.grade(run), "seed"));
+}
+
+TEST_CASE("the submitter must be the run's student (the autograder's identity check)", "[grading][integrity]") {
+    Pipeline p;
+    Run run = fixture_run();
+    CHECK_THAT(input_error([&] { p.grade(run, std::nullopt, "bob"); }), Catch::Contains("recorded for 'alice', but you are 'bob'"));
+    CHECK_THAT(input_error([&] { p.grade(run, std::nullopt, ""); }), Catch::Contains("not told who submitted"));
+    Run anon = fixture_run();
+    restudent(anon, "anonymous");
+    CHECK_THAT(input_error([&] { p.grade(anon, std::nullopt, "anonymous"); }), Catch::Contains("not told who submitted"));
+    CHECK_THAT(input_error([&] { p.grade(anon, std::nullopt, "bob"); }), Catch::Contains("anonymous run"));
+    CHECK(p.grade(run, std::nullopt, " ALICE ").graded);
+}
+
+TEST_CASE("tokens: issued per student and course, verified, parsed", "[grading][integrity]") {
+    lab::Token a = lab::issue_token(kKey, "course", "Alice Smith");
+    CHECK(a.student == "alice_smith");
+    CHECK(a.mac.size() == 20);
+    CHECK(lab::token_verifies(kKey, "course", a));
+    CHECK_FALSE(lab::token_verifies(kKey, "another course", a));
+    CHECK(lab::issue_token(kKey, "course", "bob").mac != a.mac);
+    auto parsed = lab::parse_token(" alice_smith." + [&] { std::string m = a.mac; for (auto& c : m) c = static_cast<char>(std::tolower(c)); return m; }() + "\n");
+    REQUIRE(parsed);
+    CHECK(parsed->mac == a.mac);
+    CHECK(lab::token_seed(*parsed, "02.05").hex == lab::token_seed(a, "02.05").hex);
+    CHECK(lab::token_seed(a, "02.05").hex != lab::token_seed(a, "02.06").hex);
+    CHECK_FALSE(lab::parse_token("alice"));
+    CHECK_FALSE(lab::parse_token("alice.SHORT"));
+    CHECK_FALSE(lab::parse_token(".ABCDEFGHIJKLMNOPQRST"));
+    CHECK_FALSE(lab::parse_token("alice.ABCDEFGHIJKLMNOPQRS1"));   // 1 is not base32
+    CHECK(lab::parse_token("j.smith.ABCDEFGHIJKLMNOPQRST")->student == "j.smith");
+}
+
+TEST_CASE("forged records: each refused", "[grading][integrity]") {
+    Pipeline p;
+    Run run = fixture_run();
+    auto workload_index = [&](const std::string& name) {
+        auto& ws = run.record["workloads"];
+        for (std::size_t i = 0; i < ws.size(); ++i)
+            if (ws[i]["name"] == name) return i;
+        FAIL("no workload " << name);
+        return std::size_t{0};
+    };
+    SECTION("workload names swapped") {
+        const auto a = workload_index("triad"), b = workload_index("sgemm");
+        forge(run, [&](json& r) { std::swap(r["workloads"][a]["name"], r["workloads"][b]["name"]); });
+        CHECK(refused_with(p.grade(run), "not what lesson 02.05 measures"));
+    }
+    SECTION("workloads deleted") {
+        forge(run, [&](json& r) {
+            json kept = json::array();
+            for (auto& w : r["workloads"])
+                if (w["name"] != "triad" && w["name"] != "sgemm") kept.push_back(w);
+            r["workloads"] = kept;
+        });
+        CHECK(refused_with(p.grade(run), "not what lesson 02.05 measures"));
+    }
+    SECTION("a quick run passed off as a full one") {
+        forge(run, [&](json& r) { r["quick"] = false; });
+        CHECK(refused_with(p.grade(run), "not what lesson 02.05 measures"));
+    }
+    SECTION("device kind changed") {
+        forge(run, [&](json& r) { r["device"]["kind"] = "cuda"; });
+        CHECK(refused_with(p.grade(run), "not what lesson 02.05 measures"));
+    }
+    SECTION("fp32 ceiling x100 with the record's datasheet spec removed") {
+        forge(run, [&](json& r) {
+            auto& c = r["device"]["ceilings"]["flops_per_s"]["fp32.simt"];
+            c["value"] = c["value"].get<double>() * 100;
+            r["device"]["spec"] = {{"kind", "none"}};
+        });
+        CHECK(refused_with(p.grade(run), "fp32"));
+    }
+    SECTION("a CPU clock no CPU has (a CPU's theoretical peak is computed from it)") {
+        forge(run, [&](json& r) { r["device"]["ceilings"]["clock_hz"]["value"] = 3.7e11; });
+        CHECK(refused_with(p.grade(run), "beyond any CPU's"));
+    }
+    SECTION("non-positive ceilings") {
+        forge(run, [&](json& r) {
+            for (auto& [k, c] : r["device"]["ceilings"]["flops_per_s"].items()) c["value"] = 0.0;
+        });
+        CHECK(refused_with(p.grade(run), "ceiling is not a positive number"));
+    }
+    SECTION("time statistics out of order") {
+        const auto t = workload_index("triad");
+        forge(run, [&](json& r) {
+            auto& ts = r["workloads"][t]["time_s"];
+            ts["min"] = ts["median"].get<double>() * 2;
+        });
+        CHECK(refused_with(p.grade(run), "min <= median <= max does not hold"));
+    }
+    SECTION("a lab version this grader does not know") {
+        forge(run, [&](json& r) { r["lab_version"] = "9.0.0"; });
+        CHECK(refused_with(p.grade(run), "cannot vouch for"));
+    }
+}
+
+TEST_CASE("every recorded run fixture is consistent (the checks refuse no honest record)", "[grading][integrity]") {
+    for (const auto& e : fs::directory_iterator(lab_test::source_root() / "tests/fixtures/runs/cpu")) {
+        CAPTURE(e.path().filename().string());
+        json record = lab::record::read_record(e.path());
+        CHECK(lab::grader::consistency_problems(record, lab::record::raw_run_from_record(record)).empty());
+    }
+}
