@@ -3,6 +3,7 @@
 // (a class's submissions, a CSV gradebook) and `lab check-spec` (validate a grading spec).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -137,16 +138,28 @@ int cmd_grade(const Args& args) {
     grader::BatchResult r = grader::grade_directory(ctx, vm["dir"].as<std::string>());
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
-    int graded = 0, not_graded = 0, errors = 0;
-    for (const auto& e : r.entries) (e.ok ? (e.report.graded ? graded : not_graded) : errors)++;
+    int graded = 0, not_graded = 0, errors = 0, practice = 0;
+    for (const auto& e : r.entries) {
+        (e.ok ? (e.report.graded ? graded : not_graded) : errors)++;
+        practice += e.status() == "practice";
+    }
     if (vm.count("json")) {
         nlohmann::json missed = nlohmann::json::array();
         for (const auto& [q, f] : r.most_missed) missed.push_back({{"question", q}, {"missed_fraction", f}});
         nlohmann::json errs = nlohmann::json::array();
         for (const auto& e : r.entries)
             if (!e.ok) errs.push_back({{"folder", e.folder}, {"error", e.error}});
-        std::cout << nlohmann::json{{"submissions", r.entries.size()}, {"graded", graded}, {"not_graded", not_graded},
-                                    {"errors", errs}, {"most_missed", missed}, {"duplicates", r.duplicates},
+        nlohmann::json flags = nlohmann::json::array();
+        for (const auto& g : r.groups)
+            flags.push_back({{"group", g.id}, {"kind", g.kind}, {"folders", g.folders}, {"evidence", g.evidence}});
+        nlohmann::json mismatched = nlohmann::json::array();
+        for (const auto& e : r.entries)
+            if (std::find(e.flags.begin(), e.flags.end(), "folder_mismatch") != e.flags.end())
+                mismatched.push_back({{"folder", e.folder}, {"student", e.student}});
+        std::cout << nlohmann::json{{"submissions", r.entries.size()}, {"graded", graded}, {"practice", practice},
+                                    {"not_graded", not_graded}, {"errors", errs}, {"most_missed", missed},
+                                    {"flags", flags}, {"folder_mismatch", mismatched},
+                                    {"mode", ctx.key() ? "course" : "practice"},
                                     {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs}}
                          .dump(2)
                   << "\n";
@@ -154,16 +167,25 @@ int cmd_grade(const Args& args) {
     }
     std::cout << fmt::format("{} submissions in {:.2f} s: {} graded, {} not graded (implausible or refused), {} could not be read\n",
                              r.entries.size(), secs, graded, not_graded, errors);
+    if (!ctx.key())
+        std::cout << "practice mode: no course key (--key FILE or $LAB_COURSE_KEY), so no token was checked\n";
     for (const auto& e : r.entries)
         if (!e.ok) std::cout << "  " << e.folder << ": " << e.error << "\n";
     if (!r.most_missed.empty()) {
         std::cout << "\nMost missed questions\n";
         for (const auto& [q, f] : r.most_missed) std::cout << fmt::format("  {:<24} {:.0f}% not correct\n", q, 100 * f);
     }
-    if (!r.duplicates.empty()) {
-        std::cout << "\nIdentical run measurements from different students\n";
-        for (const auto& d : r.duplicates) std::cout << "  " << d << "\n";
+    if (!r.groups.empty()) {
+        std::cout << "\nFlagged for the instructor (scores unchanged: you decide)\n";
+        for (const auto& g : r.groups) {
+            std::string folders;
+            for (const auto& f : g.folders) folders += (folders.empty() ? "" : ", ") + f;
+            std::cout << fmt::format("  {} {}: {}\n      {}\n", g.id, g.kind, folders, g.evidence);
+        }
     }
+    for (const auto& e : r.entries)
+        if (std::find(e.flags.begin(), e.flags.end(), "folder_mismatch") != e.flags.end())
+            std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.student);
     std::cout << "\ngradebook: " << vm["out"].as<std::string>() << "\n";
     return 0;
 }

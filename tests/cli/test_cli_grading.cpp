@@ -357,19 +357,22 @@ TEST_CASE("lab grade grades a folder of student folders found by content", "[gra
     CHECK_THAT(r.out, Catch::Contains("carol_9012"));
     CHECK_THAT(r.out, Catch::Contains("Most missed questions"));
     CHECK(std::regex_search(r.out, std::regex(R"(ridge_point\s+50% not correct)")));
-    CHECK_THAT(r.out, Catch::Contains("Identical run measurements from different students"));
-    CHECK_THAT(r.out, Catch::Contains("alice, bob: identical measurements"));
+    // bob's and carol's runs are alice's measurements under their names: one near-copy group,
+    // carol's included though her answers could not be read.
+    CHECK_THAT(r.out, Catch::Contains("Flagged for the instructor"));
+    CHECK_THAT(r.out, Catch::Contains("G1 near_copy: alice_1234, bob_5678, carol_9012"));
+    CHECK_THAT(r.out, Catch::Contains("practice mode"));
 
     REQUIRE(fs::exists(csv));
     auto rows = lines_of(lab_test::read_file(csv));
     REQUIRE(rows.size() == 4);
-    std::string header = "folder,student,lesson,score,max,status";
+    std::string header = "folder,student,lesson,score,max,status,reason,flags";
     for (const auto& id : spec_ids(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml")) header += "," + id;
     CHECK(rows[0] == header);
-    CHECK(rows[1] == "alice_1234,alice,02.05,10,10,graded,2,2,1,1,1,1,2");
-    CHECK(rows[2] == "bob_5678,bob,02.05,8,10,graded,0,2,1,1,1,1,2");
-    CHECK_THAT(rows[3], Catch::StartsWith("carol_9012,,,0,,"));
-    CHECK_THAT(rows[3], Catch::Contains("error"));
+    CHECK(rows[1] == "alice_1234,alice,02.05,10,10,practice,,near_copy:G1,2,2,1,1,1,1,2");
+    CHECK(rows[2] == "bob_5678,bob,02.05,8,10,practice,,near_copy:G1,0,2,1,1,1,1,2");
+    CHECK_THAT(rows[3], Catch::StartsWith("carol_9012,carol,02.05,0,,error,"));
+    CHECK_THAT(rows[3], Catch::Contains("near_copy:G1"));
 
     SECTION("--json prints the summary as one document") {
         auto j = run_lab({"grade", subs.string(), "--out", (d / "g2.csv").string(), "--json"}, configs.env());
@@ -380,8 +383,11 @@ TEST_CASE("lab grade grades a folder of student folders found by content", "[gra
         CHECK(s["not_graded"] == 0);
         REQUIRE(s["errors"].size() == 1);
         CHECK(s["errors"][0]["folder"] == "carol_9012");
-        REQUIRE(s["duplicates"].size() == 1);
-        CHECK_THAT(s["duplicates"][0].get<std::string>(), Catch::StartsWith("alice, bob"));
+        REQUIRE(s["flags"].size() == 1);
+        CHECK(s["flags"][0]["kind"] == "near_copy");
+        CHECK(s["flags"][0]["folders"] == json::array({"alice_1234", "bob_5678", "carol_9012"}));
+        CHECK(s["mode"] == "practice");
+        CHECK(s["practice"] == 2);
         CHECK(s["seconds"].is_number());
         CHECK(lab_test::read_file(d / "g2.csv") == lab_test::read_file(csv));
     }
@@ -391,7 +397,7 @@ TEST_CASE("lab grade grades a folder of student folders found by content", "[gra
         CHECK_THAT(q.out, Catch::Contains("0 graded, 2 not graded"));
         auto qrows = lines_of(lab_test::read_file(d / "g3.csv"));
         REQUIRE(qrows.size() == 4);
-        CHECK_THAT(qrows[1], Catch::StartsWith("alice_1234,alice,02.05,0,10,\"not graded: this run was made with --quick"));
+        CHECK_THAT(qrows[1], Catch::StartsWith("alice_1234,alice,02.05,0,10,refused,\"this run was made with --quick"));
     }
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "course.hpp"
+#include "batch.hpp"
 #include "consistency.hpp"
 #include "course_token.hpp"
 #include "errors.hpp"
@@ -279,4 +280,107 @@ TEST_CASE("every recorded run fixture is consistent (the checks refuse no honest
         json record = lab::record::read_record(e.path());
         CHECK(lab::grader::consistency_problems(record, lab::record::raw_run_from_record(record)).empty());
     }
+}
+
+namespace {
+
+// One folder per submission: the run and the answers that get every question right.
+void hand_in(Pipeline& p, const fs::path& folder, const Run& run) {
+    fs::create_directories(folder);
+    lab_test::write_file(folder / "run.json", run.record.dump(1));
+    lab_test::write_file(folder / "answers.yaml", p.right_answers(run));
+}
+
+const lab::grader::BatchEntry& entry(const lab::grader::BatchResult& r, const std::string& folder) {
+    for (const auto& e : r.entries)
+        if (e.folder == folder) return e;
+    FAIL("no entry " << folder);
+    throw;
+}
+
+bool flagged(const lab::grader::BatchEntry& e, const std::string& prefix) {
+    return std::any_of(e.flags.begin(), e.flags.end(), [&](const std::string& f) { return f.rfind(prefix, 0) == 0; });
+}
+
+}  // namespace
+
+TEST_CASE("lab grade flags a class of near-copies, a run handed in twice and a folder of another student's run", "[grading][integrity]") {
+    Pipeline p;
+    const fs::path subs = p.dir / "subs";
+    Run alice = fixture_run();
+    hand_in(p, subs / "alice", alice);
+    // 28 classmates: alice's run under their names and seeds, every median nudged by 1 ppm.
+    for (int i = 0; i < 28; ++i) {
+        Run copy = fixture_run();
+        for (auto& w : copy.record["workloads"])
+            for (const char* k : {"median", "min", "max", "mean", "stddev", "total"})
+                w["time_s"][k] = w["time_s"][k].get<double>() * (1 + 1e-6 * (i + 1));
+        restudent(copy, fmt::format("student{:02d}", i));
+        hand_in(p, subs / fmt::format("student{:02d}", i), copy);
+    }
+    // eve hands in alice's files verbatim; bob hands in an honest run of his own (other timings).
+    fs::copy(subs / "alice", subs / "eve");
+    Run bob = fixture_run();
+    for (auto& w : bob.record["workloads"])
+        for (const char* k : {"median", "min", "max", "mean", "stddev", "total"}) w["time_s"][k] = w["time_s"][k].get<double>() * 1.03;
+    restudent(bob, "bob");
+    hand_in(p, subs / "bob", bob);
+
+    GradingContext ctx;
+    auto r = lab::grader::grade_directory(ctx, subs);
+    REQUIRE(r.entries.size() == 31);
+    // Flags never change a score: everyone is graded, full marks.
+    for (const auto& e : r.entries) {
+        CAPTURE(e.folder, e.error, e.reason());
+        CHECK(e.status() == "practice");
+        CHECK(e.report.score == e.report.max_score);
+    }
+    const auto& near = std::find_if(r.groups.begin(), r.groups.end(), [](const auto& g) { return g.kind == "near_copy"; });
+    REQUIRE(near != r.groups.end());
+    CHECK(near->folders.size() == 30);   // alice, eve and the 28
+    CHECK_THAT(near->evidence, Catch::Contains("within 0.1%"));
+    CHECK_FALSE(flagged(entry(r, "bob"), "near_copy"));
+    CHECK(flagged(entry(r, "student17"), "near_copy:" + near->id));
+    // eve/ holds alice's run: the same digest twice, and a folder that is not its student's.
+    CHECK(flagged(entry(r, "eve"), "same_digest"));
+    CHECK(flagged(entry(r, "alice"), "same_digest"));
+    CHECK(flagged(entry(r, "eve"), "folder_mismatch"));
+    CHECK_FALSE(flagged(entry(r, "alice"), "folder_mismatch"));
+    CHECK_FALSE(flagged(entry(r, "bob"), "folder_mismatch"));
+
+    const std::string csv = lab::grader::gradebook_csv(r);
+    CHECK_THAT(csv, Catch::StartsWith("folder,student,lesson,score,max,status,reason,flags,"));
+    CHECK_THAT(csv, Catch::Contains("\neve,alice,02.05,10,10,practice,,"));
+}
+
+TEST_CASE("the gradebook never holds a cell a spreadsheet would run as a formula", "[grading][integrity]") {
+    Pipeline p;
+    const fs::path subs = p.dir / "subs";
+    for (const std::string who : {"=HYPERLINK('http://x','y')", "+cmd", "-2+3", "@SUM(A1)"}) {
+        Run run = fixture_run();
+        restudent(run, who);
+        hand_in(p, subs / ("f" + std::to_string(p.files++)), run);
+    }
+    GradingContext ctx;
+    const std::string csv = lab::grader::gradebook_csv(lab::grader::grade_directory(ctx, subs));
+    for (const char* bad : {",=", ",+", ",-", ",@", ",\"=", ",\"+", ",\"-", ",\"@"}) CHECK(csv.find(bad) == std::string::npos);
+    CHECK_THAT(csv, Catch::Contains(",\"'=HYPERLINK('http://x','y')\","));
+    CHECK_THAT(csv, Catch::Contains(",'+cmd,"));
+}
+
+TEST_CASE("lab grade grades every other folder when one holds junk", "[grading][integrity]") {
+    Pipeline p;
+    const fs::path subs = p.dir / "subs";
+    hand_in(p, subs / "alice", fixture_run());
+    fs::create_directories(subs / "junk");
+    lab_test::write_file(subs / "junk" / "run.json", "{\"schema\": \"lab.run/1\", \"digest\": 7, ");
+    lab_test::write_file(subs / "junk" / "answers.yaml", "lesson: \"02.05\"\nanswers: {\n");
+    fs::create_directories(subs / "empty");
+    GradingContext ctx;
+    auto r = lab::grader::grade_directory(ctx, subs);
+    REQUIRE(r.entries.size() == 3);
+    CHECK(entry(r, "alice").status() == "practice");
+    CHECK(entry(r, "junk").status() == "error");
+    CHECK_FALSE(entry(r, "junk").reason().empty());
+    CHECK(entry(r, "empty").status() == "error");
 }
