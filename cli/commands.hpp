@@ -27,6 +27,7 @@ int cmd_checkpoint(const Args& args);
 int cmd_smi(const Args& args);
 int cmd_trace(const Args& args);
 int cmd_token(const Args& args);
+int cmd_audit(const Args& args);
 int cmd_child(const Args& args);  // hidden: the child process of run/device/calibrate
 
 }  // namespace lab::cli

@@ -25,6 +25,7 @@ const char* kUsage =
     "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--json]\n"
     "                                   grade your claims (course mode with a course key, else practice)\n"
     "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--key FILE]   grade a class's recorded runs\n"
+    "  audit SUBMISSIONS_DIR [--sample 10%] [--seed N]   re-measure a sample of submissions here: do they reproduce?\n"
     "  token ROSTER.csv --key FILE [--out tokens.csv] | --new-key FILE   course keys and students' tokens\n"
     "  check-spec FILE | --keys         validate a grading spec against its lesson\n"
     "  new ID --title TITLE [--dir DIR] scaffold a lesson plugin + grading YAML\n"
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
         {"answers", cli::cmd_answers}, {"submit", cli::cmd_submit}, {"grade", cli::cmd_grade},
         {"check-spec", cli::cmd_check_spec}, {"validate", cli::cmd_validate}, {"check", cli::cmd_check},
         {"new", cli::cmd_new},         {"model", cli::cmd_model}, {"checkpoint", cli::cmd_checkpoint}, {"smi", cli::cmd_smi}, {"trace", cli::cmd_trace},
-        {"token", cli::cmd_token},
+        {"token", cli::cmd_token}, {"audit", cli::cmd_audit},
         {"__child", cli::cmd_child},
     };
     auto it = commands.find(args[0]);

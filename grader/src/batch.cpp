@@ -197,6 +197,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir) {
         try {
             fs::path answers, run;
             find_files(folder, answers, run);
+            e.run_file = run.string();
             if (!run.empty()) {
                 // Every readable run is compared across the class, graded or not.
                 try {

@@ -19,6 +19,7 @@ inline constexpr double kNearCopyTolerance = 1e-3;
 
 struct BatchEntry {
     std::string folder;
+    std::string run_file;         // the run record found in the folder ("" when none)
     std::string student;
     std::string lesson;
     bool ok = false;              // graded (or reported not gradable) rather than failed

@@ -1,0 +1,263 @@
+// Course mode from the command line (issue 15): `lab token` makes a key and a roster's tokens,
+// `lab run --token` records a run whose variant comes from the token, `lab submit --key` grades it
+// in course mode, `lab audit` re-measures a class's sample, and Gradescope's run_autograder
+// checks identity with lab itself and fails closed.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "audit.hpp"
+#include "course.hpp"
+#include "course_token.hpp"
+#include "derived_values.hpp"
+#include "plugin_loader.hpp"
+#include "run_record.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using lab_test::run_lab;
+
+namespace {
+
+const lab::LoadedLesson& lesson_02_05() {
+    static const lab::LoadedLesson l = lab::load_lesson(lab_test::build_root() / "labs/02_05/lab_02_05.so");
+    return l;
+}
+
+// configs/ with a 02.05 spec that grades quick runs, a course key and a roster's tokens.
+struct Course {
+    lab_test::TempDir dir;
+    fs::path key = dir / "course.key";
+    Course() {
+        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
+        fs::copy_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", dir / "configs/grading/02.05.yaml",
+                      fs::copy_options::overwrite_existing);
+    }
+    std::map<std::string, std::string> env() const {
+        return {{"LAB_CONFIG_DIR", (dir / "configs").string()}, {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""}};
+    }
+};
+
+// Every question of the quick 02.05 spec answered right for `record`, from its own derivation.
+std::string right_answers(const json& record) {
+    const lab::Derivation d = lesson_02_05().lesson->derivation(lab::record::raw_run_from_record(record));
+    auto num = [](double v) { return fmt::format("{:.5g}", v); };
+    auto side = [&](const std::string& w) { return lab_test::derived_text(d, w + ".predicted_regime"); };
+    return fmt::format("lesson: \"02.05\"\nstudent: \"{}\"\nrun: \"{}\"\nanswers:\n", record["student"].get<std::string>(),
+                       record["digest"].get<std::string>()) +
+           "  ridge_point: " + num(lab_test::derived_number(d, "ridge_point")) + " FLOP/B\n" +
+           "  attainable: " + num(lab_test::derived_number(d, "attainable_flops_per_s") / 1e9) + " GFLOP/s\n" +
+           "  triad_side: " + side("triad") + "\n  fma_few_side: " + side("fma_few") + "\n  fma_many_side: " + side("fma_many") +
+           "\n  sgemm_side: " + side("sgemm") + "\n" +
+           "  triad_roof_fraction: " + num(100 * lab_test::derived_number(d, "triad.roof_fraction")) + "%\n";
+}
+
+std::map<std::string, std::string> tokens_of(const std::string& csv) {
+    std::map<std::string, std::string> t;
+    std::istringstream in(csv);
+    for (std::string line; std::getline(in, line);)
+        if (auto comma = line.find(','); comma != std::string::npos && line.rfind("student,", 0) != 0)
+            t[line.substr(0, comma)] = line.substr(comma + 1);
+    return t;
+}
+
+// Runs a shell command line, returning its exit status.
+int shell(const std::string& line) {
+    int rc = std::system(line.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("lab token makes a private course key once and a roster's tokens", "[integrity-cli]") {
+    Course c;
+    auto made = run_lab({"token", "--new-key", c.key.string()}, c.env());
+    REQUIRE(made.exit_code == 0);
+    struct stat st {};
+    REQUIRE(stat(c.key.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    const std::string first = lab_test::read_file(c.key);
+    CHECK(first.size() >= lab::kMinKeyChars);
+    // Never overwritten: every token it issued would stop verifying.
+    auto again = run_lab({"token", "--new-key", c.key.string()}, c.env());
+    CHECK(again.exit_code == 2);
+    CHECK(lab_test::read_file(c.key) == first);
+
+    lab_test::write_file(c.dir / "roster.csv", "\xEF\xBB\xBFstudent,email\r\nAlice Smith,alice@uni.edu\r\n\"bob\",bob@uni.edu\r\n\r\n# dropped\r\n");
+    auto t = run_lab({"token", (c.dir / "roster.csv").string(), "--key", c.key.string()}, c.env());
+    REQUIRE(t.exit_code == 0);
+    const auto tokens = tokens_of(t.out);
+    REQUIRE(tokens.size() == 2);
+    CHECK_THAT(t.out, Catch::StartsWith("student,token\n"));
+    const lab::CourseKey key = lab::load_course_key(c.key);
+    const std::string course = lab::load_course(c.dir / "configs/course.yaml").course;
+    for (const auto& [student, token] : tokens) {
+        CAPTURE(student, token);
+        auto parsed = lab::parse_token(token);
+        REQUIRE(parsed);
+        CHECK(parsed->student == student);
+        CHECK(lab::token_verifies(key, course, *parsed));
+    }
+    CHECK(tokens.count("alice_smith"));
+
+    SECTION("a roster listing a student twice is refused with the line") {
+        lab_test::write_file(c.dir / "dup.csv", "alice\nbob\nAlice\n");
+        auto d = run_lab({"token", (c.dir / "dup.csv").string(), "--key", c.key.string()}, c.env());
+        CHECK(d.exit_code == 2);
+        CHECK_THAT(d.err, Catch::Contains("dup.csv:3") && Catch::Contains("line 1"));
+    }
+    SECTION("a short key is refused") {
+        lab_test::write_file(c.dir / "short.key", "secret\n");
+        auto s = run_lab({"token", (c.dir / "roster.csv").string(), "--key", (c.dir / "short.key").string()}, c.env());
+        CHECK(s.exit_code == 2);
+        CHECK_THAT(s.err, Catch::Contains("at least 16"));
+    }
+    SECTION("lab run refuses a token that is not shaped like one, and a token of another student") {
+        auto bad = run_lab({"run", "02.05", "--quick", "--token", "alice-XYZ"}, c.env());
+        CHECK(bad.exit_code == 2);
+        CHECK_THAT(bad.err, Catch::Contains("not shaped like one"));
+        auto other = run_lab({"run", "02.05", "--quick", "--token", tokens.at("bob"), "--student", "alice_smith"}, c.env());
+        CHECK(other.exit_code == 2);
+        CHECK_THAT(other.err, Catch::Contains("token is bob's"));
+    }
+}
+
+TEST_CASE("a run recorded with a token is graded in course mode, audited, and checked by run_autograder", "[integrity-cli]") {
+    Course c;
+    REQUIRE(run_lab({"token", "--new-key", c.key.string()}, c.env()).exit_code == 0);
+    lab_test::write_file(c.dir / "roster.csv", "alice\nbob\n");
+    const auto tokens = tokens_of(run_lab({"token", (c.dir / "roster.csv").string(), "--key", c.key.string()}, c.env()).out);
+
+    // alice records her run with her token (from LAB_TOKEN, as a course would set it up).
+    auto env = c.env();
+    env["LAB_TOKEN"] = tokens.at("alice");
+    const fs::path subs = c.dir / "subs";
+    fs::create_directories(subs / "alice");
+    auto ran = run_lab({"run", "02.05", "--quick", "--out", (subs / "alice/run.json").string()}, env);
+    INFO(ran.err);
+    REQUIRE(ran.exit_code == 0);
+    json rec = lab::record::read_record(subs / "alice/run.json");
+    CHECK(rec["student"] == "alice");
+    CHECK(rec["token"] == tokens.at("alice"));
+    CHECK(rec["seed"] == lab::token_seed(*lab::parse_token(tokens.at("alice")), "02.05").hex);
+    lab_test::write_file(subs / "alice/answers.yaml", right_answers(rec));
+
+    auto course_mode = run_lab({"submit", "02.05", (subs / "alice/answers.yaml").string(), "--run", (subs / "alice/run.json").string(),
+                                "--key", c.key.string(), "--json"}, c.env());
+    INFO(course_mode.out << course_mode.err);
+    REQUIRE(course_mode.exit_code == 0);
+    json graded = json::parse(course_mode.out);
+    CHECK(graded["mode"] == "course");
+    CHECK(graded["score"] == graded["max_score"]);
+    auto practice = run_lab({"submit", "02.05", (subs / "alice/answers.yaml").string(), "--run", (subs / "alice/run.json").string()},
+                            c.env());
+    CHECK(practice.exit_code == 0);
+    CHECK_THAT(practice.out, Catch::Contains("practice"));
+
+    SECTION("lab audit: a run whose times were edited does not reproduce") {
+        // bob hands in alice's measurements, every time 100x slower (slower is always plausible).
+        json bob = rec;
+        bob["student"] = "bob";
+        bob["token"] = tokens.at("bob");
+        bob["seed"] = lab::token_seed(*lab::parse_token(tokens.at("bob")), "02.05").hex;
+        for (auto& w : bob["workloads"])
+            for (const char* k : {"median", "min", "max", "mean", "stddev", "total"}) w["time_s"][k] = w["time_s"][k].get<double>() * 100;
+        bob.erase("metrics");
+        for (auto& w : bob["workloads"]) w.erase("derived");
+        lab::record::seal(bob);
+        fs::create_directories(subs / "bob");
+        lab_test::write_file(subs / "bob/run.json", bob.dump(1));
+        lab_test::write_file(subs / "bob/answers.yaml", right_answers(bob));
+
+        auto a = run_lab({"audit", subs.string(), "--sample", "100%", "--seed", "7", "--key", c.key.string(), "--json",
+                          "--out", (c.dir / "audit.json").string()}, c.env());
+        INFO(a.err);
+        CHECK(a.exit_code == 1);   // one does not reproduce
+        json doc = json::parse(a.out);
+        CHECK(doc["audited"] == 2);
+        CHECK(json::parse(lab_test::read_file(c.dir / "audit.json")) == doc);
+        for (const auto& r : doc["results"]) {
+            CAPTURE(r.dump());
+            // Timings are never asserted: alice's re-measure is compared, whatever its verdict.
+            if (r["folder"] == "alice") CHECK((r["verdict"] == "reproduces" || r["verdict"] == "does_not_reproduce"));
+            if (r["folder"] == "bob") {
+                CHECK(r["verdict"] == "does_not_reproduce");
+                CHECK_THAT(r["detail"].get<std::string>(), Catch::Contains("x the re-measure"));
+            }
+            CHECK(r["comparison"].size() >= rec["workloads"].size());
+        }
+    }
+
+    SECTION("run_autograder: identity read by lab, fails closed, needs the course key") {
+        const fs::path root = c.dir / "autograder";
+        fs::create_directories(root / "submission");
+        fs::create_directories(root / "source");
+        auto grade_as = [&](const std::string& email, const std::string& run_text, bool with_key) {
+            fs::remove_all(root / "results");
+            lab_test::write_file(root / "submission/run.json", run_text);
+            lab_test::write_file(root / "submission/answers.yaml", right_answers(rec));
+            lab_test::write_file(root / "submission_metadata.json", json{{"users", {{{"email", email}, {"name", "x"}}}}}.dump());
+            if (with_key) fs::copy_file(c.key, root / "source/course.key", fs::copy_options::overwrite_existing);
+            else fs::remove(root / "source/course.key");
+            std::string line = "env -u LAB_COURSE_KEY -u LAB_PRACTICE AUTOGRADER_ROOT='" + root.string() + "' LAB_LESSON=02.05 LAB_CONFIG_DIR='" +
+                               (c.dir / "configs").string() + "' PATH='" + lab_test::lab_executable().parent_path().string() +
+                               ":/usr/bin:/bin' bash '" + (lab_test::source_root() / "grader/gradescope/run_autograder").string() +
+                               "' >/dev/null 2>&1";
+            REQUIRE(shell(line) == 0);
+            return json::parse(lab_test::read_file(root / "results/results.json"));
+        };
+        const std::string run_text = lab_test::read_file(subs / "alice/run.json");
+        json ok = grade_as("alice@uni.edu", run_text, true);
+        CHECK(ok["score"] == graded["score"]);
+        CHECK(ok["extra_data"]["mode"] == "course");
+        // bob uploads alice's untouched run behind a byte-order mark: lab reads it, and refuses.
+        json stolen = grade_as("bob@uni.edu", "\xEF\xBB\xBF" + run_text, true);
+        CHECK(stolen["score"] == 0);
+        CHECK_THAT(stolen["output"].get<std::string>(), Catch::Contains("recorded for 'alice', but you are 'bob'"));
+        // No identity in the metadata: nothing is graded.
+        CHECK(grade_as("", run_text, true)["score"] == 0);
+        // No course key: refused for credit, with the reason for the instructor.
+        json keyless = grade_as("alice@uni.edu", run_text, false);
+        CHECK(keyless["score"] == 0);
+        CHECK_THAT(keyless.dump(), Catch::Contains("no course key"));
+    }
+}
+
+TEST_CASE("an audit compares medians within the noise both runs measured, and the ceilings", "[integrity-cli]") {
+    json rec = lab::record::read_record(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json");
+    const lab::RawRun run = lab::record::raw_run_from_record(rec);
+    auto same = lab::cli::compare_runs(run, run);
+    CHECK(same.reproduces);
+    CHECK(same.rows.size() == run.measurements.size() + run.ceilings.flops_per_s.size() + 1);
+    CHECK(lab::cli::hardware_mismatch(run, run).empty());
+
+    lab::RawRun slower = run;
+    for (auto& m : slower.measurements)
+        if (m.workload.name == "triad") m.time.median *= 3;
+    auto c = lab::cli::compare_runs(slower, run);
+    CHECK_FALSE(c.reproduces);
+    REQUIRE(c.problems.size() == 1);
+    CHECK_THAT(c.problems[0], Catch::StartsWith("triad"));
+
+    lab::RawRun forged = run;
+    for (auto& [k, v] : forged.ceilings.bandwidth_bytes_per_s) v.value *= 10;
+    auto f = lab::cli::compare_runs(forged, run);
+    CHECK_FALSE(f.reproduces);
+    CHECK_THAT(f.problems.back(), Catch::Contains("ceiling bandwidth.best"));
+
+    lab::RawRun fewer = run;
+    fewer.measurements.pop_back();
+    CHECK_FALSE(lab::cli::compare_runs(fewer, run).reproduces);
+
+    lab::RawRun elsewhere = run;
+    elsewhere.facts.name = "Another CPU";
+    CHECK_THAT(lab::cli::hardware_mismatch(run, elsewhere), Catch::Contains("Another CPU"));
+}
