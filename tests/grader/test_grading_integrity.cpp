@@ -234,6 +234,16 @@ TEST_CASE("forged records: each refused", "[grading][integrity]") {
         });
         CHECK(refused_with(p.grade(run), "not what lesson 02.05 measures"));
     }
+    SECTION("a workload's FLOP count doubled") {
+        const auto a = workload_index("sgemm");
+        forge(run, [&](json& r) { r["workloads"][a]["flops"] = r["workloads"][a]["flops"].get<double>() * 2; });
+        CHECK(refused_with(p.grade(run), "not what lesson 02.05 measures"));
+    }
+    SECTION("an extra workload") {
+        const auto a = workload_index("triad");
+        forge(run, [&](json& r) { r["workloads"].push_back(r["workloads"][a]); });
+        CHECK(refused_with(p.grade(run), "not what lesson 02.05 measures"));
+    }
     SECTION("a quick run passed off as a full one") {
         forge(run, [&](json& r) { r["quick"] = false; });
         CHECK(refused_with(p.grade(run), "not what lesson 02.05 measures"));
