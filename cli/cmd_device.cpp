@@ -51,7 +51,7 @@ int cmd_device(const Args& args) {
         "threads", po::value<int>()->default_value(0), "CPU threads (0 = all this process may use)")(
         "quick", "if no ceilings are cached, calibrate with --quick settings")("json", "print one JSON document");
     po::variables_map vm;
-    if (!parse("device", "lab device [--device D] [--threads N] [--json]", args, opts, {}, vm)) return 0;
+    if (!parse("device", "lab device [--device D] [--threads N] [--quick] [--json]", args, opts, {}, vm)) return 0;
     return report(execute(device_request(vm, "device")), vm.count("json") > 0);
 }
 

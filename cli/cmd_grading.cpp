@@ -69,7 +69,7 @@ int cmd_submit(const Args& args) {
     po::positional_options_description pos;
     pos.add("id", 1).add("answers", 1);
     po::variables_map vm;
-    if (!parse("submit", "lab submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--json]", args, opts, pos, vm))
+    if (!parse("submit", "lab submit ID ANSWERS.yaml [--run RUN.json | --student NAME] [--results results.json] [--key FILE] [--as STUDENT] [--json]", args, opts, pos, vm))
         return 0;
     const std::string id = vm["id"].as<std::string>();
     const std::string answers = vm["answers"].as<std::string>();

@@ -110,7 +110,7 @@ int cmd_check(const Args& args) {
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
-    if (!parse("check", "lab check ID [--device D] [--threads N] [--quick] [--strict] [--json]", args, opts, pos, vm)) return 0;
+    if (!parse("check", "lab check ID [--device D] [--threads N] [--quick] [--timeout S] [--strict] [--json]", args, opts, pos, vm)) return 0;
     LessonRequest req;
     req.id = vm["id"].as<std::string>();
     req.device = vm["device"].as<std::string>();

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "errors.hpp"
 
@@ -19,7 +20,13 @@ bool parse(const std::string& command, const std::string& usage, const std::vect
     try {
         po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
         if (vm.count("help")) {
-            std::cout << "usage: " << usage << "\n\n" << all << "\n";
+            // The positional arguments are in the usage line (ID, FILE); the list is the options.
+            std::set<std::string> positional_names;
+            for (unsigned i = 0; i < positional.max_total_count() && i < 16; ++i) positional_names.insert(positional.name_for_position(i));
+            po::options_description shown("options");
+            for (const auto& o : all.options())
+                if (!positional_names.count(o->long_name())) shown.add(o);
+            std::cout << "usage: " << usage << "\n\n" << shown << "\n";
             return false;
         }
         po::notify(vm);

@@ -126,6 +126,21 @@ LoadedBackend load_backend(const fs::path& file) {
     return out;
 }
 
+namespace {
+
+// A plugin's version for comparing two copies: a lesson's own version, a backend's API version.
+std::string plugin_version(const fs::path& file, bool lesson) {
+    try {
+        if (lesson) return "version " + load_lesson(file).info.version;
+        PluginIdentity id = inspect_plugin(file, "device");
+        return "API " + version_text(id.api_major, id.api_minor);
+    } catch (const std::exception& e) {
+        return std::string("unreadable: ") + e.what();
+    }
+}
+
+}  // namespace
+
 Catalog discover(const std::vector<fs::path>& dirs, bool lessons_too) {
     Catalog cat;
     for (const auto& dir : dirs) {
@@ -169,8 +184,12 @@ Catalog discover(const std::vector<fs::path>& dirs, bool lessons_too) {
             }
             in_this_folder[key] = f;
             if (auto existing = table.find(id.name); existing != table.end()) {
-                cat.warnings.push_back(f.string() + " (" + id.kind + " " + id.name + ") is shadowed by " +
-                                       existing->second.file.string() + ", found earlier on the plugin path");
+                // The same version found twice (a build tree beside its installed copy) is no
+                // news; a different one is: the user may be running the one they did not mean.
+                const std::string mine = plugin_version(f, lesson), theirs = plugin_version(existing->second.file, lesson);
+                if (mine != theirs)
+                    cat.warnings.push_back(f.string() + " (" + id.kind + " " + id.name + " " + mine + ") is shadowed by " +
+                                           existing->second.file.string() + " (" + theirs + "), found earlier on the plugin path");
                 continue;
             }
             table[id.name] = id;

@@ -61,7 +61,11 @@ std::string describe_tolerance(const Question& q, const std::string& unit) {
     if (t.steps) return "within " + std::to_string(*t.steps) + " step(s) of the sweep";
     std::string s;
     if (t.rel && *t.rel > 0) s += "±" + units::format(*t.rel, "ratio");
-    if (t.abs && *t.abs > 0) s += (s.empty() ? "±" : " + ") + units::format(*t.abs, dim);
+    // An absolute tolerance on a percentage is in points: "±3%" would read as 3% of the value.
+    if (t.abs && *t.abs > 0)
+        s += (s.empty() ? "±" : " + ") +
+             (unit == "%" ? format::number(100 * *t.abs) + " percentage point" + (100 * *t.abs == 1 ? "" : "s")
+                          : units::format(*t.abs, dim));
     return s.empty() ? "exactly" : "within " + s;
 }
 

@@ -163,7 +163,7 @@ public:
             "Doubling the work multiplied the time by A {mystery_a.doubling_ratio}, B {mystery_b.doubling_ratio}, "
             "C {mystery_c.doubling_ratio}: a time that barely rises is paying for the launch, not the work.",
             "A single dependent FMA chain reaches {chain.flops_per_s}, {chain.roof_fraction} of its roof: every FMA",
-            "  waits for the one before it, so the core idles. That is latency bound: {chain.measured_regime}.",
+            "  waits for the one before it, so the core idles: a latency-bound kernel (this run measured it as {chain.measured_regime}).",
             "One element alone costs {per_element.small_s}; in one launch of 2^26 (2^24 with --quick) each costs {per_element.large_s}:",
             "  the large launch is {per_element_ratio} times cheaper per element. Throughput machines need work in bulk.",
         };

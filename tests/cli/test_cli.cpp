@@ -7,6 +7,8 @@
 #include <libxml/tree.h>
 
 #include <filesystem>
+#include <sstream>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +50,36 @@ TEST_CASE("lab without a command prints usage and exits 2; --help exits 0", "[us
     CHECK_THAT(r.out, Catch::Contains("usage: lab"));
     CHECK(run_lab({"--help"}).exit_code == 0);
     CHECK(run_lab({"run", "--help"}).exit_code == 0);
+}
+
+// The usage lines are the CLI's documentation: `lab --help` names every command, each command's
+// usage line names every option its --help lists, and the docs mention every command.
+TEST_CASE("every command's usage line names every option it has, and the docs name every command", "[usage]") {
+    auto top = run_lab({"--help"});
+    REQUIRE(top.exit_code == 0);
+    std::vector<std::string> commands;
+    std::istringstream lines(top.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.size() > 2 && line.rfind("  ", 0) == 0 && std::islower(static_cast<unsigned char>(line[2])))
+            commands.push_back(line.substr(2, line.find(' ', 2) - 2));
+    REQUIRE(commands.size() >= 19);
+    std::string docs = lab_test::read_file(lab_test::source_root() / "README.md");
+    for (const auto& e : fs::directory_iterator(lab_test::source_root() / "docs")) docs += lab_test::read_file(e.path());
+    for (const auto& c : commands) {
+        CAPTURE(c);
+        auto help = run_lab({c, "--help"});
+        REQUIRE(help.exit_code == 0);
+        const std::string usage = help.out.substr(0, help.out.find('\n'));
+        CHECK_THAT(usage, Catch::StartsWith("usage: lab " + c));
+        std::istringstream options(help.out);
+        for (std::string line; std::getline(options, line);) {
+            if (line.rfind("  --", 0) != 0) continue;
+            const std::string option = line.substr(2, line.find_first_of(" \t", 2) - 2);
+            CAPTURE(option);
+            CHECK(std::regex_search(usage, std::regex(option + "\\b")));
+        }
+        CHECK_THAT(docs, Catch::Contains("lab " + c + " "));
+    }
 }
 
 TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {

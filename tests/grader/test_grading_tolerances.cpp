@@ -81,6 +81,8 @@ TEST_CASE("an absolute tolerance is in the question's unit: abs 3 on a % questio
     CAPTURE(claim, pct);
     GradeReport r = g.grade(spec, run, {{"triad_roof_fraction", claim}});
     CHECK(result(r, "triad_roof_fraction").verdict == verdict);
+    // Said in points: "±3%" would read as 3% of the value.
+    CHECK_THAT(result(r, "triad_roof_fraction").feedback, Catch::Contains("±3 percentage points"));
 }
 
 TEST_CASE("an absolute tolerance in a time unit is converted too", "[grading]") {
