@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <numeric>
 #include <random>
 #include <set>
 
@@ -19,6 +20,7 @@
 #include "errors.hpp"
 #include "lesson_session.hpp"
 #include "options.hpp"
+#include "progress_bar.hpp"
 #include "run_record.hpp"
 
 namespace fs = std::filesystem;
@@ -68,7 +70,11 @@ int cmd_audit(const Args& args) {
     std::optional<CourseKey> key;
     if (auto file = configured_key_file(vm["key"].as<std::string>())) key = load_course_key(*file);
     grader::GradingContext ctx(key);
-    grader::BatchResult batch = grader::grade_directory(ctx, vm["dir"].as<std::string>());
+    stderr_progress().start("reading the submissions", 0);
+    grader::BatchResult batch = grader::grade_directory(ctx, vm["dir"].as<std::string>(), [](const std::string& folder, std::size_t done, std::size_t total) {
+        stderr_progress().update(folder, done, total);
+    });
+    stderr_progress().clear();
 
     // The sample: every flagged submission, and a random share of the other readable runs.
     std::vector<std::size_t> readable, chosen;
@@ -96,7 +102,10 @@ int cmd_audit(const Args& args) {
     for (std::size_t i : chosen) {
         const auto& e = batch.entries[i];
         Audited a{e.folder, e.student, e.lesson, why[i], "", "", {}, 0};
-        std::cerr << fmt::format("audit {}/{}: re-measuring {} ({}, lesson {})\n", ++n, chosen.size(), e.folder, e.student, e.lesson);
+        // One line per re-measure (each run draws its own bar below it), with the audit's estimate.
+        const double spent = std::accumulate(results.begin(), results.end(), 0.0, [](double s, const Audited& x) { return s + x.seconds; });
+        std::cerr << fmt::format("audit {}/{}: re-measuring {} ({}, lesson {}){}\n", ++n, chosen.size(), e.folder, e.student, e.lesson,
+                                 results.empty() ? "" : fmt::format(", about {:.0f} s left", spent / results.size() * (chosen.size() - results.size())));
         const auto t0 = std::chrono::steady_clock::now();
         try {
             nlohmann::json record = record::read_record(e.run_file);

@@ -17,6 +17,7 @@
 #include "errors.hpp"
 #include "options.hpp"
 #include "paths.hpp"
+#include "progress_bar.hpp"
 #include "reports.hpp"
 #include "run_record.hpp"
 #include "submission.hpp"
@@ -135,7 +136,11 @@ int cmd_grade(const Args& args) {
     if (!parse("grade", "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--key FILE] [--json]", args, opts, pos, vm)) return 0;
     grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
     auto t0 = std::chrono::steady_clock::now();
-    grader::BatchResult r = grader::grade_directory(ctx, vm["dir"].as<std::string>());
+    stderr_progress().start("grading", 0);
+    grader::BatchResult r = grader::grade_directory(ctx, vm["dir"].as<std::string>(), [](const std::string& folder, std::size_t done, std::size_t total) {
+        stderr_progress().update(folder, done, total);
+    });
+    stderr_progress().clear();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
     int graded = 0, not_graded = 0, errors = 0, practice = 0;

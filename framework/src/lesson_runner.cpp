@@ -19,6 +19,7 @@
 #include "lab/backend.hpp"
 #include "paths.hpp"
 #include "plugin_loader.hpp"
+#include "progress_bar.hpp"
 #include "run_record.hpp"
 
 using nlohmann::json;
@@ -44,15 +45,10 @@ double lesson_limit(const ChildRequest& req) {
     return req.lesson_budget_s * kBudgetSlack;
 }
 
-void progress_line(const std::string& line) {
-    static const bool tty = isatty(STDERR_FILENO);
-    if (tty) std::cerr << "\r\033[K" << line << std::flush;
-}
-
-void progress_done() {
-    static const bool tty = isatty(STDERR_FILENO);
-    if (tty) std::cerr << "\r\033[K" << std::flush;
-}
+// The bar on stderr (progress_bar.hpp): what the step is doing, and an estimate from the time
+// the step is expected to take (a calibration: a quarter of its allowance; a lesson: its budget).
+void progress_line(const std::string& line) { stderr_progress().update(line); }
+void progress_done() { stderr_progress().clear(); }
 
 void note(const std::string& text) { send_to_parent({{"type", "note"}, {"text", text}}); }
 
@@ -211,6 +207,8 @@ int child_main(const ChildRequest& req) {
         if (!ceilings) {
             send_to_parent({{"type", "phase"}, {"phase", "calibrate"},
                             {"limit_s", req.quick ? kCalibrationAllowanceQuick_s : kCalibrationAllowanceFull_s}});
+            stderr_progress().start("calibrating " + std::string(to_string(dev.kind())) + (req.quick ? " (quick)" : ""),
+                                    (req.quick ? kCalibrationAllowanceQuick_s : kCalibrationAllowanceFull_s) / 4);
             ceilings = calibrate_with_conditions(*od.backend.backend, dev, req.quick, measure, progress_line, note);
             store_ceilings(cache, dev.facts(), *ceilings);
             calibrated_now = true;
@@ -239,10 +237,13 @@ int child_main(const ChildRequest& req) {
             if (!calibrated_now) {
                 send_to_parent({{"type", "phase"}, {"phase", "calibrate"},
                                 {"limit_s", req.quick ? kCalibrationAllowanceQuick_s : kCalibrationAllowanceFull_s}});
+                stderr_progress().start("checking the cached ceilings", 0);
                 in_run.recheck_untrusted();
+                progress_done();
             }
             send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", lesson_limit(req)}});
             ChildSession session(dev, in_run, req.options, settings, req.lesson_file);
+            stderr_progress().start("lesson " + lesson.info.id + (req.quick ? " (quick)" : ""), req.lesson_budget_s);
             bool tracing = false;
             if (!req.trace_file.empty()) {
                 std::string why;
@@ -311,7 +312,8 @@ ChildResult execute(const ChildRequest& req) {
     auto outcome = run_child(argv, first_limit, [&](const json& m) -> double {
         std::string type = m.value("type", "");
         if (type == "phase") return m.value("limit_s", 0.0);
-        if (type == "note") std::cerr << "note: " << m.value("text", "") << "\n";
+        // The child's progress bar may hold the terminal's line: clear it first.
+        if (type == "note") std::cerr << (isatty(STDERR_FILENO) ? "\r\033[K" : "") << "note: " << m.value("text", "") << "\n";
         return 0;
     }, memory_limit);
     std::string what = req.action == "run" ? "the lesson plugin " + req.lesson_file : "the device backend";

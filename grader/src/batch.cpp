@@ -175,7 +175,7 @@ std::string BatchEntry::reason() const {
     return "";
 }
 
-BatchResult grade_directory(GradingContext& ctx, const fs::path& dir) {
+BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const BatchProgress& progress) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw InputError(dir.string(), "not a folder of submissions", "give the folder holding one folder per student");
     std::vector<fs::path> folders;
@@ -191,6 +191,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir) {
     std::vector<Fingerprint> prints;
     std::map<std::string, std::pair<int, int>> missed;  // question -> (not correct, graded)
     for (const auto& folder : folders) {
+        if (progress) progress(folder.filename().string(), result.entries.size(), folders.size());
         BatchEntry e;
         e.folder = folder.filename().string();
         // Each folder on its own: whatever one holds, the others are graded.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,9 @@ struct BatchResult {
     std::vector<std::pair<std::string, double>> most_missed;  // question -> fraction of students not correct
 };
 
-BatchResult grade_directory(GradingContext& ctx, const std::filesystem::path& dir);
+// `progress` (may be empty) is told each folder as it starts: its name, and how many of how many.
+using BatchProgress = std::function<void(const std::string& folder, std::size_t done, std::size_t total)>;
+BatchResult grade_directory(GradingContext& ctx, const std::filesystem::path& dir, const BatchProgress& progress = {});
 
 // folder, student, lesson, score, max, status, reason, flags, then one column per question
 // (points). Cells a spreadsheet would run as a formula (= + - @ first) are quoted with '.

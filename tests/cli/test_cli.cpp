@@ -6,6 +6,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <regex>
@@ -348,4 +349,24 @@ TEST_CASE("lab validate finds a lesson by its ID", "[usage]") {
     r = run_lab({"validate", "/nope/lab_09_99.so"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("no such file"));
+}
+
+// The progress bar is for people at a terminal: under a pseudo-terminal (`script`) a run draws it,
+// with what it is doing and an estimate; piped, its stderr holds no bar.
+TEST_CASE("lab run draws a progress bar at a terminal, and none into a pipe", "[run]") {
+    if (std::system("command -v script >/dev/null 2>&1") != 0) {
+        WARN("no `script` (util-linux) to make a terminal: the terminal half is not checked");
+    } else {
+        lab_test::TempDir d;
+        const std::string cmd = "script -qfec \"'" + lab_test::lab_executable().string() + "' run 02.05 --quick --student tty --out '" +
+                                (d / "run.json").string() + "' >/dev/null\" '" + (d / "typescript").string() + "' >/dev/null 2>&1";
+        REQUIRE(std::system(cmd.c_str()) == 0);
+        const std::string seen = lab_test::read_file(d / "typescript");
+        CHECK_THAT(seen, Catch::Contains("lesson 02.05 (quick) [") && Catch::Contains("% measuring ") && Catch::Contains(" left"));
+    }
+    lab_test::TempDir d;
+    auto piped = run_lab({"run", "02.05", "--quick", "--student", "pipe", "--out", (d / "run.json").string()});
+    REQUIRE(piped.exit_code == 0);
+    CHECK(piped.err.find("[#") == std::string::npos);
+    CHECK(piped.err.find("\r") == std::string::npos);
 }

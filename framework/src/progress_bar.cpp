@@ -1,0 +1,91 @@
+// The progress bar (see progress_bar.hpp).
+#include "progress_bar.hpp"
+
+#include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+namespace lab {
+
+namespace {
+
+std::string seconds(double s) {
+    if (s < 90) return fmt::format("{:.0f} s", std::max(1.0, s));
+    return fmt::format("{:.0f} min", s / 60);
+}
+
+std::size_t terminal_width() {
+    winsize w{};
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40) return w.ws_col - 1;
+    return 79;
+}
+
+}  // namespace
+
+std::string render_progress(const std::string& task, const std::string& doing, double elapsed_s, double fraction,
+                            double remaining_s, std::size_t width) {
+    std::string head = task;
+    if (fraction >= 0) {
+        const double f = std::clamp(fraction, 0.0, 1.0);
+        constexpr int kCells = 20;
+        const int full = static_cast<int>(std::floor(f * kCells));
+        head += " [" + std::string(full, '#') + std::string(kCells - full, '.') + fmt::format("] {:>3.0f}%", 100 * f);
+    }
+    const std::string tail = remaining_s >= 0 ? ", about " + seconds(remaining_s) + " left" : " (" + seconds(elapsed_s) + " so far)";
+    // Too wide for the terminal: shorten what it is doing, never the bar or the estimate.
+    std::string middle = doing.empty() ? "" : " " + doing;
+    if (head.size() + middle.size() + tail.size() > width) {
+        const std::size_t room = width > head.size() + tail.size() + 2 ? width - head.size() - tail.size() - 1 : 0;
+        middle = room > 1 ? middle.substr(0, room) + "…" : "";
+    }
+    return head + middle + tail;
+}
+
+void ProgressBar::start(const std::string& task, double expected_s) {
+    clear();
+    task_ = task;
+    expected_s_ = expected_s;
+    started_ = std::chrono::steady_clock::now();
+    drawn_ = {};
+}
+
+void ProgressBar::update(const std::string& doing) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    if (expected_s_ <= 0) return draw(doing, -1, -1);
+    // Past the expected time the bar waits at 99% rather than promising what it does not know.
+    const double f = std::min(0.99, elapsed / expected_s_);
+    draw(doing, f, elapsed < expected_s_ ? expected_s_ - elapsed : -1);
+}
+
+void ProgressBar::update(const std::string& doing, std::size_t done, std::size_t total) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const double f = total ? static_cast<double>(done) / total : -1;
+    draw(doing, f, done > 0 && total >= done ? elapsed / done * (total - done) : -1);
+}
+
+void ProgressBar::draw(const std::string& doing, double fraction, double remaining_s) {
+    static const bool tty = isatty(STDERR_FILENO) && !std::getenv("LAB_NO_PROGRESS");
+    if (!tty || task_.empty()) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - started_).count();
+    if (elapsed < kShowAfter_s || now - drawn_ < std::chrono::milliseconds(100)) return;
+    drawn_ = now;
+    visible_ = true;
+    std::cerr << "\r\033[K" << render_progress(task_, doing, elapsed, fraction, remaining_s, terminal_width()) << std::flush;
+}
+
+void ProgressBar::clear() {
+    if (visible_) std::cerr << "\r\033[K" << std::flush;
+    visible_ = false;
+}
+
+ProgressBar& stderr_progress() {
+    static ProgressBar bar;
+    return bar;
+}
+
+}  // namespace lab
