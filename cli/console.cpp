@@ -45,6 +45,7 @@ void print_ceilings(std::ostream& out, const Ceilings& c) {
                            v.method);
     for (const auto& [k, v] : c.bandwidth_bytes_per_s)
         out << fmt::format("          {:<12} {:>14}   {}{}\n", "bw." + k, si(v.value, "B/s"), status(v), v.method);
+    for (const auto& [k, why] : c.skipped) out << fmt::format("          {:<12} {:>14}   {}\n", k, "not measured", why);
     if (!c.clock_hz.measured_at.empty()) out << "          measured " << c.clock_hz.measured_at << "\n";
 }
 

@@ -75,8 +75,16 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     // caches, so the batch grows from it (at most 16x a step) until one batch lasts about
     // hot_batch_s, rather than trusting that one slow invocation.
     int batch = 1;
-    double per = sample(1);
-    if (!cold) {
+    if (cold) {
+        // A cold workload's first invocation runs outside the device's sample bracket: a GPU
+        // loads a kernel's module at its first launch (CUDA's lazy loading), and behind the
+        // blocking kernel that holds a cold sample's stream that load would wait until the
+        // blocking kernel gave up (nvbench issues 240/241).
+        device.flush_caches(stream);
+        launch(stream);
+        stream.synchronize();
+    } else {
+        double per = sample(1);
         for (int step = 0; step < 12 && per * batch < 0.5 * s.hot_batch_s && batch < 1000000; ++step) {
             double want = s.hot_batch_s / std::max(per, 1e-9);
             batch = static_cast<int>(std::clamp(want, 1.0, std::min(16.0 * batch, 1e6)));

@@ -79,13 +79,15 @@ json to_json(const Ceilings& c) {
     json flops = json::object(), bw = json::object();
     for (const auto& [k, v] : c.flops_per_s) flops[k] = ceiling_json(v);
     for (const auto& [k, v] : c.bandwidth_bytes_per_s) bw[k] = ceiling_json(v);
-    return {{"clock_hz", ceiling_json(c.clock_hz)},
-            {"launch_s", ceiling_json(c.launch_s)},
-            {"launch_graph_s", ceiling_json(c.launch_graph_s)},
-            {"flops_per_s", flops},
-            {"bandwidth_bytes_per_s", bw},
-            {"threads", c.threads},
-            {"quick", c.quick}};
+    json j = {{"clock_hz", ceiling_json(c.clock_hz)},
+              {"launch_s", ceiling_json(c.launch_s)},
+              {"launch_graph_s", ceiling_json(c.launch_graph_s)},
+              {"flops_per_s", flops},
+              {"bandwidth_bytes_per_s", bw},
+              {"threads", c.threads},
+              {"quick", c.quick}};
+    if (!c.skipped.empty()) j["skipped"] = c.skipped;  // absent when none: records before it read the same
+    return j;
 }
 
 Ceilings ceilings_from_json(const json& j) {
@@ -97,6 +99,7 @@ Ceilings ceilings_from_json(const json& j) {
     for (const auto& [k, v] : j.at("bandwidth_bytes_per_s").items()) c.bandwidth_bytes_per_s[k] = ceiling_from(v);
     c.threads = j.value("threads", 0);
     c.quick = j.value("quick", false);
+    c.skipped = j.value("skipped", std::map<std::string, std::string>{});
     return c;
 }
 

@@ -406,7 +406,8 @@ struct RangeProfiler::State {
     };
 
     std::map<std::string, double> measure(int device, const std::function<void()>& run,
-                                          const std::vector<std::string>& metrics, std::string& note) {
+                                          const std::vector<std::string>& metrics, std::string& note,
+                                          const std::function<void()>& before_pass) {
         if (metrics.empty()) {
             note = "hardware counters skipped: no metrics requested";
             return {};
@@ -481,6 +482,7 @@ struct RangeProfiler::State {
                        "): timing only";
                 return {};
             }
+            if (before_pass) before_pass();  // before Start: its work is not counted
             CUpti_RangeProfiler_Start_Params start{};
             start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
             start.pRangeProfilerObject = session.object;
@@ -557,8 +559,9 @@ RangeProfiler::RangeProfiler(int device_index) : state_(std::make_unique<State>(
 RangeProfiler::~RangeProfiler() = default;
 
 std::map<std::string, double> RangeProfiler::measure(const std::function<void()>& run,
-                                                     const std::vector<std::string>& metrics, std::string& note) {
-    return state_->measure(device_, run, metrics, note);
+                                                     const std::vector<std::string>& metrics, std::string& note,
+                                                     const std::function<void()>& before_pass) {
+    return state_->measure(device_, run, metrics, note, before_pass);
 }
 
 }  // namespace lab::cuda

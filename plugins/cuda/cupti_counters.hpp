@@ -21,11 +21,12 @@ public:
     RangeProfiler& operator=(const RangeProfiler&) = delete;
 
     // Values of `metrics` over one invocation. `run` enqueues the work and synchronises; it is
-    // called once per replay pass (several times when the metrics need several passes).
+    // called once per replay pass (several times when the metrics need several passes), each time
+    // after `before_pass` (outside the profiled range: an L2 flush, so every pass starts alike).
     // Returns {} with `note` set when counters are unavailable (driver refuses: "ERR_NVGPUCTRPERM",
     // a virtual machine without profiling, an unknown metric name); never throws for those.
     std::map<std::string, double> measure(const std::function<void()>& run, const std::vector<std::string>& metrics,
-                                          std::string& note);
+                                          std::string& note, const std::function<void()>& before_pass = {});
 
 private:
     struct State;

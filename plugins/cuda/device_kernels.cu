@@ -1,6 +1,11 @@
 // The CUDA backend's kernels and their launchers (see device_kernels.hpp).
 #include "device_kernels.hpp"
 
+#include <cuda_fp8.h>
+
+#include <stdexcept>
+#include <string>
+
 #include "lab/cuda_check.hpp"
 #include "lab/cuda_kernels.cuh"
 
@@ -31,6 +36,51 @@ __global__ void clock_sample(unsigned long long* slots, int which) {
 
 void check_launch() { LAB_CUDA(cudaGetLastError()); }
 
+// The counts fma_counts.hpp states are the kernels' own.
+static_assert(cuda_kernels::kChains == stream_kernels::kGpuFmaChains && cuda_kernels::kBlock == stream_kernels::kGpuBlock,
+              "fma_counts.hpp states the FMA peak's chains and block size");
+static_assert(fma_stored_bytes(FmaType::fp32) == sizeof(float) && fma_stored_bytes(FmaType::fp64) == sizeof(double) &&
+                  fma_stored_bytes(FmaType::fp16x2) == sizeof(__half2) &&
+                  fma_stored_bytes(FmaType::bf16x2) == sizeof(__nv_bfloat162),
+              "fma_counts.hpp states the bytes each FMA peak thread stores");
+static_assert(kStreamLoadsInFlight == cuda_kernels::kLoadsInFlight, "device_kernels.hpp states the loads in flight");
+static_assert(fma_lanes(FmaType::fp16x2) == cuda_kernels::Lanes<__half2>::value &&
+                  fma_lanes(FmaType::bf16x2) == cuda_kernels::Lanes<__nv_bfloat162>::value &&
+                  fma_lanes(FmaType::fp32) == cuda_kernels::Lanes<float>::value,
+              "fma_counts.hpp states the FMA peak's lanes");
+
+// splitmix64's finaliser: a different, well-mixed 64-bit value for every index and seed.
+__device__ inline std::uint64_t mix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// 24 random bits as a float in [-1, 1): exact in every floating type down to fp16's and bf16's
+// rounding.
+__device__ inline float unit(std::uint64_t r) { return static_cast<float>(r >> 40) * 0x1p-23f - 1.0f; }
+
+template <class T> __device__ inline T random_value(std::uint64_t r) { return static_cast<T>(unit(r)); }
+template <> __device__ inline double random_value<double>(std::uint64_t r) { return static_cast<double>(r >> 11) * 0x1p-52 - 1.0; }
+template <> __device__ inline __half random_value<__half>(std::uint64_t r) { return __float2half_rn(unit(r)); }
+template <> __device__ inline __nv_bfloat16 random_value<__nv_bfloat16>(std::uint64_t r) { return __float2bfloat16_rn(unit(r)); }
+template <> __device__ inline __nv_fp8_e4m3 random_value<__nv_fp8_e4m3>(std::uint64_t r) { return __nv_fp8_e4m3(unit(r)); }
+template <> __device__ inline std::int8_t random_value<std::int8_t>(std::uint64_t r) { return static_cast<std::int8_t>(r >> 56); }
+
+template <class T>
+__global__ void fill_random(T* out, std::size_t n, std::uint64_t seed) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        out[i] = random_value<T>(mix(seed * 0x100000001b3ull ^ i));
+}
+
+template <class T> void fill(cudaStream_t s, void* data, std::size_t n, std::uint64_t seed) {
+    const unsigned blocks = static_cast<unsigned>(n / 256 + 1 < 4096 ? n / 256 + 1 : 4096);
+    fill_random<T><<<blocks, 256, 0, s>>>(static_cast<T*>(data), n, seed);
+    check_launch();
+}
+
 }  // namespace
 
 void launch_spin_until_released(cudaStream_t s, const volatile int* flag, unsigned long long timeout_ns) {
@@ -46,17 +96,6 @@ void launch_clock_sample(cudaStream_t s, unsigned long long* slots, int which, u
 void launch_empty(cudaStream_t s) {
     cuda_kernels::empty_kernel<<<1, 1, 0, s>>>();
     check_launch();
-}
-
-double fma_peak_flops(FmaType t, long long iterations, unsigned blocks) {
-    long long threads = static_cast<long long>(blocks) * cuda_kernels::kBlock;
-    switch (t) {
-        case FmaType::fp32: return cuda_kernels::fma_peak_flops<float>(iterations, threads);
-        case FmaType::fp64: return cuda_kernels::fma_peak_flops<double>(iterations, threads);
-        case FmaType::fp16x2: return cuda_kernels::fma_peak_flops<__half2>(iterations, threads);
-        case FmaType::bf16x2: return cuda_kernels::fma_peak_flops<__nv_bfloat162>(iterations, threads);
-    }
-    return 0;
 }
 
 void launch_fma_peak(cudaStream_t s, FmaType t, void* out, long long iterations, unsigned blocks) {
@@ -88,6 +127,20 @@ void launch_triad(cudaStream_t s, float* a, const float* b, const float* c, floa
     cuda_kernels::stream_triad<<<blocks, cuda_kernels::kBlock, 0, s>>>(
         reinterpret_cast<float4*>(a), reinterpret_cast<const float4*>(b), reinterpret_cast<const float4*>(c), q, n / 4);
     check_launch();
+}
+
+void launch_fill_random(cudaStream_t s, void* data, std::size_t elements, Dtype dtype, std::uint64_t seed) {
+    switch (dtype) {
+        case Dtype::fp64: return fill<double>(s, data, elements, seed);
+        case Dtype::fp32:
+        case Dtype::tf32: return fill<float>(s, data, elements, seed);
+        case Dtype::fp16: return fill<__half>(s, data, elements, seed);
+        case Dtype::bf16: return fill<__nv_bfloat16>(s, data, elements, seed);
+        case Dtype::fp8_e4m3: return fill<__nv_fp8_e4m3>(s, data, elements, seed);
+        case Dtype::int8: return fill<std::int8_t>(s, data, elements, seed);
+        default: break;
+    }
+    throw std::invalid_argument(std::string("no random fill for ") + to_string(dtype));
 }
 
 cudaGraphExec_t make_empty_kernel_graph(cudaStream_t s, int kernels) {

@@ -6,6 +6,10 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
+
+#include "fma_counts.hpp"
+#include "lab/device.hpp"
 
 namespace lab::cuda {
 
@@ -20,13 +24,20 @@ constexpr int kMaxSms = 512;
 void launch_clock_sample(cudaStream_t s, unsigned long long* slots, int which, unsigned blocks);
 void launch_empty(cudaStream_t s);
 
-enum class FmaType { fp32, fp64, fp16x2, bf16x2 };
-// FLOP of one launch_fma_peak with this grid.
-double fma_peak_flops(FmaType t, long long iterations, unsigned blocks);
+// FmaType and the FMA peak's FLOP and byte counts: fma_counts.hpp.
 void launch_fma_peak(cudaStream_t s, FmaType t, void* out, long long iterations, unsigned blocks);
+// The read, copy and triad kernels keep this many 16-byte loads in flight per thread
+// (cuda_kernels::kLoadsInFlight; the ceilings' methods say it).
+constexpr int kStreamLoadsInFlight = 4;
 void launch_read(cudaStream_t s, const float* a, std::size_t n, float* sink, unsigned blocks);
 void launch_copy(cudaStream_t s, float* a, const float* b, std::size_t n, unsigned blocks);
 void launch_triad(cudaStream_t s, float* a, const float* b, const float* c, float q, std::size_t n, unsigned blocks);
+
+// Fills `elements` values of `dtype` (fp64, fp32/tf32, fp16, bf16, fp8 e4m3, int8) with
+// pseudo-random numbers that depend only on `seed` and the index: uniform in [-1, 1) for the
+// floating types, all of [-128, 127] for int8. GEMM ceilings are measured on such data, because
+// tensor cores multiply zeros ~13% faster (less switching, less power) than any real data.
+void launch_fill_random(cudaStream_t s, void* data, std::size_t elements, Dtype dtype, std::uint64_t seed);
 
 // Captures `kernels` empty-kernel launches into a CUDA graph and returns its executable form.
 cudaGraphExec_t make_empty_kernel_graph(cudaStream_t s, int kernels);

@@ -48,3 +48,17 @@ TEST_CASE("the cache stores and loads the kernels' best bandwidth, never a run's
     REQUIRE(loaded);
     CHECK(loaded->peak_bandwidth() == 5.2e10);
 }
+
+TEST_CASE("the cache keeps the ceilings a calibration skipped, with their reasons", "[ceilings_cache]") {
+    // `lab device` after `lab calibrate` reads the cache: a skipped pipe must still say why.
+    lab_test::TempDir dir;
+    lab::DeviceFacts facts;
+    facts.name = "Test GPU";
+    lab::Ceilings c = raised_by_evidence();
+    c.skipped["flops.fp8.tensor"] = "cuBLASLt has no GEMM algorithm for fp8 8192x8192x8192 on this device";
+    const auto file = dir / "cuda-test.json";
+    lab::store_ceilings(file, facts, c);
+    auto loaded = lab::load_cached_ceilings(file, facts);
+    REQUIRE(loaded);
+    CHECK(loaded->skipped == c.skipped);
+}

@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <functional>
+#include <stdexcept>
 
+#include "lab/backend.hpp"
 #include "measure_engine.hpp"
 
 using namespace lab;
@@ -43,10 +45,12 @@ public:
     bool supports(Dtype) const override { return false; }
     void gemm(Stream&, const Gemm&) override {}
     double last_sample_clock_ratio() override { return clock_ratio ? clock_ratio() : 1.0; }
+    void begin_sample(Stream&, TimingMode) override { ++brackets; }
 
     ScriptedStream stream_;
     DeviceFacts facts_;
     int flushes = 0;
+    int brackets = 0;  // samples begun
     std::function<double()> clock_ratio;
 };
 
@@ -138,6 +142,83 @@ TEST_CASE("samples taken while the clock is throttled are discarded", "[engine]"
     Measurement m = measure_workload(dev, w, [&](Stream&) { dev.stream_.now += 1e-3; }, s);
     CHECK(m.time.discarded > 0);
     CHECK(m.time.samples >= fast_settings().min_samples);
+}
+
+TEST_CASE("a cold workload runs once outside the sample bracket before its first sample", "[engine]") {
+    // A GPU holds a cold sample's stream behind a blocking kernel; a kernel launched there for
+    // the first time would wait behind it for its module to load.
+    ScriptedDevice dev;
+    Workload w;
+    w.name = "cold";
+    w.mode = TimingMode::cold;
+    int calls = 0, brackets_at_first_call = -1;
+    Measurement m = measure_workload(dev, w, [&](Stream&) {
+        if (calls++ == 0) brackets_at_first_call = dev.brackets;
+        dev.stream_.now += 1e-3;
+    }, fast_settings());
+    CHECK(brackets_at_first_call == 0);
+    CHECK(dev.brackets == calls - 1);  // every later invocation is a bracketed sample
+    CHECK(m.time.samples == fast_settings().min_samples);
+}
+
+namespace {
+
+// One calibration step as a backend runs it: measure `launch` with the engine, store the ceiling.
+bool calibrate_step(ScriptedDevice& dev, Ceilings& c, const std::string& pipe, const Launch& launch,
+                    const std::function<void()>& check_device, std::vector<std::string>& said) {
+    EngineSettings s = fast_settings();
+    s.max_time_s = 0.02;  // a throttled workload gives up after 4 of these (plus its back-off sleeps)
+    return measure_or_skip(c, "flops." + pipe, [&] {
+        Workload w;
+        w.name = "calibrate." + pipe;
+        w.flops = 1e9;
+        w.pipe = pipe;
+        c.flops_per_s[pipe] = ceiling_from(measure_workload(dev, w, launch, s), w.flops, "FLOP/s", "test kernel");
+    }, check_device, [&](const std::string& line) { said.push_back(line); });
+}
+
+}  // namespace
+
+TEST_CASE("a ceiling whose workload fails or runs throttled is skipped with its reason, the others measured", "[engine]") {
+    ScriptedDevice dev;
+    Ceilings c;
+    std::vector<std::string> said;
+    int checks = 0;
+    auto healthy = [&] { ++checks; };
+    auto steady = [&](Stream&) { dev.stream_.now += 1e-3; };
+
+    CHECK(calibrate_step(dev, c, "fp32.simt", steady, healthy, said));
+    // A GEMM cuBLASLt refuses: the workload throws.
+    CHECK_FALSE(calibrate_step(dev, c, "fp8.tensor", [](Stream&) {
+        throw std::runtime_error("cublasLtMatmul failed: CUBLAS_STATUS_NOT_SUPPORTED");
+    }, healthy, said));
+    // Every sample below the throttle ratio: the engine gives up on the workload.
+    dev.clock_ratio = [] { return 0.5; };
+    CHECK_FALSE(calibrate_step(dev, c, "bf16.tensor", steady, healthy, said));
+    dev.clock_ratio = nullptr;
+    CHECK(calibrate_step(dev, c, "fp64.simt", steady, healthy, said));
+
+    CHECK(c.has_flops("fp32.simt"));
+    CHECK(c.has_flops("fp64.simt"));
+    CHECK_FALSE(c.has_flops("fp8.tensor"));
+    CHECK_FALSE(c.has_flops("bf16.tensor"));
+    CHECK(c.skipped.size() == 2);
+    CHECK_THAT(c.skipped["flops.fp8.tensor"], Catch::Contains("CUBLAS_STATUS_NOT_SUPPORTED"));
+    CHECK_THAT(c.skipped["flops.bf16.tensor"], Catch::Contains("throttled"));
+    CHECK(checks == 2);  // the device was checked after each failure, and only then
+    REQUIRE(said.size() == 2);
+    CHECK_THAT(said[0], Catch::StartsWith("skipped flops.fp8.tensor: "));
+}
+
+TEST_CASE("a failure that broke the device stops the calibration with the device's error", "[engine]") {
+    ScriptedDevice dev;
+    Ceilings c;
+    std::vector<std::string> said;
+    auto sticky = [] { throw std::runtime_error("calibration stopped: cudaErrorIllegalAddress"); };
+    CHECK_THROWS_WITH(calibrate_step(dev, c, "fp16.simt", [](Stream&) { throw std::runtime_error("launch failed"); }, sticky, said),
+                      Catch::Contains("cudaErrorIllegalAddress"));
+    CHECK(c.skipped.empty());
+    CHECK(said.empty());
 }
 
 TEST_CASE("engine defaults differ per device and mode and quick runs are cheaper", "[engine]") {

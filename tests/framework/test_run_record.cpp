@@ -86,6 +86,19 @@ TEST_CASE("raw measurements survive the trip through a record unchanged", "[reco
     CHECK(raw.options.seed == 0xaaaaaaaaaaaaaaaaull);
     CHECK(raw.ceilings.peak_bandwidth() == 30e9);
     CHECK(raw.facts.name == "Test CPU");
+    CHECK(raw.ceilings.skipped.empty());
+    CHECK_FALSE(r["device"]["ceilings"].contains("skipped"));  // said only when something was skipped
+}
+
+TEST_CASE("ceilings the calibration skipped keep their reasons through a record", "[record]") {
+    auto in = sample_inputs(false);
+    in.raw.ceilings.skipped["flops.fp8.tensor"] = "cublasLtMatmul failed: CUBLAS_STATUS_NOT_SUPPORTED";
+    json r = record::make_record(in);
+    record::seal(r);
+    CHECK(r["device"]["ceilings"]["skipped"]["flops.fp8.tensor"] == "cublasLtMatmul failed: CUBLAS_STATUS_NOT_SUPPORTED");
+    RawRun raw = record::raw_run_from_record(json::parse(r.dump()));
+    CHECK(raw.ceilings.skipped == in.raw.ceilings.skipped);
+    CHECK_FALSE(raw.ceilings.has_flops("fp8.tensor"));
 }
 
 TEST_CASE("readers refuse corrupt, edited, truncated and foreign records with the file named", "[record]") {

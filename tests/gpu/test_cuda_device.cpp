@@ -4,13 +4,17 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
 #include "gpu_fixture.hpp"
+#include "lab/stream_kernels.hpp"
 #include "measure_engine.hpp"
 #include "test_support.hpp"
 
@@ -18,14 +22,20 @@ using namespace lab;
 
 namespace lab_gpu_test {
 
-namespace {
-std::filesystem::path backend_file() { return lab_test::build_root() / "plugins/cuda/labdevice_cuda.so"; }
-}  // namespace
+const BackendLookup& cuda_backend() {
+    static const BackendLookup found = find_cuda_backend(std::getenv("LAB_PLUGIN_PATH"), lab_test::build_root());
+    return found;
+}
+
+bool from_plugin_path() {
+    const char* p = std::getenv("LAB_PLUGIN_PATH");
+    return p && *p;
+}
 
 std::string why_no_gpu() {
-    if (!std::filesystem::exists(backend_file())) return "this build has no CUDA backend";
+    if (cuda_backend().verdict != BackendLookup::Verdict::found) return cuda_backend().why;
     try {
-        static LoadedBackend b = load_backend(backend_file());
+        static LoadedBackend b = load_backend(cuda_backend().file);
         return b.backend->unavailable_reason();
     } catch (const std::exception& e) {
         return e.what();
@@ -34,7 +44,7 @@ std::string why_no_gpu() {
 
 Gpu& gpu() {
     static Gpu g = [] {
-        Gpu x{load_backend(backend_file()), nullptr};
+        Gpu x{load_backend(cuda_backend().file), nullptr};
         x.device = x.backend.backend->open({});
         return x;
     }();
@@ -52,6 +62,38 @@ void copy_to_device(Buffer& b, const void* host, std::size_t bytes) {
 }
 void copy_to_host(void* host, Buffer& b, std::size_t bytes) {
     REQUIRE(cudaMemcpy(host, b.data(), bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+}
+
+// Small integers, pseudo-random and mostly non-zero: exact in bf16, and their products' sums
+// exact in fp32 and int32, so a GEMM's result is compared exactly.
+std::vector<int> small_ints(std::size_t n, int lo, int hi, std::uint32_t seed) {
+    std::vector<int> v(n);
+    for (auto& x : v) {
+        seed = seed * 1664525u + 1013904223u;
+        x = lo + static_cast<int>((seed >> 8) % static_cast<std::uint32_t>(hi - lo + 1));
+    }
+    return v;
+}
+
+// bf16 is a float's upper half: exact for the small integers above.
+std::uint16_t to_bf16(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return static_cast<std::uint16_t>(u >> 16);
+}
+float from_bf16(std::uint16_t h) {
+    std::uint32_t u = static_cast<std::uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// The packed build's files, or the build folder's (backend_lookup.hpp).
+std::filesystem::path lesson_file(const std::string& id_dir, const std::string& file) {
+    auto found = lab_gpu_test::find_built_file(std::getenv("LAB_PLUGIN_PATH"), lab_test::build_root() / "labs" / id_dir, file);
+    INFO(found.why);
+    REQUIRE(found.verdict == lab_gpu_test::BackendLookup::Verdict::found);
+    return found.file;
 }
 
 }  // namespace
@@ -97,6 +139,97 @@ TEST_CASE("fp32 GEMM on the GPU matches a naive product", "[gpu]") {
     for (int i = 0; i < m * n; ++i) CHECK(got[i] == Approx(want[i]));
 }
 
+TEST_CASE("bf16 GEMM on the GPU matches a host product of non-zero data", "[gpu]") {
+    Device& d = *gpu().device;
+    if (!d.supports(Dtype::bf16)) {
+        WARN("no bf16 GEMM on this GPU");
+        return;
+    }
+    const int m = 64, n = 48, k = 32;
+    const std::vector<int> A = small_ints(m * k, -2, 2, 1), B = small_ints(k * n, -2, 2, 2);
+    std::vector<std::uint16_t> a16(A.size()), b16(B.size());
+    for (std::size_t i = 0; i < A.size(); ++i) a16[i] = to_bf16(static_cast<float>(A[i]));
+    for (std::size_t i = 0; i < B.size(); ++i) b16[i] = to_bf16(static_cast<float>(B[i]));
+    BufferPtr a = d.allocate(a16.size() * 2), b = d.allocate(b16.size() * 2), c = d.allocate(m * n * 2);
+    copy_to_device(*a, a16.data(), a16.size() * 2);
+    copy_to_device(*b, b16.data(), b16.size() * 2);
+    d.gemm(d.stream(), {Dtype::bf16, m, n, k, a->data(), b->data(), c->data(), 1.0, 0.0});
+    d.stream().synchronize();
+    std::vector<std::uint16_t> got(m * n);
+    copy_to_host(got.data(), *c, got.size() * 2);
+    int nonzero = 0;
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            int want = 0;
+            for (int p = 0; p < k; ++p) want += A[i * k + p] * B[p * n + j];  // |want| <= 128: exact in bf16
+            nonzero += want != 0;
+            INFO("C[" << i << "," << j << "]");
+            CHECK(from_bf16(got[i * n + j]) == static_cast<float>(want));
+        }
+    CHECK(nonzero > m * n / 2);
+}
+
+TEST_CASE("int8 GEMM on the GPU (B stored transposed) matches a host product in int32", "[gpu]") {
+    Device& d = *gpu().device;
+    const int m = 64, n = 48, k = 32;
+    // B is given as stored transposed, [n,k]: the tensor cores' TN rule (lab/device.hpp).
+    const std::vector<int> A = small_ints(m * k, -128, 127, 3), Bt = small_ints(n * k, -128, 127, 4);
+    std::vector<std::int8_t> a8(A.begin(), A.end()), b8(Bt.begin(), Bt.end());
+    BufferPtr a = d.allocate(a8.size()), b = d.allocate(b8.size()), c = d.allocate(m * n * 4);
+    copy_to_device(*a, a8.data(), a8.size());
+    copy_to_device(*b, b8.data(), b8.size());
+    d.gemm(d.stream(), {Dtype::int8, m, n, k, a->data(), b->data(), c->data(), 1.0, 0.0});
+    d.stream().synchronize();
+    std::vector<std::int32_t> got(m * n);
+    copy_to_host(got.data(), *c, got.size() * 4);
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            std::int32_t want = 0;
+            for (int p = 0; p < k; ++p) want += A[i * k + p] * Bt[j * k + p];
+            INFO("C[" << i << "," << j << "]");
+            CHECK(got[i * n + j] == want);
+        }
+}
+
+TEST_CASE("the GPU streaming kernels copy and triad every element once, tails included", "[gpu]") {
+    // The kernels a lesson's companion launches (02.05's), over a size that leaves a partial trip
+    // of several loads in flight and a tail of single elements on some threads.
+    Device& d = *gpu().device;
+    auto create = reinterpret_cast<StreamKernels* (*)(Device&)>(
+        companion_symbol(lesson_file("02_05", "lab_02_05.so"), "lab_companion_create"));
+    std::unique_ptr<StreamKernels> k(create(d));
+    const std::size_t stride = std::size_t{stream_kernels::gpu_blocks(d.facts())} * stream_kernels::kGpuBlock;
+    const std::size_t n = 4 * (5 * stride + stride / 3 + 7);  // floats; n / 4 float4s
+    std::vector<float> b(n), c(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        b[i] = static_cast<float>(i % 1000);
+        c[i] = static_cast<float>(i % 7) * 2;
+    }
+    BufferPtr da = d.allocate(n * 4), db = d.allocate(n * 4), dc = d.allocate(n * 4), sink = d.allocate(64);
+    copy_to_device(*db, b.data(), n * 4);
+    copy_to_device(*dc, c.data(), n * 4);
+    std::vector<float> got(n);
+
+    k->copy(da->as<float>(), db->as<float>(), n)(d.stream());
+    d.stream().synchronize();
+    copy_to_host(got.data(), *da, n * 4);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) wrong += got[i] != b[i];
+    CHECK(wrong == 0);
+
+    REQUIRE(cudaMemset(da->data(), 0, n * 4) == cudaSuccess);
+    k->triad(da->as<float>(), db->as<float>(), dc->as<float>(), 0.5f, n)(d.stream());
+    d.stream().synchronize();
+    copy_to_host(got.data(), *da, n * 4);
+    wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) wrong += got[i] != b[i] + 0.5f * c[i];  // exact: small integers and halves
+    CHECK(wrong == 0);
+
+    // read stores nothing it computes; it must run through the tails without a fault.
+    k->read(db->as<float>(), n, sink->as<float>())(d.stream());
+    d.stream().synchronize();
+}
+
 TEST_CASE("calibration on the GPU yields every ceiling with its method", "[gpu]") {
     auto& g = gpu();
     Device& d = *g.device;
@@ -118,6 +251,10 @@ TEST_CASE("calibration on the GPU yields every ceiling with its method", "[gpu]"
         CHECK(c.bandwidth_bytes_per_s[k].value > 0);
     }
     CHECK(std::isfinite(d.last_sample_clock_ratio()));
+    // A skip is recorded with its reason; on a datacentre GPU none is expected.
+    for (const auto& [key, why] : c.skipped) WARN("skipped " << key << ": " << why);
+    CHECK(c.skipped.empty());
+    if (d.supports(Dtype::bf16)) CHECK(c.flops_per_s.count("bf16.tensor") + c.skipped.count("flops.bf16.tensor") == 1);
 }
 
 TEST_CASE("a GPU trace holds kernels and the runtime calls that launched them", "[gpu]") {

@@ -93,6 +93,26 @@ inline Ceiling ceiling_from(const Measurement& m, double work, const std::string
     return c;
 }
 
+// Measures one ceiling: `measure_it` measures it and stores it in `c`. When that throws, the
+// ceiling is skipped: `c.skipped[key]` says why and the calibration goes on, because one ceiling
+// a device cannot measure (cuBLASLt has no algorithm for a dtype, every sample of a workload ran
+// throttled) must not cost every other ceiling and every lesson run. `check_device` runs first
+// and throws when the failure broke the device itself (a sticky CUDA error): that aborts the
+// calibration, since nothing after it could be measured. Returns whether it was measured.
+inline bool measure_or_skip(Ceilings& c, const std::string& key, const std::function<void()>& measure_it,
+                            const std::function<void()>& check_device,
+                            const std::function<void(const std::string&)>& progress) {
+    try {
+        measure_it();
+        return true;
+    } catch (const std::exception& e) {
+        check_device();
+        c.skipped[key] = e.what();
+        progress("skipped " + key + ": " + e.what());
+        return false;
+    }
+}
+
 }  // namespace lab
 
 //   LAB_DEVICE_BACKEND(CpuBackend, "cpu")

@@ -42,14 +42,20 @@ template <> __device__ inline __half2 from_float<__half2>(float v) { return __fl
 template <> __device__ inline __nv_bfloat162 from_float<__nv_bfloat162>(float v) { return __float2bfloat162_rn(v); }
 
 // FMA peak: every thread runs kChains chains `iterations` long. FLOP = 2 * lanes * kChains *
-// iterations * threads; bytes = one T stored per thread. `x` and `y` come from the host so the
-// compiler cannot fold the chains.
+// iterations * threads; bytes = one T stored per thread (sizeof(T): 8 for double). `x` and `y`
+// come from the host so the compiler cannot fold the chains.
+// The k loop is unrolled kFmaUnroll times: a loop's counter, compare and branch take issue slots
+// the FMAs would use: nvcc's default (x4, 32 FMAs per trip) leaves 5-7 of every 37-39 sm_90
+// instructions to them (0.82-0.87 of the peak); at x32 it is 5-9 of 261-265 (0.97-0.98). A
+// trip count that is not a multiple of 32 runs its remainder in a short loop after it.
+constexpr int kFmaUnroll = 32;
 template <class T>
 __global__ void fma_peak(T* out, long long iterations, float x, float y) {
     T acc[kChains];
 #pragma unroll
     for (int i = 0; i < kChains; ++i) acc[i] = from_float<T>(1.0f + 0.001f * i + 1e-6f * threadIdx.x);
     const T tx = from_float<T>(x), ty = from_float<T>(y);
+#pragma unroll kFmaUnroll
     for (long long k = 0; k < iterations; ++k) {
 #pragma unroll
         for (int i = 0; i < kChains; ++i) acc[i] = fma_op(acc[i], tx, ty);
@@ -80,10 +86,24 @@ __global__ void dependent_chain(float* out, long long iterations, float x, float
 //   read:  sum of a            FLOP n,  bytes 4n (the sum is stored only if it is impossible)
 //   copy:  a = b               FLOP 0,  bytes 8n
 //   triad: a = b + s*c         FLOP 2n, bytes 12n (no write-allocate counted)
+// Each trip of a thread issues kLoadsInFlight independent 16-byte loads (elements i, i + stride,
+// ...: every warp access stays coalesced) before it uses any: with one load in flight
+// per thread too few bytes are on their way to cover DRAM latency, and the kernels reach only
+// 0.8-0.9 of cudaMemcpy's rate. A tail loop takes the elements that do not fill a whole trip.
+constexpr int kLoadsInFlight = 4;
+
 __global__ void stream_read(const float4* a, std::size_t n4, float* sink) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     float s = 0;
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n4;
-         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    for (; i + (kLoadsInFlight - 1) * stride < n4; i += kLoadsInFlight * stride) {
+        float4 v[kLoadsInFlight];
+#pragma unroll
+        for (int u = 0; u < kLoadsInFlight; ++u) v[u] = a[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < kLoadsInFlight; ++u) s += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+    }
+    for (; i < n4; i += stride) {
         float4 v = a[i];
         s += (v.x + v.y) + (v.z + v.w);
     }
@@ -91,14 +111,37 @@ __global__ void stream_read(const float4* a, std::size_t n4, float* sink) {
 }
 
 __global__ void stream_copy(float4* a, const float4* b, std::size_t n4) {
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n4;
-         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-        a[i] = b[i];
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    for (; i + (kLoadsInFlight - 1) * stride < n4; i += kLoadsInFlight * stride) {
+        float4 v[kLoadsInFlight];
+#pragma unroll
+        for (int u = 0; u < kLoadsInFlight; ++u) v[u] = b[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < kLoadsInFlight; ++u) a[i + u * stride] = v[u];
+    }
+    for (; i < n4; i += stride) a[i] = b[i];
 }
 
+// Triad has two inputs: kLoadsInFlight / 2 elements per trip keep its loads in flight at
+// kLoadsInFlight and its registers at 32 or fewer, so 8 blocks of 256 threads fit on an SM (with
+// 4 elements per trip it needs 40 and only 6 fit).
 __global__ void stream_triad(float4* a, const float4* b, const float4* c, float q, std::size_t n4) {
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n4;
-         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    constexpr int kTrip = kLoadsInFlight / 2;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    for (; i + (kTrip - 1) * stride < n4; i += kTrip * stride) {
+        float4 x[kTrip], y[kTrip];
+#pragma unroll
+        for (int u = 0; u < kTrip; ++u) {
+            x[u] = b[i + u * stride];
+            y[u] = c[i + u * stride];
+        }
+#pragma unroll
+        for (int u = 0; u < kTrip; ++u)
+            a[i + u * stride] = make_float4(x[u].x + q * y[u].x, x[u].y + q * y[u].y, x[u].z + q * y[u].z, x[u].w + q * y[u].w);
+    }
+    for (; i < n4; i += stride) {
         float4 x = b[i], y = c[i];
         a[i] = make_float4(x.x + q * y.x, x.y + q * y.y, x.z + q * y.z, x.w + q * y.w);
     }

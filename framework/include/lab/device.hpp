@@ -88,6 +88,10 @@ struct Ceilings {
     std::map<std::string, Ceiling> bandwidth_bytes_per_s;
     int threads = 0;
     bool quick = false;                              // measured with --quick settings
+    // Ceilings the calibration tried and could not measure, by key ("flops.fp8.tensor",
+    // "bandwidth.copy", "launch_graph"), with why: a device that lacks one ceiling still has the
+    // others, and a reader sees the pipe was not forgotten.
+    std::map<std::string, std::string> skipped;
 
     bool has_flops(const std::string& pipe) const { return flops_per_s.count(pipe) != 0; }
     double peak_flops(const std::string& pipe) const {

@@ -14,7 +14,7 @@ namespace lab {
 //  - kApiMinor: incremented when the host gains something an older plugin never calls (a virtual
 //    function appended at the end of Session). A plugin built against a newer minor than the host
 //    is refused (it may call what the host lacks); an older minor loads.
-inline constexpr int kApiMajor = 3;  // 3: declare-once lessons (placed workloads, derive(run, d)), skips, plan replay
+inline constexpr int kApiMajor = 4;  // 4: Ceilings::skipped; 3: declare-once lessons (placed workloads, derive(run, d)), skips, plan replay
 inline constexpr int kApiMinor = 0;
 
 // Standard-library types (std::string, std::vector, std::function) cross the plugin boundary, so
