@@ -381,7 +381,7 @@ void check_fields(const json& parent, const std::string& path, std::initializer_
 
 void check_shapes(const json& r, const std::string& where) {
     check_fields(r, "",
-                 {{"lesson", Shape::object, true}, {"student", Shape::string, true}, {"seed", Shape::string, true},
+                 {{"lesson", Shape::object, true}, {"student", Shape::string, true}, {"token", Shape::string, false}, {"seed", Shape::string, true},
                   {"quick", Shape::boolean, true}, {"device", Shape::object, true}, {"workloads", Shape::array, true},
                   {"skipped", Shape::array, false}, {"metrics", Shape::object, false}, {"withheld", Shape::array, false},
                   {"declared_metrics", Shape::array, false}, {"teaching", Shape::array, false}, {"notes", Shape::array, false},

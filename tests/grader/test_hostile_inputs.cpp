@@ -121,6 +121,8 @@ TEST_CASE("a sealed run record with a field of the wrong type is bad input namin
         {"skipped null", [](json& r) { r["skipped"] = nullptr; }, "\"skipped\" is null"},
         {"a skip without its reason", [](json& r) { r["skipped"] = json::array({{{"workload", "w"}}}); }, "skipped[0]"},
         {"student a number", [](json& r) { r["student"] = 5; }, "\"student\" is a number"},
+        {"token a number", [](json& r) { r["token"] = 5; }, "\"token\" is a number"},
+        {"revealed a string", [](json& r) { r["revealed"] = "no"; }, "\"revealed\" is a string"},
         {"seed not hexadecimal", [](json& r) { r["seed"] = std::string(20, 'z'); }, "seed is not hexadecimal"},
         {"quick a string", [](json& r) { r["quick"] = "yes"; }, "\"quick\" is a string"},
         {"started_at a number", [](json& r) { r["started_at"] = 5; }, "\"started_at\""},
