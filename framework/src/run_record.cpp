@@ -325,7 +325,7 @@ namespace {
 // The shapes of the fields anything in lab reads straight from a record (the grader, lab show,
 // lab answers), checked once here so that no reader meets a field of the wrong type: a record is
 // a file a student hands in, and its digest proves nothing against one edited and sealed again.
-enum class Shape { string, boolean, number, object, array, object_or_null, any };
+enum class Shape { string, boolean, number, object, array, object_or_null };
 
 const char* shape_name(Shape s) {
     switch (s) {
@@ -335,7 +335,6 @@ const char* shape_name(Shape s) {
         case Shape::object: return "an object";
         case Shape::array: return "a list";
         case Shape::object_or_null: return "an object or null";
-        case Shape::any: return "anything";
     }
     return "?";
 }
@@ -348,7 +347,6 @@ bool fits(const json& v, Shape s) {
         case Shape::object: return v.is_object();
         case Shape::array: return v.is_array();
         case Shape::object_or_null: return v.is_object() || v.is_null();
-        case Shape::any: return true;
     }
     return false;
 }
@@ -381,8 +379,8 @@ void check_fields(const json& parent, const std::string& path, std::initializer_
 
 void check_shapes(const json& r, const std::string& where) {
     check_fields(r, "",
-                 {{"lesson", Shape::object, true}, {"student", Shape::string, true}, {"token", Shape::string, false}, {"seed", Shape::string, true},
-                  {"quick", Shape::boolean, true}, {"device", Shape::object, true}, {"workloads", Shape::array, true},
+                 {{"lesson", Shape::object, true}, {"student", Shape::string, true}, {"token", Shape::string, false},
+                  {"seed", Shape::string, true}, {"quick", Shape::boolean, true}, {"device", Shape::object, true}, {"workloads", Shape::array, true},
                   {"skipped", Shape::array, false}, {"metrics", Shape::object, false}, {"withheld", Shape::array, false},
                   {"declared_metrics", Shape::array, false}, {"teaching", Shape::array, false}, {"notes", Shape::array, false},
                   {"started_at", Shape::string, false}, {"duration_s", Shape::number, false}, {"revealed", Shape::boolean, false},
