@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "digest.hpp"
 #include "errors.hpp"
 #include "format.hpp"
+#include "input_file.hpp"
+#include "json_input.hpp"
 
 using nlohmann::json;
 
@@ -306,13 +306,116 @@ json make_record(const RecordInputs& in) {
             {"teaching", teaching}};
 }
 
+// The canonical dump of the record without its digest, written member by member as
+// nlohmann's dump() writes an object (keys sorted, no spaces), so no copy of the record is made:
+// a copy would double a large record's memory and recurse through its whole depth once more.
 std::string compute_digest(const json& record) {
-    json copy = record;
-    copy.erase("digest");
-    return "sha256:" + sha256_hex(copy.dump());
+    if (!record.is_object()) return "sha256:" + sha256_hex(record.dump());
+    std::string text = "{";
+    for (auto it = record.begin(); it != record.end(); ++it) {
+        if (it.key() == "digest") continue;
+        if (text.size() > 1) text += ',';
+        text += json(it.key()).dump();
+        text += ':';
+        text += it.value().dump();
+    }
+    return "sha256:" + sha256_hex(text + "}");
 }
 
 void seal(json& record) { record["digest"] = compute_digest(record); }
+
+namespace {
+
+// The shapes of the fields anything in lab reads straight from a record (the grader, lab show,
+// lab answers), checked once here so that no reader meets a field of the wrong type: a record is
+// a file a student hands in, and its digest proves nothing against one edited and sealed again.
+enum class Shape { string, boolean, number, object, array, object_or_null };
+
+const char* shape_name(Shape s) {
+    switch (s) {
+        case Shape::string: return "a string";
+        case Shape::boolean: return "true or false";
+        case Shape::number: return "a number";
+        case Shape::object: return "an object";
+        case Shape::array: return "a list";
+        case Shape::object_or_null: return "an object or null";
+    }
+    return "?";
+}
+
+bool fits(const json& v, Shape s) {
+    switch (s) {
+        case Shape::string: return v.is_string();
+        case Shape::boolean: return v.is_boolean();
+        case Shape::number: return v.is_number();
+        case Shape::object: return v.is_object();
+        case Shape::array: return v.is_array();
+        case Shape::object_or_null: return v.is_object() || v.is_null();
+    }
+    return false;
+}
+
+const char* type_name(const json& v) {
+    return v.is_null() ? "null" : v.is_boolean() ? "true/false" : v.is_number() ? "a number" : v.is_string() ? "a string"
+         : v.is_array() ? "a list" : "an object";
+}
+
+struct FieldShape {
+    const char* key;
+    Shape shape;
+    bool required;
+};
+
+void check_fields(const json& parent, const std::string& path, std::initializer_list<FieldShape> fields, const std::string& where) {
+    for (const auto& f : fields) {
+        const std::string name = path.empty() ? f.key : path + "." + f.key;
+        if (!parent.contains(f.key)) {
+            if (f.required)
+                throw InputError(where, "the run record lacks \"" + name + "\"", "record the run again with `lab run`");
+            continue;
+        }
+        const json& v = parent[f.key];
+        if (!fits(v, f.shape))
+            throw InputError(where, "the run record's \"" + name + "\" is " + type_name(v) + ", not " + shape_name(f.shape),
+                             "use the record exactly as `lab run` wrote it, or record the run again");
+    }
+}
+
+void check_shapes(const json& r, const std::string& where) {
+    check_fields(r, "",
+                 {{"lesson", Shape::object, true}, {"student", Shape::string, true}, {"token", Shape::string, false},
+                  {"seed", Shape::string, true}, {"quick", Shape::boolean, true}, {"device", Shape::object, true}, {"workloads", Shape::array, true},
+                  {"skipped", Shape::array, false}, {"metrics", Shape::object, false}, {"withheld", Shape::array, false},
+                  {"declared_metrics", Shape::array, false}, {"teaching", Shape::array, false}, {"notes", Shape::array, false},
+                  {"started_at", Shape::string, false}, {"duration_s", Shape::number, false}, {"revealed", Shape::boolean, false},
+                  {"lab_version", Shape::string, false}, {"thresholds", Shape::object, false}},
+                 where);
+    check_fields(r["lesson"], "lesson",
+                 {{"id", Shape::string, true}, {"title", Shape::string, false}, {"plugin_version", Shape::string, false},
+                  {"api", Shape::string, false}},
+                 where);
+    const json& device = r["device"];
+    check_fields(device, "device",
+                 {{"kind", Shape::string, true}, {"facts", Shape::object, true}, {"ceilings", Shape::object, true},
+                  {"ceiling_measurements", Shape::array, false}, {"spec", Shape::object_or_null, false}},
+                 where);
+    const std::string kind = device["kind"].get<std::string>();
+    if (kind != "cpu" && kind != "cuda")
+        throw InputError(where, "the run record's device kind is '" + excerpt(kind) + "', neither cpu nor cuda",
+                         "use the record exactly as `lab run` wrote it, or record the run again");
+    // The per-student seed: hexadecimal, as `lab run` writes it (readers take its first 16 digits).
+    const std::string seed = r["seed"].get<std::string>();
+    if (seed.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        throw InputError(where, "the run record's seed is not hexadecimal", "use the record exactly as `lab run` wrote it");
+    // Stored metrics are compared with re-derived ones by their "value".
+    if (r.contains("metrics"))
+        for (const auto& [name, m] : r["metrics"].items())
+            if (!m.is_object() || !m.contains("value"))
+                throw InputError(where, "the run record's metric \"" + excerpt(name) + "\" is not an object with a \"value\"",
+                                 "use the record exactly as `lab run` wrote it, or record the run again");
+}
+
+}  // namespace
 
 void check_record(const json& r, const std::string& where) {
     if (!r.is_object()) throw InputError(where, "not a run record (the JSON is not an object)");
@@ -320,60 +423,69 @@ void check_record(const json& r, const std::string& where) {
         throw InputError(where, "not a run record: no \"schema\" field", "pass a file written by `lab run --out`");
     std::string schema = r["schema"].get<std::string>();
     if (schema != kSchema)
-        throw InputError(where, "unknown run-record schema '" + schema + "' (this lab reads " + kSchema + ")",
+        throw InputError(where, "unknown run-record schema '" + excerpt(schema) + "' (this lab reads " + kSchema + ")",
                          "record the run again with this version of lab");
     if (!r.contains("digest") || !r["digest"].is_string())
         throw InputError(where, "the run record has no digest", "record the run again with `lab run`");
     if (r["digest"].get<std::string>() != compute_digest(r))
         throw InputError(where, "the run record's digest does not match its content: the file was edited or corrupted",
                          "use the record exactly as `lab run` wrote it, or record the run again");
-    for (const char* key : {"lesson", "device", "workloads", "student", "seed", "quick"})
-        if (!r.contains(key)) throw InputError(where, std::string("the run record lacks \"") + key + "\"");
+    check_shapes(r, where);
 }
 
 json read_record(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    if (!in) throw InputError(file.string(), "cannot read the run record", "check the path");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
-    json r;
-    try {
-        r = json::parse(text);
-    } catch (const json::parse_error& e) {
-        // nlohmann reports a byte offset: turn it into a line for the message.
-        std::size_t line = 1;
-        for (std::size_t i = 0; i < std::min<std::size_t>(e.byte, text.size()); ++i) line += text[i] == '\n';
-        throw InputError(file.string() + ":" + std::to_string(line),
-                         "the run record is not valid JSON (truncated or corrupted?)", "record the run again");
-    }
+    const JsonLimits limits{kMaxRecordBytes, "64 MiB", kMaxRecordDepth, "kMaxRecordDepth, 64"};
+    json r = load_json_input(file, "the run record", limits, "check the path", "record the run again");
     check_record(r, file.string());
+    // Decoded once here, so a field of the wrong type deep inside is reported with the file's
+    // name; readers decode it again (raw_run_from_record) knowing it will succeed.
+    (void)raw_run_from_record(r, file.string());
     return r;
 }
 
-RawRun raw_run_from_record(const json& r) {
+RawRun raw_run_from_record(const json& r, const std::string& where) {
     RawRun raw;
+    std::string part = "the record";  // the part being read, for the message
     try {
         raw.lesson_id = r.at("lesson").at("id").get<std::string>();
         raw.options.quick = r.at("quick").get<bool>();
         raw.options.student = r.at("student").get<std::string>();
         raw.options.seed_hex = r.at("seed").get<std::string>();
-        raw.options.seed = raw.options.seed_hex.size() >= 16 ? std::stoull(raw.options.seed_hex.substr(0, 16), nullptr, 16) : 0;
+        raw.options.seed = 0;
+        if (raw.options.seed_hex.size() >= 16 &&
+            raw.options.seed_hex.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos)
+            raw.options.seed = std::stoull(raw.options.seed_hex.substr(0, 16), nullptr, 16);
         const json& d = r.at("device");
         raw.device_kind = d.at("kind").get<std::string>() == "cuda" ? DeviceKind::cuda : DeviceKind::cpu;
+        part = "device.facts";
         raw.facts = facts_from_json(d.at("facts"));
+        part = "device.ceilings";
         raw.ceilings_at_start = ceilings_from_json(d.at("ceilings"));
-        for (const auto& w : r.at("workloads")) raw.measurements.push_back(measurement_from_json(w));
-        for (const auto& cm : d.value("ceiling_measurements", json::array()))
+        std::size_t i = 0;
+        for (const auto& w : r.at("workloads")) {
+            part = "workloads[" + std::to_string(i++) + "]";
+            raw.measurements.push_back(measurement_from_json(w));
+        }
+        i = 0;
+        for (const auto& cm : d.value("ceiling_measurements", json::array())) {
+            part = "device.ceiling_measurements[" + std::to_string(i++) + "]";
             raw.ceiling_measurements.push_back(ceiling_measurement_from_json(cm));
+        }
         // Records written before skips were recorded say nothing of them (not: "none").
         raw.skips_recorded = r.contains("skipped");
-        for (const auto& sk : r.value("skipped", json::array()))
+        i = 0;
+        for (const auto& sk : r.value("skipped", json::array())) {
+            part = "skipped[" + std::to_string(i++) + "]";
             raw.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("reason").get<std::string>()});
+        }
+        part = "the record";
         raw.ceilings = effective_ceilings(raw.ceilings_at_start, raw.ceiling_measurements, raw.measurements);
     } catch (const json::exception& e) {
-        throw InputError("", std::string("the run record is missing a field or has one of the wrong type: ") + e.what(),
-                         "record the run again with `lab run`");
+        // nlohmann's message names the type or key it missed; `part` says where in the record.
+        std::string why = e.what();
+        why = why.substr(why.find(']') == std::string::npos ? 0 : why.find(']') + 2);
+        throw InputError(where, "the run record's " + part + " is missing a field or has one of the wrong type (" + why + ")",
+                         "use the record exactly as `lab run` wrote it, or record the run again");
     }
     return raw;
 }

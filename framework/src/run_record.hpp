@@ -4,6 +4,7 @@
 // broken digests.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -76,12 +77,19 @@ nlohmann::json make_record(const RecordInputs& in);
 void seal(nlohmann::json& record);
 std::string compute_digest(const nlohmann::json& record);
 
-// Parses and checks a record file: JSON, schema id, digest, required fields. InputError otherwise.
+// What a record file may be: lab's own records are well under a megabyte and about 8 levels
+// deep, so these refuse only hostile or corrupted files, before anything recursive touches them.
+inline constexpr std::uintmax_t kMaxRecordBytes = 64u << 20;   // "64 MiB"
+inline constexpr int kMaxRecordDepth = 64;
+
+// Parses and checks a record file: size and nesting (the limits above), JSON, schema id, digest,
+// required fields and the types of every field lab reads. InputError, naming the file, otherwise.
 nlohmann::json read_record(const std::filesystem::path& file);
 // Checks an already parsed record; `where` names it in errors.
 void check_record(const nlohmann::json& record, const std::string& where);
 
-// The raw run a lesson's derive() works from.
-RawRun raw_run_from_record(const nlohmann::json& record);
+// The raw run a lesson's derive() works from. InputError (with `where`) on a field of the wrong
+// type; read_record has decoded it once already, so a record it returned always decodes.
+RawRun raw_run_from_record(const nlohmann::json& record, const std::string& where = "");
 
 }  // namespace lab::record

@@ -3,7 +3,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
 #include <sstream>
 
 #include "errors.hpp"
@@ -23,18 +22,26 @@ std::string quoted(const std::string& s) {
     return out + "\"";
 }
 
-}  // namespace
+// An answers file is a short list of claims written from a template: a few kilobytes. It takes no
+// anchors or aliases (nothing in it repeats), so no alias can be expanded while it is read.
+YamlLimits answers_limits() {
+    YamlLimits l;
+    l.max_bytes = kMaxAnswersBytes;
+    l.max_bytes_name = "1 MiB";
+    l.max_depth = 8;
+    l.max_aliases = 0;
+    return l;
+}
 
-AnswersFile load_answers(const std::filesystem::path& file) {
-    YAML::Node root = load_yaml_mapping(file, "the answers file", "check the path",
-                                        "compare with the template `lab answers ID --run RUN.json` prints",
-                                        "lesson, student, run, answers");
+const char* const kTemplateFix = "compare with the template `lab answers ID --run RUN.json` prints";
+
+AnswersFile read_answers(const std::filesystem::path& file, const YAML::Node& root) {
     AnswersFile a;
     a.file = file.string();
     for (const auto& kv : root) {
         std::string key = kv.first.as<std::string>();
         if (key != "lesson" && key != "student" && key != "run" && key != "answers")
-            throw InputError(yaml_where(file, kv.first), "unknown key '" + key + "'", "an answers file has lesson, student, run and answers");
+            throw InputError(yaml_where(file, kv.first), "unknown key '" + excerpt(key) + "'", "an answers file has lesson, student, run and answers");
     }
     auto text = [&](const char* key, std::string& out) {
         if (!root[key]) throw InputError(file.string(), std::string("no '") + key + "'",
@@ -66,14 +73,35 @@ AnswersFile load_answers(const std::filesystem::path& file) {
     return a;
 }
 
-bool looks_like_answers(const std::string& text) {
+}  // namespace
+
+AnswersFile load_answers(const std::filesystem::path& file) {
+    YAML::Node root = load_yaml_mapping(file, "the answers file", "check the path", kTemplateFix, "lesson, student, run, answers",
+                                        answers_limits());
     try {
-        YAML::Node n = YAML::Load(text);
-        return n.IsMap() && n["lesson"] && n["answers"];
-    } catch (const YAML::Exception&) {
-        // Malformed, but plainly meant as answers: take it, so loading says what is wrong and where.
-        static const std::regex lesson("(^|\n)lesson:"), answers("(^|\n)answers:");
-        return std::regex_search(text, lesson) && std::regex_search(text, answers);
+        return read_answers(file, root);
+    } catch (const YAML::Exception& e) {
+        // The limits above leave no key or value yaml-cpp cannot convert; should one remain, it is
+        // still the file's fault, not the grader's.
+        throw InputError(e.mark.line >= 0 ? file.string() + ":" + std::to_string(e.mark.line + 1) : file.string(),
+                         "cannot read the answers file: " + e.msg, kTemplateFix);
+    }
+}
+
+bool looks_like_answers(const std::string& text) {
+    // Plainly meant as answers (a top-level lesson and answers key): take it, so that loading it
+    // says what is wrong and where when it is malformed, too large or not UTF-8. Only a file that
+    // could be read is parsed, within the answers file's own limits.
+    auto top_level_key = [&](const std::string& key) {
+        return text.compare(0, key.size() + 1, key + ":") == 0 || text.find("\n" + key + ":") != std::string::npos;
+    };
+    const bool plainly = top_level_key("lesson") && top_level_key("answers");
+    if (text.size() > kMaxAnswersBytes || first_invalid_utf8(text) != std::string::npos) return plainly;
+    try {
+        YAML::Node n = parse_yaml_text(text, "answers", "the answers file", "", answers_limits());
+        return (n.IsMap() && n["lesson"] && n["answers"]) || plainly;
+    } catch (const InputError&) {
+        return plainly;
     }
 }
 

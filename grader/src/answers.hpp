@@ -3,6 +3,7 @@
 // `answers_template` writes the file a student fills in, bound to one run.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -27,7 +28,13 @@ struct AnswersFile {
     std::string file;
 };
 
-// InputError (file:line) on malformed YAML, missing keys, unknown keys, an answer that is a list.
+// An answers file is a few kilobytes; anything over this is refused unread (the limit is named in
+// the message).
+inline constexpr std::uintmax_t kMaxAnswersBytes = 1u << 20;  // 1 MiB
+
+// InputError (file:line) on malformed YAML, missing keys, unknown keys, an answer that is a list,
+// and on what the input limits refuse (yaml_file.hpp): a file over kMaxAnswersBytes, text that is
+// not UTF-8, anchors or aliases, keys that are lists or written twice, deep nesting.
 AnswersFile load_answers(const std::filesystem::path& file);
 // True when the text looks like an answers file (has lesson and answers keys), for batch grading.
 bool looks_like_answers(const std::string& yaml_text);

@@ -3,9 +3,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <climits>
 #include <cmath>
-#include <regex>
 #include <set>
 
 #include "errors.hpp"
@@ -32,7 +34,8 @@ const std::vector<KeyDoc>& schema() {
         {"spec", "accept_quick", "whether runs made with --quick are graded", "course.yaml's accept_quick"},
         {"spec", "show_expected", "when students see expected values: never, after_due_date, always",
          "course.yaml's show_expected"},
-        {"spec", "due", "due date (YYYY-MM-DD, UTC) for show_expected: after_due_date", "none (expected never shown)"},
+        {"spec", "due", "due date (YYYY-MM-DD, UTC; a real calendar date) for show_expected: after_due_date",
+         "none (expected never shown)"},
         {"spec", "questions", "the list of questions", "required"},
         {"question", "id", "a unique identifier: letters, digits, _ . -; the key in answers files", "required"},
         {"question", "prompt", "the question as the student reads it", "required"},
@@ -40,7 +43,7 @@ const std::vector<KeyDoc>& schema() {
         {"question", "options", "the allowed answers of a choice question", "required for choice"},
         {"question", "expected", "{metric: NAME} (derived from the run) or {value: CONSTANT}", "required"},
         {"question", "tolerance", "how close a number must be: {rel, abs} or {factor} or {steps, sweep|sweep_param}",
-         "exact (rel 0, abs 0)"},
+         "exact (rel 0, abs 0): refused on a number question whose metric is a measured number"},
         {"question", "partial", "{within: W, credit: C}: C of the points within W times the tolerance", "no partial credit"},
         {"question", "near_ridge_either", "regime questions: either side passes when the AI is within x/÷ this factor of the ridge",
          "off"},
@@ -50,11 +53,11 @@ const std::vector<KeyDoc>& schema() {
         {"question", "unit", "the unit a bare number is read in (GB/s, us, %, ...); its dimension must match the metric's",
          "the metric's SI unit"},
         {"question", "applies_to", "device kinds the question applies to ([cpu], [cuda]); elsewhere it is void", "all"},
-        {"tolerance", "rel", "relative tolerance (0.1 = 10%)", "0"},
-        {"tolerance", "abs", "absolute tolerance, in the question's unit", "0"},
+        {"tolerance", "rel", "relative tolerance, a fraction below 1 (0.1 = 10%; wider: use factor)", "0"},
+        {"tolerance", "abs", "absolute tolerance, in the question's unit (at most 100 in a % question)", "0"},
         {"tolerance", "factor", "within x/÷ factor of the expected value (> 1)", "none"},
-        {"tolerance", "steps", "within N points of a sweep", "none"},
-        {"tolerance", "sweep", "the sweep's points, in the question's unit", "none"},
+        {"tolerance", "steps", "within N points of a sweep (a whole number, 0 or more)", "none"},
+        {"tolerance", "sweep", "the sweep's points, in the question's unit: a list of at least two numbers", "none"},
         {"tolerance", "sweep_param", "a workload parameter whose values in the run form the sweep", "none"},
         {"partial", "within", "multiple of the tolerance that still earns partial credit (> 1)", "required"},
         {"partial", "credit", "fraction of the points given (0 < credit < 1)", "required"},
@@ -80,7 +83,7 @@ void check_keys(const Ctx& c, const YAML::Node& map, const char* where) {
     for (const auto& kv : map) {
         std::string key = kv.first.as<std::string>();
         if (!allowed.count(key))
-            throw InputError(c.at(kv.first), std::string("unknown key '") + key + "' in a " + where,
+            throw InputError(c.at(kv.first), std::string("unknown key '") + excerpt(key) + "' in a " + where,
                              std::string("allowed keys: ") + list);
     }
 }
@@ -93,10 +96,115 @@ template <class T> T get(const Ctx& c, const YAML::Node& n, const char* what) {
     }
 }
 
-double non_negative(const Ctx& c, const YAML::Node& n, const char* what) {
-    double v = get<double>(c, n, what);
-    if (!std::isfinite(v) || v < 0) throw InputError(c.at(n), std::string("'") + what + "' must be a non-negative number");
+// A finite number. yaml-cpp reads .inf and .nan as numbers and refuses 1e400 as "not a number";
+// both are said for what they are.
+double finite(const Ctx& c, const YAML::Node& n, const char* what) {
+    double v = 0;
+    try {
+        v = n.as<double>();
+    } catch (const YAML::Exception&) {
+        const std::string text = n.IsScalar() ? n.Scalar() : "";
+        const bool numeric = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos &&
+                             text.find_first_of("0123456789") != std::string::npos;
+        if (numeric)
+            throw InputError(c.at(n), fmt::format("'{}: {}' is beyond the range of a number", what, excerpt(text, 40)),
+                             "write a number of ordinary size");
+        throw InputError(c.at(n), std::string("'") + what + "' has a value of the wrong type");
+    }
+    if (!std::isfinite(v))
+        throw InputError(c.at(n), std::string("'") + what + "' must be a finite number, not " + excerpt(n.Scalar()), "write a number");
     return v;
+}
+
+double non_negative(const Ctx& c, const YAML::Node& n, const char* what) {
+    double v = finite(c, n, what);
+    if (v < 0) throw InputError(c.at(n), std::string("'") + what + "' must be a non-negative number");
+    return v;
+}
+
+// Question ids are keys of answers files and columns of gradebooks.
+bool valid_id(const std::string& id) {
+    return !id.empty() && std::all_of(id.begin(), id.end(), [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-';
+    });
+}
+
+// YYYY-MM-DD naming a day of the calendar: due dates are compared as text, so 2026-13-45 would
+// be "after" every real date of 2026 and silently never (or always) pass.
+bool valid_date(const std::string& d) {
+    if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
+    for (int i : {0, 1, 2, 3, 5, 6, 8, 9})
+        if (d[i] < '0' || d[i] > '9') return false;
+    const int year = std::stoi(d.substr(0, 4)), month = std::stoi(d.substr(5, 2)), day = std::stoi(d.substr(8, 2));
+    if (month < 1 || month > 12 || day < 1) return false;
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return day <= days[month - 1] + (month == 2 && leap ? 1 : 0);
+}
+
+// The tolerance's keys, each value checked for what an instructor may have meant by it.
+void parse_tolerance(const Ctx& c, const YAML::Node& t, Question& out) {
+    if (!t.IsMap()) throw InputError(c.at(t), "'tolerance' must be a mapping such as {rel: 0.1}");
+    check_keys(c, t, "tolerance");
+    // Tolerances are written in the question's unit: convert absolute ones to SI once here.
+    auto si = [&](double v) { return out.unit.empty() ? v : units::from_unit(v, out.unit); };
+    if (t["rel"]) {
+        const double rel = non_negative(c, t["rel"], "rel");
+        // rel is a fraction: "rel: 5" meant as 5% would accept 20 against 3.95. A tolerance of
+        // 100% or more accepts nearly anything, so it is refused rather than guessed at.
+        if (rel >= 1)
+            throw InputError(c.at(t["rel"]),
+                             fmt::format("rel: {} is {:g}%: rel is a fraction of the expected value; did you mean {:g}?",
+                                         excerpt(t["rel"].Scalar()), rel * 100, rel / 100),
+                             "write a fraction below 1 (rel: 0.05 is 5%); for a range of a decade or more use factor: F "
+                             "(within x/÷ F)");
+        out.tolerance.rel = rel;
+    }
+    if (t["abs"]) {
+        const double abs = non_negative(c, t["abs"], "abs");
+        // In a "%" question, 100 percentage points already accept every fraction from 0 to 100%.
+        if (out.unit == "%" && abs > 100)
+            throw InputError(c.at(t["abs"]),
+                             fmt::format("abs: {} is {:g} percentage points: every answer from 0 to 100% would pass; did you mean "
+                                         "{:g}?",
+                                         excerpt(t["abs"].Scalar()), abs, abs / 100),
+                             "write the tolerance in percentage points (abs: 3 is ±3%)");
+        out.tolerance.abs = si(abs);
+    }
+    if (t["factor"]) {
+        out.tolerance.factor = non_negative(c, t["factor"], "factor");
+        if (*out.tolerance.factor < 1) throw InputError(c.at(t["factor"]), "'factor' must be at least 1 (x/÷ factor)");
+    }
+    if (t["steps"]) {
+        // A number of sweep points: 1.7 would be truncated to 1 without a word.
+        const double steps = non_negative(c, t["steps"], "steps");
+        if (steps != std::floor(steps) || steps > 1000)
+            throw InputError(c.at(t["steps"]), "steps: " + excerpt(t["steps"].Scalar()) + " is not a whole number of sweep points (0 to 1000)",
+                             "write a whole number, 0 or more (steps: 1 accepts the next point on either side)");
+        out.tolerance.steps = static_cast<int>(steps);
+        if (t["sweep"] && t["sweep_param"])
+            throw InputError(c.at(t), "'steps' has both 'sweep' and 'sweep_param'", "keep one: the points, or the parameter that gives them");
+        if (t["sweep"]) {
+            // A scalar would iterate as nothing: an empty sweep marks every answer wrong.
+            const YAML::Node& sweep = t["sweep"];
+            if (!sweep.IsSequence() || sweep.size() < 2)
+                throw InputError(c.at(sweep), "'sweep' must be a list of at least two numbers", "write it as sweep: [1, 2, 4, 8]");
+            for (const auto& v : sweep) out.tolerance.sweep.push_back(si(finite(c, v, "sweep")));
+            std::vector<double> distinct = out.tolerance.sweep;
+            std::sort(distinct.begin(), distinct.end());
+            if (std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 2)
+                throw InputError(c.at(sweep), "'sweep' must hold at least two different points");
+        } else if (t["sweep_param"]) {
+            out.tolerance.sweep_param = get<std::string>(c, t["sweep_param"], "sweep_param");
+        } else {
+            throw InputError(c.at(t), "'steps' needs the sweep: 'sweep: [...]' or 'sweep_param: NAME'");
+        }
+    } else if (t["sweep"] || t["sweep_param"]) {
+        throw InputError(c.at(t["sweep"] ? t["sweep"] : t["sweep_param"]), "a sweep without 'steps' is never used",
+                         "add steps: N (how many sweep points off an answer may be)");
+    }
+    if ((out.tolerance.rel || out.tolerance.abs) && (out.tolerance.factor || out.tolerance.steps))
+        throw InputError(c.at(t), "use one kind of tolerance: rel/abs, factor, or steps");
 }
 
 QuestionType parse_type(const Ctx& c, const YAML::Node& n) {
@@ -116,9 +224,8 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     out.line = q.Mark().line + 1;
     if (!q["id"]) throw InputError(c.at(q), "a question without an 'id'");
     out.id = get<std::string>(c, q["id"], "id");
-    static const std::regex id_ok("[A-Za-z0-9_.-]+");
-    if (!std::regex_match(out.id, id_ok))
-        throw InputError(c.at(q["id"]), "question id '" + out.id + "' has characters other than letters, digits, _ . -");
+    if (!valid_id(out.id))
+        throw InputError(c.at(q["id"]), "question id '" + excerpt(out.id) + "' has characters other than letters, digits, _ . -");
     if (!q["prompt"]) throw InputError(c.at(q), "question '" + out.id + "' has no 'prompt'");
     out.prompt = get<std::string>(c, q["prompt"], "prompt");
     if (q["type"]) out.type = parse_type(c, q["type"]);
@@ -141,32 +248,7 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         if (!units::dimension_of(out.unit))
             throw InputError(c.at(q["unit"]), "unknown unit '" + out.unit + "'", "use SI units such as s, us, GB/s, TFLOP/s, FLOP/B, %");
     }
-    if (q["tolerance"]) {
-        const YAML::Node& t = q["tolerance"];
-        if (!t.IsMap()) throw InputError(c.at(t), "'tolerance' must be a mapping such as {rel: 0.1}");
-        check_keys(c, t, "tolerance");
-        // Tolerances are written in the question's unit: convert absolute ones to SI once here.
-        auto si = [&](double v) { return out.unit.empty() ? v : units::from_unit(v, out.unit); };
-        if (t["rel"]) out.tolerance.rel = non_negative(c, t["rel"], "rel");
-        if (t["abs"]) out.tolerance.abs = si(non_negative(c, t["abs"], "abs"));
-        if (t["factor"]) {
-            out.tolerance.factor = non_negative(c, t["factor"], "factor");
-            if (*out.tolerance.factor < 1) throw InputError(c.at(t["factor"]), "'factor' must be at least 1 (x/÷ factor)");
-        }
-        if (t["steps"]) {
-            double s = non_negative(c, t["steps"], "steps");
-            out.tolerance.steps = static_cast<int>(s);
-            if (t["sweep"]) {
-                for (const auto& v : t["sweep"]) out.tolerance.sweep.push_back(si(get<double>(c, v, "sweep")));
-            } else if (t["sweep_param"]) {
-                out.tolerance.sweep_param = get<std::string>(c, t["sweep_param"], "sweep_param");
-            } else {
-                throw InputError(c.at(t), "'steps' needs the sweep: 'sweep: [...]' or 'sweep_param: NAME'");
-            }
-        }
-        if ((out.tolerance.rel || out.tolerance.abs) && (out.tolerance.factor || out.tolerance.steps))
-            throw InputError(c.at(t), "use one kind of tolerance: rel/abs, factor, or steps");
-    }
+    if (q["tolerance"]) parse_tolerance(c, q["tolerance"], out);
     if (q["partial"]) {
         const YAML::Node& p = q["partial"];
         if (!p.IsMap()) throw InputError(c.at(p), "'partial' must be {within: W, credit: C}");
@@ -224,11 +306,8 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     return out;
 }
 
-}  // namespace
-
-GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_quick, const std::string& default_show_expected) {
-    Ctx c{file};
-    YAML::Node root = load_yaml_mapping(file, "the grading spec", "check the path", "", "lesson, questions, ...");
+GradingSpec read_spec(const Ctx& c, const YAML::Node& root, bool default_accept_quick, const std::string& default_show_expected) {
+    const std::filesystem::path& file = c.file;
     check_keys(c, root, "spec");
     GradingSpec s;
     s.file = file.string();
@@ -242,8 +321,9 @@ GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_qui
         throw InputError(c.at(root["show_expected"]), "show_expected must be never, after_due_date or always");
     if (root["due"]) {
         s.due = get<std::string>(c, root["due"], "due");
-        static const std::regex date("[0-9]{4}-[0-9]{2}-[0-9]{2}");
-        if (!std::regex_match(s.due, date)) throw InputError(c.at(root["due"]), "'due' must be a date, YYYY-MM-DD");
+        if (!valid_date(s.due))
+            throw InputError(c.at(root["due"]), "due: " + excerpt(s.due) + " is not a date of the calendar",
+                             "write it as YYYY-MM-DD with a month from 01 to 12 and a day that month has, such as 2026-03-31");
     }
     if (!root["questions"] || !root["questions"].IsSequence() || root["questions"].size() == 0)
         throw InputError(file.string(), "no 'questions' list", "add at least one question");
@@ -255,6 +335,25 @@ GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_qui
         s.questions.push_back(std::move(parsed));
     }
     return s;
+}
+
+}  // namespace
+
+GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_quick, const std::string& default_show_expected) {
+    // The input limits' defaults fit a spec (a few kilobytes; anchors for shared tolerances).
+    YAML::Node root = load_yaml_mapping(file, "the grading spec", "check the path", "", "lesson, questions, ...");
+    try {
+        return read_spec(Ctx{file}, root, default_accept_quick, default_show_expected);
+    } catch (const YAML::Exception& e) {
+        // Every value is read through get() and finite(), which say what is wrong; anything
+        // yaml-cpp still refuses is the file's fault too, not the grader's.
+        throw InputError(e.mark.line >= 0 ? file.string() + ":" + std::to_string(e.mark.line + 1) : file.string(),
+                         "cannot read the grading spec: " + e.msg);
+    }
+}
+
+bool has_tolerance(const Tolerance& t) {
+    return t.rel.value_or(0) > 0 || t.abs.value_or(0) > 0 || t.factor.value_or(1) > 1 || t.steps.has_value();
 }
 
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
@@ -291,6 +390,13 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
             if (std::find(m->devices.begin(), m->devices.end(), kind) == m->devices.end())
                 throw InputError(where, "question '" + q.id + "' applies to " + kind + " but metric '" + m->name +
                                             "' is not produced there");
+        // A measured number is never exactly the value a student reads off and rounds: without a
+        // tolerance a correct 3.949 is wrong against 3.95. Integer and category metrics (counts
+        // from the lesson's parameters, regimes) are exact by nature and need none.
+        if (q.type == QuestionType::number && m->kind == MetricKind::number && !has_tolerance(q.tolerance))
+            throw InputError(where, "question '" + q.id + "' compares a measured value (metric '" + m->name +
+                                        "') exactly: a correct 3.949 would be marked wrong against 3.95",
+                             "add a tolerance such as rel: 0.05");
     }
 }
 

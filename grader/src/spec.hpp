@@ -71,12 +71,20 @@ struct KeyDoc {
 const std::vector<KeyDoc>& schema();
 
 // Loads and checks a spec's syntax and values. Course defaults fill accept_quick and
-// show_expected when the file leaves them out. InputError (file:line) on any problem.
+// show_expected when the file leaves them out. InputError (file:line) on any problem, including
+// the instructor mistakes that would mark honest answers wrong: rel of 1 (100%) or more, abs over
+// 100 in a % question, a sweep that is not a list of two or more numbers, fractional steps, a key
+// written twice, a due date not in the calendar; and what the input limits refuse (yaml_file.hpp).
 GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_quick,
                       const std::string& default_show_expected);
 
+// Whether a number question accepts anything but the exact value: rel or abs above 0, a factor
+// above 1, or steps of a sweep (whose points are exact by nature).
+bool has_tolerance(const Tolerance& t);
+
 // Checks the spec against the lesson's declarations: the lesson ID, every metric named exists,
-// the question type fits the metric's kind, the unit's dimension fits the metric's unit.
+// the question type fits the metric's kind, the unit's dimension fits the metric's unit, and a
+// number question on a number metric (a measured value) has a tolerance.
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info);
 
 }  // namespace lab::grader

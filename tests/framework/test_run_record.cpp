@@ -1,7 +1,9 @@
 // Run records: what is written, what is withheld, the digest, and how readers refuse corrupt,
-// edited, truncated and foreign records.
+// edited, truncated and foreign records. (Hostile records, built to crash or stall a reader, are
+// in tests/grader/test_hostile_inputs.cpp.)
 #include <catch2/catch.hpp>
 
+#include "digest.hpp"
 #include "errors.hpp"
 #include "run_record.hpp"
 #include "test_support.hpp"
@@ -132,9 +134,29 @@ TEST_CASE("readers refuse corrupt, edited, truncated and foreign records with th
         lab_test::write_file(path, R"({"traceEvents": []})");
         CHECK_THAT(message_of([&] { record::read_record(path); }), Catch::Contains("not a run record"));
     }
+    SECTION("a sealed record with a field of the wrong type names the file and the field") {
+        json edited = r;
+        edited["workloads"][0]["time_s"]["median"] = "fast";
+        record::seal(edited);
+        lab_test::write_file(path, edited.dump());
+        CHECK_THAT(message_of([&] { record::read_record(path); }),
+                   Catch::StartsWith(path.string() + ": ") && Catch::Contains("workloads[0]"));
+    }
     SECTION("a missing file is named") {
         CHECK_THAT(message_of([&] { record::read_record(d / "nope.json"); }), Catch::Contains("nope.json"));
     }
+}
+
+TEST_CASE("the digest is SHA-256 of the record's canonical dump without its digest", "[record]") {
+    // compute_digest writes the dump member by member rather than copying the record; it must
+    // stay byte for byte what a copy's dump() gives, or every record written before would break.
+    json r = record::make_record(sample_inputs(true));
+    r["notes"] = {"ünïcödé µs", "quote \" and backslash \\"};
+    record::seal(r);
+    json copy = r;
+    copy.erase("digest");
+    CHECK(record::compute_digest(r) == "sha256:" + sha256_hex(copy.dump()));
+    CHECK(r["digest"] == record::compute_digest(r));
 }
 
 TEST_CASE("values are shown with SI prefixes and their units", "[record]") {

@@ -98,6 +98,7 @@ questions:
     prompt: "What is the ridge point on a GPU?"
     unit: FLOP/B
     expected: {{metric: ridge_point}}
+    tolerance: {{rel: 0.05}}
     applies_to: [cuda]
     points: 4
 )",

@@ -51,7 +51,7 @@ TEST_CASE("a malformed answers file is an InputError naming its file and line", 
          "unknown key 'extra'"},
         {"lesson: \"02.05\"\nstudent: alice\nrun: \"sha256:x\"\nanswers:\n  ridge_point: [11, 12]\n", 5, "list or mapping"},
         {"lesson: \"02.05\"\nstudent: alice\nrun: \"sha256:x\"\nanswers:\n  ridge_point: 11\n  ridge_point: 12\n", 6,
-         "answered twice"},
+         "'ridge_point' is written twice in the same mapping (lines 5 and 6)"},
         {"lesson: \"02.05\"\nstudent: alice\nrun: \"sha256:x\"\nanswers:\n  ridge_point: {11\n  attainable: 3\n", 5, "YAML"},
     }));
     fs::path p = g.write("answers.yaml", text);

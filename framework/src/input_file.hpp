@@ -1,0 +1,28 @@
+// Reading a file a person handed to lab (an answers file, a run record, a grading spec): its
+// size bounded before it is read, so a huge file is refused by name instead of exhausting
+// memory, and the helpers that point at a byte of it in messages.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace lab {
+
+// The file's text, at most `max_bytes` of it: InputError when unreadable or larger.
+std::string read_input_file(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
+                            const std::string& max_bytes_name, const std::string& unreadable_fix);
+
+// The byte offset of the first byte that is not part of well-formed UTF-8 (overlong forms,
+// surrogates and code points past U+10FFFF included), or npos when all of `text` is UTF-8.
+std::size_t first_invalid_utf8(const std::string& text);
+
+// A piece of an input file quoted in a message: at most `max_bytes`, cut at a character boundary
+// ("..." added), control characters and bytes that are not UTF-8 shown as '?'. Messages end up
+// in JSON (Gradescope's results.json), which must be UTF-8, and on terminals.
+std::string excerpt(const std::string& text, std::size_t max_bytes = 60);
+
+// The 1-based line of a byte offset.
+std::size_t line_of_offset(const std::string& text, std::size_t offset);
+
+}  // namespace lab

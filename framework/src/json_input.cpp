@@ -1,0 +1,101 @@
+// Parsing JSON input files within limits (see json_input.hpp).
+#include "json_input.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include "errors.hpp"
+#include "input_file.hpp"
+
+namespace lab {
+
+namespace {
+
+struct Problem {
+    std::size_t offset;
+    std::string what;
+    std::string fix;
+};
+
+bool number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+
+// One pass over the text, skipping strings: the nesting depth at every bracket, and every number
+// that could overflow a double (one with an exponent, or more digits than a double's range has).
+// Malformed text is left to the parser, which says what is wrong with it.
+std::optional<Problem> scan(const std::string& text, const JsonLimits& limits) {
+    int depth = 0;
+    const std::size_t n = text.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const char c = text[i];
+        if (c == '"') {
+            for (++i; i < n && text[i] != '"'; ++i)
+                if (text[i] == '\\') ++i;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limits.max_depth)
+                return Problem{i, fmt::format("arrays and objects nested deeper than {} levels ({})", limits.max_depth, limits.max_depth_name),
+                               "no file lab writes nests that deep: use the file as lab wrote it"};
+        } else if (c == ']' || c == '}') {
+            --depth;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            const std::size_t start = i;
+            while (i + 1 < n && number_char(text[i + 1])) ++i;
+            const std::string token = text.substr(start, i - start + 1);
+            // nlohmann reads numbers with strtod too, and refuses an infinite result; saying so
+            // here gives the offset and the number itself. Underflow (1e-400) reads as 0, as there.
+            if (token.find_first_of("eE") != std::string::npos || token.size() > 300) {
+                const double v = std::strtod(token.c_str(), nullptr);
+                if (std::isinf(v))
+                    return Problem{start, fmt::format("the number {} is beyond the range of a double (about 1.8e308)", excerpt(token, 40)),
+                                   "use the file as lab wrote it: lab never writes such a number"};
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// Parser messages quote the text near the error; keep them printable ASCII, so that a message
+// about a hostile file can itself be written as JSON (Gradescope's results.json) and shown.
+std::string printable(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+    return out.size() > 240 ? out.substr(0, 240) + "..." : out;
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
+// "syntax error ...": the position is given in lab's own form.
+std::string parser_reason(const std::string& message) {
+    const std::size_t colon = message.find(": ", message.find("column"));
+    return printable(colon == std::string::npos ? message : message.substr(colon + 2));
+}
+
+}  // namespace
+
+nlohmann::json parse_json_input(const std::string& text, const std::filesystem::path& file, const std::string& what,
+                                const JsonLimits& limits, const std::string& fix) {
+    auto at = [&](std::size_t offset) { return file.string() + ":" + std::to_string(line_of_offset(text, offset)); };
+    if (auto problem = scan(text, limits))
+        throw InputError(at(problem->offset), fmt::format("{} (byte {}): {}", what, problem->offset, problem->what), problem->fix);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        // nlohmann counts bytes from 1; lab's offsets count from 0, as `cmp` and editors do.
+        const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+        throw InputError(at(offset), fmt::format("{} is not valid JSON (byte {}: {}); truncated or corrupted?", what, offset,
+                                                 parser_reason(e.what())),
+                         fix);
+    } catch (const nlohmann::json::exception& e) {
+        // Out-of-range numbers the scan did not foresee, and anything else the parser refuses.
+        throw InputError(file.string(), fmt::format("{} cannot be read as JSON: {}", what, printable(e.what())), fix);
+    }
+}
+
+nlohmann::json load_json_input(const std::filesystem::path& file, const std::string& what, const JsonLimits& limits,
+                               const std::string& unreadable_fix, const std::string& malformed_fix) {
+    const std::string text = read_input_file(file, what, limits.max_bytes, limits.max_bytes_name, unreadable_fix);
+    return parse_json_input(text, file, what, limits, malformed_fix);
+}
+
+}  // namespace lab

@@ -1,0 +1,36 @@
+// Parsing JSON that lab did not write itself (a run record handed in by a student, then read by
+// the grader): the limits that keep a hostile file from crashing or stalling lab, checked before
+// any tree is built, and every parser error turned into an InputError naming the file, the line
+// and the byte offset.
+//
+// nlohmann::json parses nesting of any depth without recursion, but copying, dumping and
+// comparing a tree recurse, so a 10^5-deep array that parses fine would overflow the stack the
+// moment a digest is computed. The depth is therefore checked on the text first.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace lab {
+
+struct JsonLimits {
+    std::uintmax_t max_bytes;      // checked on the file's size, before it is read
+    const char* max_bytes_name;    // "64 MiB", for the message
+    int max_depth;                 // nested arrays and objects
+    const char* max_depth_name;    // the constant's name, for the message
+};
+
+// Parses `text` (from `file`; `what` names its role, "the run record") within `limits`.
+// InputError with file:line and the byte offset on malformed JSON, nesting past the limit, or a
+// number beyond a double's range (1e400; JSON has no NaN or infinity to begin with).
+nlohmann::json parse_json_input(const std::string& text, const std::filesystem::path& file, const std::string& what,
+                                const JsonLimits& limits, const std::string& fix);
+
+// Reads `file` (bounded by limits.max_bytes, see read_input_file) and parses it as above.
+nlohmann::json load_json_input(const std::filesystem::path& file, const std::string& what, const JsonLimits& limits,
+                               const std::string& unreadable_fix, const std::string& malformed_fix);
+
+}  // namespace lab

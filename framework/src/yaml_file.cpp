@@ -1,0 +1,160 @@
+// Loading YAML input files within limits (see yaml_file.hpp). The checks run on yaml-cpp's
+// parser events, a first pass that builds nothing: an alias is counted, never expanded, and
+// nesting is refused at its limit while the parser is still shallow. The tree is built only from
+// text that passed.
+#include "yaml_file.hpp"
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace lab {
+
+namespace {
+
+// What the first pass found wrong, with the parser's mark.
+struct Refusal {
+    YAML::Mark mark;
+    std::string what;
+    std::string fix;
+};
+
+// The first pass: depth, keys and aliases, on the parser's events.
+class LimitsCheck final : public YAML::EventHandler {
+public:
+    LimitsCheck(const YamlLimits& limits, const std::string& what) : limits_(limits), what_(what) {}
+
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor, Kind::null, nullptr); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { leaf(mark, 0, Kind::alias, nullptr); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+        leaf(mark, anchor, Kind::scalar, &value);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+        open(mark, anchor, false);
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+        open(mark, anchor, true);
+    }
+    void OnMapEnd() override { close(); }
+
+private:
+    enum class Kind { scalar, null, alias, container };
+    struct Frame {
+        bool map = false;
+        bool at_key = true;                 // in a mapping: the next node is a key
+        std::map<std::string, int> keys;    // the mapping's keys so far, with their lines
+    };
+
+    [[noreturn]] void refuse(const YAML::Mark& mark, std::string what, std::string fix) const {
+        throw Refusal{mark, std::move(what), std::move(fix)};
+    }
+
+    void count_alias(const YAML::Mark& mark, const char* form) {
+        if (limits_.max_aliases == 0)
+            refuse(mark, std::string("an ") + form + " (&name / *name): " + what_ + " takes no anchors or aliases",
+                   "write each value out in full");
+        if (++aliases_ > limits_.max_aliases)
+            refuse(mark, fmt::format("more than {} anchors and aliases (the limit for {})", limits_.max_aliases, what_),
+                   "write the values out in full");
+    }
+
+    // A node starts: a key of the enclosing mapping must be a plain name, and not one seen before.
+    void begin(const YAML::Mark& mark, YAML::anchor_t anchor, Kind kind, const std::string* scalar) {
+        if (anchor != 0) count_alias(mark, "anchor");
+        if (kind == Kind::alias) count_alias(mark, "alias");
+        if (stack_.empty() || !stack_.back().map || !stack_.back().at_key) return;
+        if (kind == Kind::container)
+            refuse(mark, "a key that is a list or mapping ('? [a, b]': a complex key); lab reads keys as names",
+                   "write the key as a plain name");
+        if (kind == Kind::alias) refuse(mark, "a key that is an alias (*name)", "write the key as a plain name");
+        if (kind == Kind::null)
+            refuse(mark, "a key YAML reads as null (nothing, '~' or 'null' before the colon)", "write the key's name before its colon");
+        auto [it, fresh] = stack_.back().keys.emplace(*scalar, mark.line + 1);
+        if (!fresh)
+            refuse(mark,
+                   fmt::format("'{}' is written twice in the same mapping (lines {} and {}); only one of them would count",
+                               excerpt(*scalar), it->second, mark.line + 1),
+                   "keep one of them");
+    }
+    // A node ends: in a mapping, a key is followed by its value and a value by the next key.
+    void end() {
+        if (!stack_.empty() && stack_.back().map) stack_.back().at_key = !stack_.back().at_key;
+    }
+    void leaf(const YAML::Mark& mark, YAML::anchor_t anchor, Kind kind, const std::string* scalar) {
+        begin(mark, anchor, kind, scalar);
+        end();
+    }
+    void open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
+        begin(mark, anchor, Kind::container, nullptr);
+        if (static_cast<int>(stack_.size()) >= limits_.max_depth)
+            refuse(mark, fmt::format("lists and mappings nested deeper than {} levels (the limit for {})", limits_.max_depth, what_),
+                   "compare with the file's template: no lab file nests that deep");
+        stack_.push_back(Frame{map, true, {}});
+    }
+    void close() {
+        stack_.pop_back();
+        end();
+    }
+
+    const YamlLimits& limits_;
+    const std::string& what_;
+    std::vector<Frame> stack_;
+    int aliases_ = 0;
+};
+
+std::string at_line(const std::filesystem::path& file, const YAML::Mark& mark) {
+    return mark.line >= 0 ? file.string() + ":" + std::to_string(mark.line + 1) : file.string();
+}
+
+}  // namespace
+
+YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path& file, const std::string& what,
+                           const std::string& malformed_fix, const YamlLimits& limits) {
+    // YAML is Unicode text, and yaml-cpp reads it as UTF-8: any other encoding (Latin-1's µ,
+    // a file saved as UTF-16) is refused with its line rather than read as something else.
+    if (std::size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
+        const std::size_t line = line_of_offset(text, bad);
+        throw InputError(file.string() + ":" + std::to_string(line),
+                         fmt::format("line {}: not UTF-8 text (byte 0x{:02X})", line, static_cast<unsigned char>(text[bad])),
+                         "save the file as UTF-8");
+    }
+    try {
+        {
+            std::istringstream in(text);
+            YAML::Parser parser(in);
+            LimitsCheck check(limits, what);
+            try {
+                parser.HandleNextDocument(check);
+                // YAML::Load reads the first document only: a second one would be silently ignored.
+                LimitsCheck rest(limits, what);
+                if (parser.HandleNextDocument(rest))
+                    throw InputError(file.string(), what + " holds more than one YAML document (a second '---')",
+                                     "keep one document in the file");
+            } catch (const Refusal& r) {
+                throw InputError(at_line(file, r.mark), r.what, r.fix);
+            }
+        }
+        return YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        // Malformed YAML, and anything else yaml-cpp refuses (its own nesting guard included).
+        throw InputError(at_line(file, e.mark), "malformed YAML: " + e.msg, malformed_fix);
+    }
+}
+
+YAML::Node load_yaml_mapping(const std::filesystem::path& file, const std::string& what, const std::string& unreadable_fix,
+                             const std::string& malformed_fix, const std::string& mapping_of, const YamlLimits& limits) {
+    const std::string text = read_input_file(file, what, limits.max_bytes, limits.max_bytes_name, unreadable_fix);
+    YAML::Node root = parse_yaml_text(text, file, what, malformed_fix, limits);
+    if (!root.IsMap()) throw InputError(file.string(), what + " must be a mapping of keys (" + mapping_of + ")");
+    return root;
+}
+
+}  // namespace lab
