@@ -212,6 +212,8 @@ int cmd_check_spec(const Args& args) {
     grader::GradingContext ctx;
     grader::GradingSpec spec = grader::load_spec(vm["file"].as<std::string>(), ctx.course().accept_quick, ctx.course().show_expected);
     grader::check_spec_against(spec, ctx.lesson(spec.lesson).info);
+    const auto warnings = grader::spec_warnings(spec, ctx.lesson(spec.lesson).info);
+    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     double points = 0;
     for (const auto& q : spec.questions) points += q.points;
     // load_spec and check_spec_against refuse (exit 2) every mistake they find, the lint included:

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "suggest.hpp"
 
 namespace lab::cli {
 
@@ -47,6 +48,17 @@ std::string user_config_value(const std::string& key) {
     if (cfg.empty() || !std::filesystem::exists(cfg)) return "";
     try {
         YAML::Node n = YAML::LoadFile(cfg.string());
+        // A misspelt key would silently leave the run anonymous: say so, once per command.
+        static bool warned = false;
+        if (n.IsMap() && !warned) {
+            warned = true;
+            for (const auto& kv : n) {
+                const std::string k = kv.first.Scalar();
+                if (k != "student" && k != "token")
+                    std::cerr << "warning: " << cfg.string() << ":" << kv.first.Mark().line + 1 << ": unknown key '" << k << "'"
+                              << did_you_mean_text(k, {"student", "token"}) << ", ignored (the file holds student: and token:)\n";
+            }
+        }
         if (!n.IsMap() || !n[key]) return "";
         if (!n[key].IsScalar())
             throw InputError(cfg.string() + ":" + std::to_string(n[key].Mark().line + 1), "'" + key + "' must be a single value",

@@ -8,6 +8,7 @@
 
 #include "digest.hpp"
 #include "errors.hpp"
+#include "suggest.hpp"
 #include "yaml_file.hpp"
 
 namespace lab {
@@ -23,7 +24,8 @@ CourseConfig load_course(const std::filesystem::path& file) {
     for (const auto& kv : root) {
         std::string key = kv.first.as<std::string>();
         if (!known.count(key))
-            throw InputError(yaml_where(file, kv.first), "unknown key '" + key + "'",
+            throw InputError(yaml_where(file, kv.first),
+                             "unknown key '" + key + "'" + did_you_mean_text(key, {known.begin(), known.end()}),
                              "allowed keys: course, salt, allow_reveal, accept_quick, show_expected");
         try {
             if (key == "course") c.course = kv.second.as<std::string>();

@@ -122,7 +122,12 @@ std::string answers_template(const GradingSpec& spec, const nlohmann::json& reco
             for (const auto& o : q.options) out << " " << o;
             out << ")";
         }
-        if (q.type == QuestionType::regime) out << " (compute_bound, memory_bound, overhead_bound or latency_bound)";
+        // A predicted regime is a side of the ridge: two choices, not four.
+        const std::string suffix = ".predicted_regime";
+        const bool side = q.expected.metric.size() > suffix.size() &&
+                          q.expected.metric.compare(q.expected.metric.size() - suffix.size(), suffix.size(), suffix) == 0;
+        if (q.type == QuestionType::regime)
+            out << (side ? " (memory_bound or compute_bound)" : " (compute_bound, memory_bound, overhead_bound or latency_bound)");
         if (q.type == QuestionType::boolean) out << " (yes or no)";
         out << "\n  " << q.id << ":\n";
     }

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <map>
 
 #include "consistency.hpp"
 #include "course.hpp"
 #include "format.hpp"
 #include "identity.hpp"
+#include "suggest.hpp"
 #include "run_record.hpp"
 #include "device_summary.hpp"
 #include "paths.hpp"
@@ -99,6 +101,24 @@ std::string lower(std::string s) {
     return s;
 }
 
+// A wrong number that is right but for a power of ten is usually a unit slip (a fraction where
+// percent is asked, GFLOP/s written as FLOP/s): say so. The grade stays as written.
+std::string unit_slip_hint(const std::string& text, double value, double expected, const Question& q, const std::string& unit) {
+    char* end = nullptr;
+    const std::string trimmed = text.substr(0, text.find_last_not_of(" \t") + 1);
+    std::strtod(trimmed.c_str(), &end);
+    const bool bare = end && *end == '\0';
+    for (int k : {2, -2, 3, -3, 6, -6, 9, -9, 12, -12}) {
+        const double f = std::pow(10.0, k);
+        if (!within(value * f, expected, q.tolerance, 1)) continue;
+        if (unit == "%" && k == 2 && bare)
+            return "; " + trimmed + " was read as " + trimmed + "%: did you mean " + format::number(value * 100) + "%?";
+        return fmt::format("; your answer is off by exactly 10^{}: check the unit{}", -k,
+                           bare && !unit.empty() ? " (a bare number is read in " + unit + ")" : "");
+    }
+    return "";
+}
+
 void grade_number(QuestionResult& r, const Question& q, double expected, const RawRun& raw, const std::string& default_unit) {
     // A question without `unit:` reads answers in the metric's own SI unit, so a claim of
     // another dimension is still refused.
@@ -142,6 +162,7 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     else if (q.partial.within > 0 && within(claim.value, expected, q.tolerance, q.partial.within)) r.verdict = Verdict::partial;
     else r.verdict = Verdict::wrong;
     r.feedback = "accepted " + describe_tolerance(q, unit) + (r.verdict == Verdict::partial ? " (partial credit band)" : "");
+    if (r.verdict == Verdict::wrong) r.feedback += unit_slip_hint(r.claim, claim.value, expected, q, unit);
 }
 
 }  // namespace
@@ -292,6 +313,18 @@ GradeReport grade(const Submission& s) {
     }
     rep.graded = rep.problems.empty();
 
+    // Answers to no question: a misspelt id would otherwise vanish as "no answer".
+    std::vector<std::string> ids;
+    for (const auto& q : s.spec.questions) ids.push_back(q.id);
+    std::map<std::string, std::string> misspelt;   // question id -> the id the student wrote
+    for (const auto& [id, claim] : s.answers.answers) {
+        if (std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
+        const std::string near = did_you_mean(id, ids);
+        rep.notes.push_back("line " + std::to_string(claim.line) + ": '" + id + "' is not a question of lesson " + s.spec.lesson +
+                            (near.empty() ? ": not graded" : " (did you mean '" + near + "'?): not graded"));
+        if (!near.empty()) misspelt[near] = id;
+    }
+
     const std::string kind = lab::to_string(s.raw.device_kind);
     for (const auto& q : s.spec.questions) {
         QuestionResult r;
@@ -313,7 +346,7 @@ GradeReport grade(const Submission& s) {
         }
         if (r.claim.empty()) {
             r.verdict = Verdict::missing;
-            r.feedback = "no answer";
+            r.feedback = misspelt.count(q.id) ? "no answer (you answered '" + misspelt[q.id] + "': rename it " + q.id + ")" : "no answer";
         } else if (q.type == QuestionType::number || q.type == QuestionType::integer) {
             double expected = metric ? metric->number : units::parse_claim(*q.expected.value, q.unit).value;
             grade_number(r, q, expected, s.raw, metric ? metric->unit : q.unit);

@@ -38,6 +38,7 @@ struct GradeReport {
     bool graded = false;           // false: not graded (implausible run, quick run not accepted, ...)
     std::vector<std::string> problems;   // why it was not graded
     std::vector<QuestionResult> results;
+    std::vector<std::string> notes;      // said to the student, not held against them ("'ridge_piont' is not a question")
     double score = 0;
     double max_score = 0;
     bool show_expected = false;    // the spec's policy, resolved for now

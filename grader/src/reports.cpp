@@ -74,6 +74,12 @@ std::string pad_left(const std::string& s, std::size_t width) {
     return n >= width ? s : std::string(width - n, ' ') + s;
 }
 
+std::string notes_text(const GradeReport& r) {
+    std::string s;
+    for (const auto& n : r.notes) s += "\nNote: " + n;
+    return s;
+}
+
 std::string status_line(const GradeReport& r) {
     if (r.graded) {
         Visible v = visible_totals(r);
@@ -111,8 +117,11 @@ std::string console_report(const GradeReport& r) {
             row.notes = "graded when results are published";
         } else {
             std::string notes;
-            if (q.verdict == Verdict::void_question) notes = q.feedback;
-            else if (q.verdict == Verdict::invalid) notes = q.feedback;
+            // Said whenever it tells the student something: why void or unreadable, a unit slip
+            // ("0.296 was read as 0.296%"), a misspelt id.
+            const bool telling = q.feedback.find("did you mean") != std::string::npos || q.feedback.find("off by exactly") != std::string::npos ||
+                                 q.feedback.find("you answered") != std::string::npos;
+            if (q.verdict == Verdict::void_question || q.verdict == Verdict::invalid || telling) notes = q.feedback;
             else if (q.verdict != Verdict::correct && !q.question.hint.empty()) notes = "hint: " + q.question.hint;
             std::string exp = shown_expected(r, q);
             if (!exp.empty() && q.verdict != Verdict::void_question) notes = "expected " + exp + (notes.empty() ? "" : "; " + notes);
@@ -144,6 +153,7 @@ std::string console_report(const GradeReport& r) {
                                   r.run_digest.substr(0, 19) + "…", r.device);
     out += line("question", "your answer", "verdict", "points", "notes");
     for (const auto& row : rows) out += line(row.id, row.answer, row.verdict, row.points, row.notes);
+    for (const auto& n : r.notes) out += "note: " + n + "\n";
     out += "\n" + status_line(r) + "\n";
     return out;
 }
@@ -165,7 +175,7 @@ nlohmann::json json_report(const GradeReport& r) {
     }
     Visible v = visible_totals(r);
     return {{"lesson", r.lesson},   {"student", r.student},     {"run", r.run_digest}, {"device", r.device},
-            {"graded", r.graded},   {"mode", r.mode},           {"problems", r.problems},   {"score", v.score},
+            {"graded", r.graded},   {"mode", r.mode},           {"problems", r.problems},   {"notes", r.notes},   {"score", v.score},
             {"max_score", v.max},   {"hidden_questions", v.hidden}, {"questions", qs}};
 }
 
@@ -177,7 +187,7 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
         if (q.verdict == Verdict::void_question) continue;
         std::string output = "Your answer: " + (q.claim.empty() ? std::string("(none)") : q.claim) + "\nVerdict: " +
                              to_string(q.verdict);
-        if (!q.feedback.empty() && q.verdict != Verdict::missing) output += "\n" + q.feedback;
+        if (!q.feedback.empty() && (q.verdict != Verdict::missing || q.feedback != "no answer")) output += "\n" + q.feedback;
         if (q.verdict != Verdict::correct && !q.question.hint.empty()) output += "\nHint: " + q.question.hint;
         std::string exp = r.show_expected && !q.expected.empty() ? q.expected : "";
         if (!exp.empty()) output += "\nExpected: " + exp;
@@ -196,7 +206,7 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
     // keeps the hidden ones' points back until results are published.
     nlohmann::json out = {
             {"execution_time", execution_time_s},
-            {"output", "Lesson " + r.lesson + " graded against your run on " + r.device + ".\n" + summary},
+            {"output", "Lesson " + r.lesson + " graded against your run on " + r.device + ".\n" + summary + notes_text(r)},
             {"output_format", "text"},
             {"visibility", "visible"},
             {"stdout_visibility", "hidden"},

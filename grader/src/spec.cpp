@@ -11,6 +11,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "suggest.hpp"
 #include "yaml_file.hpp"
 #include "lab/roofline.hpp"
 #include "units.hpp"
@@ -83,7 +84,9 @@ void check_keys(const Ctx& c, const YAML::Node& map, const char* where) {
     for (const auto& kv : map) {
         std::string key = kv.first.as<std::string>();
         if (!allowed.count(key))
-            throw InputError(c.at(kv.first), std::string("unknown key '") + excerpt(key) + "' in a " + where,
+            throw InputError(c.at(kv.first),
+                             std::string("unknown key '") + excerpt(key) + "' in a " + where +
+                                 did_you_mean_text(key, std::vector<std::string>(allowed.begin(), allowed.end())),
                              std::string("allowed keys: ") + list);
     }
 }
@@ -354,6 +357,17 @@ GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_qui
 
 bool has_tolerance(const Tolerance& t) {
     return t.rel.value_or(0) > 0 || t.abs.value_or(0) > 0 || t.factor.value_or(1) > 1 || t.steps.has_value();
+}
+
+std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo& info) {
+    std::vector<std::string> out;
+    for (const auto& q : spec.questions)
+        for (const auto& d : info.metrics)
+            if (d.name == q.expected.metric && !d.graded)
+                out.push_back(spec.file + ":" + std::to_string(q.line) + ": question '" + q.id + "' grades metric '" + d.name +
+                              "', which lesson " + info.id + " does not mark graded, so `lab run` shows its value to every "
+                              "student\n  fix: mark it graded in the lesson's declarations (MetricDecl::graded), or ask another metric");
+    return out;
 }
 
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {

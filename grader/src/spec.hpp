@@ -87,4 +87,8 @@ bool has_tolerance(const Tolerance& t);
 // number question on a number metric (a measured value) has a tolerance.
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info);
 
+// What `lab check-spec` warns of without refusing: a question on a metric the lesson does not
+// mark graded, so `lab run` prints its answer to every student. One line each, with file:line.
+std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo& info);
+
 }  // namespace lab::grader

@@ -370,3 +370,15 @@ TEST_CASE("lab run draws a progress bar at a terminal, and none into a pipe", "[
     CHECK(piped.err.find("[#") == std::string::npos);
     CHECK(piped.err.find("\r") == std::string::npos);
 }
+
+// A misspelt key in the user config would leave every run anonymous without a word.
+TEST_CASE("a misspelt key in the user config is named, with the key it was probably meant to be", "[run]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "lab");
+    lab_test::write_file(d / "lab/config.yaml", "studnet: bob\n");
+    auto r = run_lab({"run", "02.09", "--quick", "--out", (d / "run.json").string()},
+                     {{"XDG_CONFIG_HOME", d.path().string()}, {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""}});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("config.yaml:1: unknown key 'studnet' (did you mean 'student'?)"));
+    CHECK_THAT(r.err, Catch::Contains("anonymous"));
+}

@@ -1,0 +1,88 @@
+// What a careless student or instructor is told (issue 16's rough edges): a misspelt question id
+// or key gets "did you mean", a number off by a power of ten gets "check the unit" (graded as
+// written), a template offers only the regimes a question can have, and check-spec warns of a
+// question whose answer `lab run` prints to everyone.
+#include <catch2/catch.hpp>
+
+#include "errors.hpp"
+#include "grading_fixtures.hpp"
+#include "reports.hpp"
+#include "suggest.hpp"
+
+using namespace lab::grader;
+using namespace lab_test::grading;
+
+TEST_CASE("did you mean: slips are near, other words are not", "[grading]") {
+    CHECK(lab::edit_distance("ridge_piont", "ridge_point") == 1);
+    CHECK(lab::did_you_mean("ridge_piont", {"attainable", "ridge_point"}) == "ridge_point");
+    CHECK(lab::did_you_mean("studnet", {"student", "token"}) == "student");
+    CHECK(lab::did_you_mean("sgem_side", {"sgemm_side", "triad_side"}) == "sgemm_side");
+    CHECK(lab::did_you_mean("colour", {"student", "token"}).empty());
+    CHECK(lab::did_you_mean("ab", {"xy"}).empty());
+}
+
+TEST_CASE("an answer to no question is named, with the question it was probably meant for", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    GradeReport r = g.grade(g.spec(spec_yaml(kRidge + kTriadSide)), run, {{"ridge_piont", num(run.number("ridge_point"))}, {"triad_side", "memory_bound"}});
+    REQUIRE(r.notes.size() == 1);
+    CHECK_THAT(r.notes[0], Catch::Contains("'ridge_piont' is not a question") && Catch::Contains("did you mean 'ridge_point'?"));
+    CHECK(result(r, "ridge_point").verdict == Verdict::missing);
+    CHECK_THAT(result(r, "ridge_point").feedback, Catch::Contains("you answered 'ridge_piont'"));
+    CHECK_THAT(console_report(r), Catch::Contains("note: line") && Catch::Contains("you answered 'ridge_piont'"));
+    CHECK(json_report(r)["notes"].size() == 1);
+}
+
+TEST_CASE("a number off by a power of ten says to check the unit, and is graded as written", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(kAttainable + kTriadFraction));
+    const double pct = 100 * run.number("triad.roof_fraction");
+    SECTION("a fraction where percent is asked") {
+        GradeReport r = g.grade(spec, run, {{"triad_roof_fraction", num(pct / 100)}});
+        const auto& q = result(r, "triad_roof_fraction");
+        CHECK(q.verdict == Verdict::wrong);
+        CHECK_THAT(q.feedback, Catch::Contains("was read as " + num(pct / 100) + "%: did you mean"));
+    }
+    SECTION("FLOP/s written where GFLOP/s is asked") {
+        GradeReport r = g.grade(spec, run, {{"attainable", num(run.number("attainable_flops_per_s"))}});
+        const auto& q = result(r, "attainable");
+        CHECK(q.verdict == Verdict::wrong);
+        CHECK_THAT(q.feedback, Catch::Contains("off by exactly 10^9") && Catch::Contains("read in GFLOP/s"));
+        CHECK_THAT(console_report(r), Catch::Contains("off by exactly 10^9"));
+    }
+    SECTION("a plain wrong answer gets no unit hint") {
+        GradeReport r = g.grade(spec, run, {{"attainable", num(run.number("attainable_flops_per_s") / 1e9 * 3.7)}});
+        CHECK(result(r, "attainable").feedback.find("off by") == std::string::npos);
+    }
+}
+
+TEST_CASE("a template offers a side of the ridge as two choices, a measured regime as four", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    const std::string t = answers_template(g.spec(spec_yaml(kTriadSide)), run.record);
+    CHECK_THAT(t, Catch::Contains("(memory_bound or compute_bound)"));
+    CHECK_THAT(t, !Catch::Contains("overhead_bound"));
+}
+
+TEST_CASE("a misspelt key in a spec is refused with the key it was probably meant to be", "[grading]") {
+    Grading g;
+    const std::string bad = spec_yaml(R"(  - id: ridge_point
+    prompt: "What is the ridge?"
+    expected: {metric: ridge_point}
+    tolerence: {rel: 0.05}
+)");
+    CHECK_THAT(input_error([&] { g.spec(bad); }), Catch::Contains("unknown key 'tolerence'") && Catch::Contains("did you mean 'tolerance'?"));
+}
+
+TEST_CASE("check-spec warns of a question on a metric the lesson does not withhold", "[grading]") {
+    Grading g;
+    GradingSpec spec = g.spec(spec_yaml(kRidge));
+    lab::LessonInfo info = lesson("02.05").info;
+    CHECK(spec_warnings(spec, info).empty());
+    for (auto& m : info.metrics)
+        if (m.name == "ridge_point") m.graded = false;
+    const auto w = spec_warnings(spec, info);
+    REQUIRE(w.size() == 1);
+    CHECK_THAT(w[0], Catch::Contains("ridge_point") && Catch::Contains("shows its value to every student"));
+}
