@@ -9,7 +9,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -116,6 +119,35 @@ std::string at_line(const std::filesystem::path& file, const YAML::Mark& mark) {
 
 }  // namespace
 
+// The innermost '[' or '{' still open at `end` (quoted text and comments skipped), with its
+// 1-based line; none when every flow collection opened before `end` was closed.
+static std::optional<std::pair<char, std::size_t>> unclosed_flow(const std::string& text, std::size_t end) {
+    std::vector<std::pair<char, std::size_t>> open;
+    std::size_t line = 1;
+    char quote = 0;
+    bool comment = false;
+    for (std::size_t i = 0; i < std::min(end, text.size()); ++i) {
+        const char c = text[i];
+        if (c == '\n') {
+            ++line;
+            comment = false;
+            continue;
+        }
+        if (comment) continue;
+        if (quote) {
+            if (c == '\\' && quote == '"') ++i;
+            else if (c == quote) quote = 0;
+            continue;
+        }
+        if (c == '"' || c == '\'') quote = c;
+        else if (c == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])))) comment = true;
+        else if (c == '[' || c == '{') open.push_back({c, line});
+        else if ((c == ']' || c == '}') && !open.empty()) open.pop_back();
+    }
+    if (open.empty()) return std::nullopt;
+    return open.back();
+}
+
 YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path& file, const std::string& what,
                            const std::string& malformed_fix, const YamlLimits& limits) {
     // YAML is Unicode text, and yaml-cpp reads it as UTF-8: any other encoding (Latin-1's µ,
@@ -144,6 +176,14 @@ YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path&
         }
         return YAML::Load(text);
     } catch (const YAML::Exception& e) {
+        // An unclosed '[' or '{' is noticed lines later, where the next key appears: point at
+        // the line that opened it, which is where the fix goes.
+        if (e.msg.find("flow") != std::string::npos && e.msg.find("not found") != std::string::npos)
+            if (auto opened = unclosed_flow(text, e.mark.pos >= 0 ? static_cast<std::size_t>(e.mark.pos) : text.size()))
+                throw InputError(file.string() + ":" + std::to_string(opened->second),
+                                 fmt::format("malformed YAML: the '{}' opened on line {} is never closed (noticed on line {}: {})",
+                                             opened->first, opened->second, e.mark.line + 1, e.msg),
+                                 fmt::format("close it with '{}' on line {}", opened->first == '[' ? ']' : '}', opened->second));
         // Malformed YAML, and anything else yaml-cpp refuses (its own nesting guard included).
         throw InputError(at_line(file, e.mark), "malformed YAML: " + e.msg, malformed_fix);
     }

@@ -86,3 +86,13 @@ TEST_CASE("check-spec warns of a question on a metric the lesson does not withho
     REQUIRE(w.size() == 1);
     CHECK_THAT(w[0], Catch::Contains("ridge_point") && Catch::Contains("shows its value to every student"));
 }
+
+TEST_CASE("an unclosed [ or { is reported on the line that opened it", "[grading]") {
+    Grading g;
+    const fs::path f = g.write("unclosed.yaml",
+                               "lesson: \"02.05\"\nstudent: alice\nrun: \"x\"\nanswers:\n  a: 1\n  b: [1, 2  # a comment with ] in it\n"
+                               "  c: \"text with [ in it\"\n  d: 4\n");
+    const std::string e = input_error([&] { load_answers(f); });
+    CHECK_THAT(e, Catch::Contains("unclosed.yaml:6: malformed YAML: the '[' opened on line 6 is never closed"));
+    CHECK_THAT(e, Catch::Contains("close it with ']' on line 6"));
+}
