@@ -382,3 +382,16 @@ TEST_CASE("a misspelt key in the user config is named, with the key it was proba
     CHECK_THAT(r.err, Catch::Contains("config.yaml:1: unknown key 'studnet' (did you mean 'student'?)"));
     CHECK_THAT(r.err, Catch::Contains("anonymous"));
 }
+
+// An out-of-tree lesson keeps its spec beside its sources and its plugin in build/: validate finds
+// it from inside build/ too (a relative plugin path has no parent folder to look in).
+TEST_CASE("lab validate finds the grading spec beside the plugin's folder, run from inside it", "[usage]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "02_05/build");
+    fs::copy_file(lab_test::build_root() / "labs/02_05/lab_02_05.so", d / "02_05/build/lab_02_05.so");
+    fs::copy_file(lab_test::source_root() / "configs/grading/02.05.yaml", d / "02_05/02.05.yaml");
+    const std::string cmd = "cd '" + (d / "02_05/build").string() + "' && '" + lab_test::lab_executable().string() +
+                            "' validate lab_02_05.so > out.txt 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    CHECK_THAT(lab_test::read_file(d / "02_05/build/out.txt"), Catch::Contains("grading spec " + (d / "02_05/02.05.yaml").string()));
+}
