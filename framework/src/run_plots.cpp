@@ -33,7 +33,8 @@ plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, co
     c.ridge_pipe = raw.ceilings.has_flops("fp32.simt") ? "fp32.simt" : "";
     c.show_ridge_value = revealed(info, raw, withheld);
     for (const auto& wd : d.workloads)
-        c.points.push_back({wd.workload, wd.placement.ai, wd.placement.flops_per_s, shown_regime(d, withheld, wd.workload)});
+        c.points.push_back({wd.workload, wd.placement.ai, wd.placement.flops_per_s, shown_regime(d, withheld, wd.workload),
+                            !withheld.count(wd.workload + ".ai"), !withheld.count(wd.workload + ".flops_per_s")});
     return c;
 }
 

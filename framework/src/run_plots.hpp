@@ -13,7 +13,8 @@
 
 namespace lab {
 
-// The roofline of the run. Regimes the lesson withholds are drawn neutral; the ridge's value is
+// The roofline of the run. Regimes the lesson withholds are drawn neutral, and withheld AIs and
+// FLOP/s are drawn where they lie but written "?"; the ridge's value is
 // shown only when nothing is withheld in a lesson that withholds something (a revealed view): it
 // is a graded answer (02.05's ridge_point), and every lesson's plot shows the same device's ridge.
 plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, const Derivation& derivation,
