@@ -64,6 +64,7 @@ footer { margin-top: 2.5rem; padding-top: .5rem; border-top: 1px solid var(--rul
   tr, td, th { break-inside: avoid; page-break-inside: avoid; }
   th, td { padding: .15rem .35rem; }
   figure.plot, pre, .box, dl.facts { break-inside: avoid; page-break-inside: avoid; }
+  pre, .teaching pre, pre.commands { overflow: visible; white-space: pre-wrap; overflow-wrap: anywhere; }
   figure.plot svg { max-width: 100%; border: none; }
 }
 )css";

@@ -27,6 +27,21 @@ PlotSeries roofline_series(const std::string& name, double peak, double bandwidt
     return {name, {lo, ridge, hi}, {lo * bandwidth, peak, peak}, true};
 }
 
+// "cpu: AMD EPYC (4 runs)", short enough for the plot's legend (the devices table under the plot
+// names each device in full).
+std::string legend_name(const std::string& device, std::size_t runs) {
+    constexpr std::size_t kMaxChars = 26;  // what the legend beside the plot holds at 12 px
+    const std::string count = fmt::format(" ({} run{})", runs, runs == 1 ? "" : "s");
+    std::string name = device;
+    if (name.size() + count.size() > kMaxChars) {
+        name.resize(kMaxChars - count.size() - 3);
+        while (!name.empty() && (static_cast<unsigned char>(name.back()) & 0xC0) == 0x80) name.pop_back();  // whole characters
+        if (!name.empty() && static_cast<unsigned char>(name.back()) >= 0xC0) name.pop_back();
+        name += "...";
+    }
+    return name + count;
+}
+
 }  // namespace
 
 ClassDevice class_device(const std::string& folder, const RawRun& raw) {
@@ -63,9 +78,7 @@ Plot class_devices_plot(const std::vector<ClassDevice>& devices) {
     for (std::size_t i = 0; i < order.size() && i < 7; ++i) {
         std::vector<double> peaks, bandwidths;
         for (const ClassDevice* d : order[i].second) peaks.push_back(d->peak_flops), bandwidths.push_back(d->bandwidth);
-        p.series.push_back(roofline_series(fmt::format("{} ({} run{})", order[i].first, order[i].second.size(),
-                                                       order[i].second.size() == 1 ? "" : "s"),
-                                           median(peaks), median(bandwidths), lo, hi));
+        p.series.push_back(roofline_series(legend_name(order[i].first, order[i].second.size()), median(peaks), median(bandwidths), lo, hi));
     }
     if (!ridges.x.empty()) p.series.push_back(ridges);
     return p;

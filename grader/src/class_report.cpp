@@ -194,6 +194,16 @@ std::string flags_html(const ClassPage& p) {
     return out + "</section>\n";
 }
 
+// A reason as one line of the submissions table; the whole of it is under Flagged and on the
+// run's page.
+std::string shortened(const std::string& reason) {
+    constexpr std::size_t kMax = 160;
+    if (reason.size() <= kMax) return reason;
+    std::size_t cut = reason.rfind(' ', kMax);
+    if (cut == std::string::npos || cut < kMax / 2) cut = kMax;
+    return reason.substr(0, cut) + " ...";
+}
+
 std::string students_html(const ClassPage& p) {
     html::Table t{{"folder", "student", "lesson", "score", "status", "flags", "reason", "page"}, {}, "submissions"};
     for (const auto& e : p.result.entries) {
@@ -205,7 +215,7 @@ std::string students_html(const ClassPage& p) {
                           {scored ? fmt::format("{:g} / {:g}", e.report.score, e.report.max_score) : "-", "num"},
                           {e.status()},
                           {joined(e.flags, " "), "mono"},
-                          {e.reason()},
+                          {shortened(e.reason())},
                           {no_page == p.no_page.end() ? "" : "none: " + no_page->second, "note"}});
     }
     return "<section id=\"students\">\n<h2>Submissions</h2>\n<p class=\"note\">A folder links to its run's page.</p>\n" +

@@ -111,6 +111,11 @@ TEST_CASE("the class's devices share one roofline: a line per kind of device and
     CHECK_THAT(plot.series[0].x[1], Catch::Matchers::WithinRel(230e9 / 51e9, 1e-12));
     CHECK(plot.x.log);
     CHECK(plot.y.log);
+    // A long name is cut for the legend beside the plot (the table names it in full).
+    auto named = p.devices;
+    named[2].device = "cuda: NVIDIA GeForce RTX 4090 Laptop GPU";
+    const Plot cut = class_devices_plot(named);
+    CHECK(cut.series[1].name == "cuda: NVIDIA Ge... (1 run)");
     // A run without ceilings is listed, not drawn.
     auto devices = p.devices;
     devices.push_back({"zed", "cpu: ?", 0, "", 0});
