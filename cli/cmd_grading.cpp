@@ -140,6 +140,8 @@ int cmd_grade(const Args& args) {
     const fs::path report = vm.count("report") ? fs::path(vm["report"].as<std::string>()) : fs::path();
     if (!report.empty() && (fs::is_directory(report) || report.filename().empty()))
         throw UsageError("--report " + report.string() + " is a folder: give a file name, e.g. class.html");
+    if (!report.empty() && report.lexically_normal() == fs::path(vm["out"].as<std::string>()).lexically_normal())
+        throw UsageError("--report and --out are both " + report.string() + ": give the page its own name, e.g. class.html");
     grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
     auto t0 = std::chrono::steady_clock::now();
     grader::BatchResult r = grader::grade_directory(ctx, vm["dir"].as<std::string>());
