@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "format.hpp"
 #include "run_table.hpp"
 

@@ -36,8 +36,8 @@ struct ClassPage {
     std::map<std::string, std::string> no_page;   // folder -> why it has no page
 };
 
-// The device's peak and bandwidth as the class page compares them; nullopt-like (peak 0) when
-// the run has neither.
+// The device's peak and bandwidth as the class page compares them (0 for a ceiling the run
+// lacks: such a run is listed, not drawn).
 ClassDevice class_device(const std::string& folder, const RawRun& raw);
 
 // The class's devices on one roofline: one line per kind of device (its median ceilings; the
