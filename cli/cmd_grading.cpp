@@ -12,6 +12,7 @@
 #include "answers.hpp"
 #include "atomic_file.hpp"
 #include "batch.hpp"
+#include "class_report.hpp"
 #include "course_token.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
@@ -127,13 +128,21 @@ int cmd_grade(const Args& args) {
     po::options_description opts("options");
     opts.add_options()("dir", po::value<std::string>()->required(), "one folder per student, each with answers and a run record")(
         "out", po::value<std::string>()->default_value("gradebook.csv"), "the CSV gradebook")(
+        "report", po::value<std::string>(), "also write the class's HTML page, and each run's page in <name>-reports/ beside it")(
         "key", po::value<std::string>()->default_value(""),
         "the course key (course mode: tokens checked); default $LAB_COURSE_KEY, else practice mode")(
         "json", "print the summary as JSON");
     po::positional_options_description pos;
     pos.add("dir", 1);
     po::variables_map vm;
-    if (!parse("grade", "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--key FILE] [--json]", args, opts, pos, vm)) return 0;
+    if (!parse("grade", "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--json]", args, opts, pos,
+               vm))
+        return 0;
+    const fs::path report = vm.count("report") ? fs::path(vm["report"].as<std::string>()) : fs::path();
+    if (!report.empty() && (fs::is_directory(report) || report.filename().empty()))
+        throw UsageError("--report " + report.string() + " is a folder: give a file name, e.g. class.html");
+    if (!report.empty() && report.lexically_normal() == fs::path(vm["out"].as<std::string>()).lexically_normal())
+        throw UsageError("--report and --out are both " + report.string() + ": give the page its own name, e.g. class.html");
     grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
     auto t0 = std::chrono::steady_clock::now();
     stderr_progress().start("grading", 0);
@@ -143,6 +152,12 @@ int cmd_grade(const Args& args) {
     stderr_progress().clear();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
+    std::string report_line;
+    if (!report.empty()) {
+        const grader::ClassReportWritten w = grader::write_class_report(ctx, r, vm["dir"].as<std::string>(), report);
+        report_line = fmt::format("class report: {} ({} run page{} in {})", report.string(), w.student_pages,
+                                  w.student_pages == 1 ? "" : "s", w.pages_dir.string());
+    }
     int graded = 0, not_graded = 0, errors = 0, practice = 0;
     for (const auto& e : r.entries) {
         (e.ok ? (e.report.graded ? graded : not_graded) : errors)++;
@@ -165,7 +180,8 @@ int cmd_grade(const Args& args) {
                                     {"not_graded", not_graded}, {"errors", errs}, {"most_missed", missed},
                                     {"flags", flags}, {"folder_mismatch", mismatched},
                                     {"mode", ctx.key() ? "course" : "practice"},
-                                    {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs}}
+                                    {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs},
+                                    {"report", report.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.string())}}
                          .dump(2)
                   << "\n";
         return 0;
@@ -192,6 +208,7 @@ int cmd_grade(const Args& args) {
         if (std::find(e.flags.begin(), e.flags.end(), "folder_mismatch") != e.flags.end())
             std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.student);
     std::cout << "\ngradebook: " << vm["out"].as<std::string>() << "\n";
+    if (!report_line.empty()) std::cout << report_line << "\n";
     return 0;
 }
 

@@ -16,8 +16,8 @@
 #include "lesson_session.hpp"
 #include "options.hpp"
 #include "paths.hpp"
-#include "roofline_plot.hpp"
-#include "xy_plot.hpp"
+#include "run_html.hpp"
+#include "run_plots.hpp"
 #include "run_record.hpp"
 #include "run_report.hpp"
 
@@ -49,13 +49,14 @@ int cmd_run(const Args& args) {
         "plots", po::value<std::string>(), "write the lesson's plots (SVG: its roofline and its own plots) into this folder")(
         "trace", po::value<std::string>(), "write a Chrome trace of the lesson (Perfetto, chrome://tracing); .gz compresses")(
         "timeout", po::value<double>()->default_value(0), "stop the lesson after this many seconds (default: 3x its budget)")(
+        "report", po::value<std::string>(), "also write the run as one HTML page (as `lab report` does)")(
         "reveal", "show graded values too (if the course allows it)");
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
     const char* usage =
         "lab run ID [--device D] [--threads N] [--quick] [--student NAME | --token TOKEN] [--out RUN.json] [--json] [--plots DIR] "
-        "[--trace FILE[.gz]] [--timeout S] [--reveal]";
+        "[--trace FILE[.gz]] [--report FILE.html] [--timeout S] [--reveal]";
     if (!parse("run", usage, args, opts, pos, vm)) return 0;
 
     LessonRequest req;
@@ -77,6 +78,11 @@ int cmd_run(const Args& args) {
     if (fs::is_directory(out)) throw UsageError("--out " + out.string() + " is a folder: give a file name");
     make_folder(out.parent_path(), "--out");
     if (vm.count("plots")) make_folder(vm["plots"].as<std::string>(), "--plots");
+    fs::path report;
+    if (vm.count("report")) {
+        report = report_path("--report", vm["report"].as<std::string>(), out);
+        make_folder(report.parent_path(), "--report");
+    }
     // The child writes the trace beside its final name; it is renamed only when the run succeeds,
     // so a failed run leaves no half a trace.
     fs::path trace;
@@ -111,15 +117,15 @@ int cmd_run(const Args& args) {
     std::vector<std::string> svg_paths;
     if (vm.count("plots")) {
         const fs::path dir = vm["plots"].as<std::string>();
-        write_file_atomically(dir / ("roofline-" + req.id + ".svg"), plot::render_svg(roofline_chart(view)));
-        svg_paths.push_back((dir / ("roofline-" + req.id + ".svg")).string());
-        for (const auto& p : run.derivation.plots) {
+        for (const RunPlot& p : run_plots(info, run.raw, run.derivation, withheld)) {
             const fs::path svg = dir / (p.name + "-" + req.id + ".svg");
-            write_file_atomically(svg, plot::render_plot_svg(p, withheld));
+            write_file_atomically(svg, p.svg);
             svg_paths.push_back(svg.string());
         }
     }
     write_file_atomically(out, rec.dump(2) + "\n");
+    // The page names the record it was made from, so it is written after it.
+    if (!report.empty()) write_file_atomically(report, render_run_html(RunPage{info, run.raw, run.derivation, withheld, rec, out.string()}));
     std::string trace_note;
     if (!trace.empty() && fs::exists(req.trace_file)) {
         std::error_code ec;
@@ -134,6 +140,7 @@ int cmd_run(const Args& args) {
     }
     print_run(std::cout, view);
     for (const auto& svg : svg_paths) std::cout << "plot: " << svg << "\n";
+    if (!report.empty()) std::cout << "report: " << report.string() << "\n";
     if (!trace_note.empty()) std::cout << trace_note << "\n";
     std::cout << "run record: " << out.string() << "\n";
     return 0;

@@ -15,6 +15,7 @@ int cmd_device(const Args& args);
 int cmd_calibrate(const Args& args);
 int cmd_run(const Args& args);
 int cmd_show(const Args& args);
+int cmd_report(const Args& args);
 int cmd_answers(const Args& args);
 int cmd_submit(const Args& args);
 int cmd_grade(const Args& args);

@@ -3,9 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "format.hpp"
+#include "run_table.hpp"
 
 namespace lab::cli {
 
@@ -35,10 +34,8 @@ void print_ceilings(std::ostream& out, const Ceilings& c) {
                        c.threads > 1 ? fmt::format("   ({} threads)", c.threads) : "", c.quick ? "   (quick calibration)" : "");
     // Where a ceiling's value comes from, when it is not a trusted calibration.
     auto status = [](const Ceiling& v) -> std::string {
-        if (v.source.rfind("raised", 0) == 0) return "[" + v.source + "] ";
-        if (v.source.rfind("re-measured", 0) == 0) return "[re-measured in this run] ";
-        if (!v.trusted) return "[not trusted: measured under load or noisy; runs re-measure it] ";
-        return "";
+        const std::string why = ceiling_status(v);
+        return why.empty() ? "" : "[" + why + "] ";
     };
     for (const auto& [k, v] : c.flops_per_s)
         out << fmt::format("          {:<12} {:>14}   {}{}\n", k, si(v.value, v.unit.empty() ? "FLOP/s" : v.unit), status(v),
@@ -72,33 +69,12 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
                      const std::set<std::string>& withheld) {
     out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10} {:>13} {:>12} {:>9} {:>7}  {}\n", "workload",
                        "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "regime");
-    for (const auto& m : run.measurements) {
-        const Workload& w = m.workload;
-        std::string params;
-        for (const auto& p : w.params) {
-            bool integral = std::fabs(p.value) < 1e15 && p.value == std::floor(p.value);
-            params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name,
-                                  integral ? fmt::format("{}", static_cast<long long>(p.value)) : fmt::format("{:g}", p.value));
-        }
-        auto val = [&](const std::string& field, const std::string& text) {
-            return withheld.count(w.name + "." + field) ? std::string("?") : text;
-        };
-        const roofline::Placement* p = nullptr;
-        for (const auto& wd : d.workloads)
-            if (wd.workload == w.name) p = &wd.placement;
-        std::string noise = format::spread(m.time.noise) + (m.time.noise_met ? "" : "*");
-        out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10}", w.name, params, format::duration(m.time.median), noise,
-                           si(w.flops, ""), si(w.bytes, "B"));
-        if (p) {
-            // The regime as the derivation states it (the metric's text), the roof fraction in
-            // percent as every fraction of a ceiling is shown (record::shown_as_percent).
-            const MetricValue* regime = d.find(w.name + ".measured_regime");
-            out << fmt::format(" {:>13} {:>12} {:>9} {:>7}  {}", val("flops_per_s", si(p->flops_per_s, "FLOP/s")),
-                               val("bytes_per_s", si(p->bytes_per_s, "B/s")),
-                               val("ai", format::number(p->ai)),
-                               val("roof_fraction", format::percent(p->roof_fraction)),
-                               val("measured_regime", regime ? regime->text : std::string("-")));
-        }
+    for (const WorkloadRow& r : workload_rows(run, d, withheld)) {
+        out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10}", r.name, r.params, r.time, r.noise + (r.noise_met ? "" : "*"),
+                           r.flops, r.bytes);
+        if (r.regime)
+            out << fmt::format(" {:>13} {:>12} {:>9} {:>7}  {}", r.flops_per_s->text, r.bytes_per_s->text, r.ai->text,
+                               r.roof_fraction->text, r.regime->text);
         out << "\n";
     }
     out << "(time: median per invocation; noise: relative stddev, * = noise target not met within the time limit)\n";

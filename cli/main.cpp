@@ -19,12 +19,13 @@ const char* kUsage =
     "  device [--device D] [--json]     the device, its spec and its measured ceilings\n"
     "  calibrate [--device D] [--threads N] [--quick]   measure the ceilings and cache them\n"
     "  run ID [--device D] [--threads N] [--quick] [--student NAME | --token TOKEN] [--out RUN.json] [--json]\n"
-    "         [--plots DIR] [--trace FILE[.gz]] [--timeout S] [--reveal]\n"
+    "         [--plots DIR] [--trace FILE[.gz]] [--report FILE.html] [--timeout S] [--reveal]\n"
     "  show RUN.json [--reveal] [--json]  a recorded run, re-derived from its raw measurements\n"
+    "  report RUN.json [--out FILE.html] [--reveal]   a recorded run as one self-contained HTML page\n"
     "  answers ID --run RUN.json        a YAML answers template bound to that run\n"
     "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--json]\n"
     "                                   grade your claims (course mode with a course key, else practice)\n"
-    "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--key FILE]   grade a class's recorded runs\n"
+    "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE]   grade a class's recorded runs\n"
     "  audit SUBMISSIONS_DIR [--sample 10%] [--seed N]   re-measure a sample of submissions here: do they reproduce?\n"
     "  token ROSTER.csv --key FILE [--out tokens.csv] | --new-key FILE   course keys and students' tokens\n"
     "  check-spec FILE | --keys         validate a grading spec against its lesson\n"
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
     }
     static const std::map<std::string, int (*)(const cli::Args&)> commands = {
         {"list", cli::cmd_list},       {"info", cli::cmd_info}, {"device", cli::cmd_device},
-        {"calibrate", cli::cmd_calibrate}, {"run", cli::cmd_run}, {"show", cli::cmd_show},
+        {"calibrate", cli::cmd_calibrate}, {"run", cli::cmd_run}, {"show", cli::cmd_show}, {"report", cli::cmd_report},
         {"answers", cli::cmd_answers}, {"submit", cli::cmd_submit}, {"grade", cli::cmd_grade},
         {"check-spec", cli::cmd_check_spec}, {"validate", cli::cmd_validate}, {"check", cli::cmd_check},
         {"new", cli::cmd_new},         {"model", cli::cmd_model}, {"checkpoint", cli::cmd_checkpoint}, {"smi", cli::cmd_smi}, {"trace", cli::cmd_trace},

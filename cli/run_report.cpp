@@ -4,48 +4,27 @@
 #include <fmt/format.h>
 
 #include "console.hpp"
+#include "errors.hpp"
+#include "run_plots.hpp"
 #include "run_record.hpp"
+#include "run_table.hpp"
 #include "xy_plot.hpp"
 
 namespace lab::cli {
 
-namespace {
-
-// A view made with --reveal: the lesson has values to withhold and none is withheld.
-bool revealed(const RunView& v) {
-    return v.withheld.empty() && !record::withheld_metrics(v.info, false, v.raw.device_kind).empty();
-}
-
-// The measured regime as the derivation states it, or "" when withheld.
-std::string shown_regime(const RunView& v, const std::string& workload) {
-    const std::string name = workload + ".measured_regime";
-    if (v.withheld.count(name)) return "";
-    const MetricValue* m = v.derivation.find(name);
-    return m ? m->text : "";
-}
-
-}  // namespace
-
-std::vector<std::string> withheld_graded(const RunView& v) {
-    std::vector<std::string> out;
-    for (const auto& d : v.info.metrics)
-        if (d.graded && v.withheld.count(d.name)) out.push_back(d.name);
-    return out;
-}
+std::vector<std::string> withheld_graded(const RunView& v) { return lab::withheld_graded(v.info, v.withheld); }
 
 plot::RooflineChart roofline_chart(const RunView& v) {
-    plot::RooflineChart c;
-    c.title = v.info.id + " " + v.info.title + " (" + v.raw.facts.name + ")";
-    for (const auto& [pipe, ceiling] : v.raw.ceilings.flops_per_s) c.compute.push_back({pipe, ceiling.value});
-    c.bandwidth_bytes_per_s = v.raw.ceilings.peak_bandwidth();
-    c.bandwidth_label = "DRAM (best bandwidth kernel)";
-    c.ridge_pipe = v.raw.ceilings.has_flops("fp32.simt") ? "fp32.simt" : "";
-    // The fp32 ridge is a graded answer (02.05's ridge_point) and the same device has the same
-    // ridge in every lesson, so every lesson's plot withholds its value unless --reveal.
-    c.show_ridge_value = revealed(v);
-    for (const auto& wd : v.derivation.workloads)
-        c.points.push_back({wd.workload, wd.placement.ai, wd.placement.flops_per_s, shown_regime(v, wd.workload)});
-    return c;
+    return lab::roofline_chart(v.info, v.raw, v.derivation, v.withheld);
+}
+
+std::filesystem::path report_path(const std::string& flag, const std::filesystem::path& out, const std::filesystem::path& run) {
+    namespace fs = std::filesystem;
+    if (fs::is_directory(out)) throw UsageError(flag + " " + out.string() + " is a folder: give a file name, e.g. report.html");
+    std::error_code ec;
+    if (out.lexically_normal() == run.lexically_normal() || fs::equivalent(out, run, ec))
+        throw UsageError(flag + " " + out.string() + " is the run record itself: give the page another name");
+    return out;
 }
 
 void print_run(std::ostream& out, const RunView& v) {

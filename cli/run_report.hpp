@@ -2,6 +2,7 @@
 // measured it, and `lab show`, which re-derives a recorded one.
 #pragma once
 
+#include <filesystem>
 #include <ostream>
 #include <set>
 #include <string>
@@ -22,13 +23,15 @@ struct RunView {
 
 void print_run(std::ostream& out, const RunView& view);
 
-// The roofline of the run. Regimes the lesson withholds are drawn neutral; the ridge's value is
-// shown only when the view is revealed (it is a graded answer, 02.05's ridge_point, and every
-// lesson's plot shows the same device's ridge).
+// The roofline of the run (run_plots.hpp says what it withholds).
 plot::RooflineChart roofline_chart(const RunView& view);
 
 // The graded metrics this view withholds, in declaration order: what `lab answers` asks for
 // (the `check.*` helpers, withheld but never asked, are not among them).
 std::vector<std::string> withheld_graded(const RunView& view);
+
+// Where an HTML page of a run goes (`lab report --out`, `lab run --report`): `out`, checked to be
+// a file name and not the run record `run` itself. UsageError naming `flag` otherwise.
+std::filesystem::path report_path(const std::string& flag, const std::filesystem::path& out, const std::filesystem::path& run);
 
 }  // namespace lab::cli

@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# chromium: the HTML reports' browser test (tests/cli/report_browser.cpp) loads each page in it,
+# headless; without it that test is skipped.
 packages=(meson ninja-build pkg-config g++ libboost-dev libboost-program-options-dev libyaml-cpp-dev
           catch2 nlohmann-json3-dev libfmt-dev zlib1g-dev libssl-dev libopenblas-dev libxml2-dev
-          libvalijson-dev)
+          libvalijson-dev chromium)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

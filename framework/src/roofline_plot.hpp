@@ -22,6 +22,10 @@ struct Point {
                                // drawn at the axis's edge with an arrow and its AI.
     double flops_per_s = 0;    // achieved
     std::string regime;        // measured regime, "" when withheld (drawn neutral)
+    // False where the value is a graded answer the reader must work out: the point is still drawn
+    // where it lies, but no label, tooltip or attribute states the number ("AI ?").
+    bool ai_shown = true;
+    bool flops_shown = true;
 };
 
 struct RooflineChart {

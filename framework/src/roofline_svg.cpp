@@ -296,6 +296,9 @@ void draw_legend(Svg& s, const Layout& m, std::vector<Box>& taken) {
     taken.push_back({bx, by, bx + bw, by + bh});
 }
 
+// A point's AI as its labels write it: "?" while it is a graded answer.
+std::string ai_text(const Point& p) { return !p.ai_shown ? "?" : std::isinf(p.ai) ? "inf" : plain(p.ai); }
+
 // One circle per point, with its data and a tooltip; an off-scale point also gets an arrow just
 // outside the frame, pointing the way its AI lies.
 void draw_points(Svg& s, const Layout& m) {
@@ -305,20 +308,21 @@ void draw_points(Svg& s, const Layout& m) {
         const double x = point_x(s, m, i), y = s.y_of(p->flops_per_s);
         const int side = m.off_scale[i];
         const std::string tip = fmt::format(
-            "{}: AI {} FLOP/B{}, {}, {}", p->label, std::isinf(p->ai) ? "inf" : plain(p->ai),
-            side ? " (off the axis, drawn at its edge)" : "", si(p->flops_per_s, "FLOP/s", false),
+            "{}: AI {} FLOP/B{}, {}, {}", p->label, ai_text(*p),
+            side ? " (off the axis, drawn at its edge)" : "", p->flops_shown ? si(p->flops_per_s, "FLOP/s", false) : "? FLOP/s",
             p->regime.empty() ? "regime not shown" : p->regime);
         s.put("<circle class=\"point\" data-label=\"{}\" data-ai=\"{}\" data-flops=\"{}\" "
               "data-regime=\"{}\"{} cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"white\" "
               "stroke-width=\"1\"><title>{}</title></circle>\n",
-              xml_escape(p->label), p->ai, p->flops_per_s, xml_escape(p->regime),
+              xml_escape(p->label), p->ai_shown ? fmt::format("{}", p->ai) : "?",
+              p->flops_shown ? fmt::format("{}", p->flops_per_s) : "?", xml_escape(p->regime),
               side ? fmt::format(" data-off-scale=\"{}\"", side < 0 ? "left" : "right") : std::string(), x, y,
               kPointRadius, st.color, xml_escape(tip));
         if (side) {
             const double tip_x = side < 0 ? kLeft - 15 : kRight + 15, base_x = side < 0 ? kLeft - 7 : kRight + 7;
             s.put("<path class=\"off-scale\" data-label=\"{}\" data-ai=\"{}\" data-side=\"{}\" "
                   "d=\"M {:.1f} {:.1f} L {:.1f} {:.1f} L {:.1f} {:.1f} Z\" fill=\"{}\"/>\n",
-                  xml_escape(p->label), p->ai, side < 0 ? "left" : "right", base_x, y - 5, tip_x, y, base_x, y + 5,
+                  xml_escape(p->label), p->ai_shown ? fmt::format("{}", p->ai) : "?", side < 0 ? "left" : "right", base_x, y - 5, tip_x, y, base_x, y + 5,
                   st.color);
         }
     }
@@ -337,9 +341,9 @@ void label_points(Svg& s, const Layout& m, std::vector<Box>& taken) {
         const Point* p = m.drawn[i];
         const double x = point_x(s, m, i), y = s.y_of(p->flops_per_s);
         const int side = m.off_scale[i];
-        const std::string label = std::isinf(p->ai) ? p->label + " (AI\u2192\u221E)"
-                                  : side > 0        ? p->label + " (AI " + plain(p->ai) + " \u2192)"
-                                  : side < 0        ? p->label + " (\u2190 AI " + plain(p->ai) + ")"
+        const std::string label = std::isinf(p->ai) && p->ai_shown ? p->label + " (AI\u2192\u221E)"
+                                  : side > 0 || std::isinf(p->ai) ? p->label + " (AI " + ai_text(*p) + " \u2192)"
+                                  : side < 0        ? p->label + " (\u2190 AI " + ai_text(*p) + ")"
                                                     : p->label;
         const double w = text_width(label);
         const auto pl = place_label(x, y, w, std::isinf(p->ai) || side > 0 ? left_first : right_first, taken, kPlotArea);

@@ -193,10 +193,10 @@ void write_point_table(Text& t, const Layout& m) {
         const Point* p = m.drawn[i];
         const int side = m.off_scale[i];
         Row r{ascii_only(p->label),
-              std::isinf(p->ai) ? std::string("AI -> inf")
-                                : fmt::format("AI {} FLOP/B{}", plain(p->ai),
+              std::isinf(p->ai) && p->ai_shown ? std::string("AI -> inf")
+                                : fmt::format("AI {} FLOP/B{}", p->ai_shown ? plain(p->ai) : "?",
                                               side > 0 ? " (off scale >)" : side < 0 ? " (off scale <)" : ""),
-              si(p->flops_per_s, "FLOP/s", true),
+              p->flops_shown ? si(p->flops_per_s, "FLOP/s", true) : "? FLOP/s",
               p->regime.empty() ? std::string("(regime not shown)") : ascii_only(p->regime)};
         w[0] = std::max(w[0], std::min<std::size_t>(r.label.size(), 32));
         w[1] = std::max(w[1], r.ai.size());

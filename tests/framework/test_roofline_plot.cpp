@@ -362,6 +362,31 @@ TEST_CASE("an outlier's AI does not stretch the x axis: it is drawn at the edge,
     CHECK(any_contains(labels, "gather (\u2190 AI 2e-7)"));
 }
 
+TEST_CASE("a point whose AI and FLOP/s are graded answers is drawn where it lies, its numbers written '?'", "[plot]") {
+    auto chart = chart_with_outliers();
+    for (auto& p : chart.points) p.ai_shown = p.flops_shown = false;
+    const std::string svg = render_svg(chart);
+    const auto d = parse(svg);
+    REQUIRE(d.doc);
+    CHECK(find(d, "circle", "point").size() == chart.points.size());
+    xmlNode* peak = point_circle(d, "fma_peak_fp32");
+    REQUIRE(peak);
+    CHECK(attr(peak, "data-ai") == "?");
+    CHECK(attr(peak, "data-flops") == "?");
+    CHECK(attr(peak, "data-off-scale") == "right");
+    for (xmlNode* a : find(d, "path", "off-scale")) CHECK(attr(a, "data-ai") == "?");
+    const auto labels = texts(d, "point-label");
+    CHECK(any_contains(labels, "fma_peak_fp32 (AI ? \u2192)"));
+    CHECK(any_contains(labels, "gather (\u2190 AI ?)"));
+    for (const char* number : {"9.6e7", "2e-7", "42.7"}) {
+        INFO(number);
+        CHECK(svg.find(number) == std::string::npos);
+    }
+    const std::string text = lab::plot::render_terminal(chart);
+    CHECK(text.find("AI ? FLOP/B") != std::string::npos);
+    CHECK(text.find("9.6e7") == std::string::npos);
+}
+
 TEST_CASE("the terminal sketch draws an outlier at the edge with an arrow and names its AI", "[plot]") {
     const auto chart = chart_with_outliers();
     const int width = 64, height = 16;

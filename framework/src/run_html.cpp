@@ -1,0 +1,283 @@
+// A run as an HTML page (see run_html.hpp). Each section is one function of the run; every
+// piece of text from the record or the lesson goes through html::escape or html::table.
+#include "run_html.hpp"
+
+#include <fmt/format.h>
+
+#include "format.hpp"
+#include "run_plots.hpp"
+#include "run_record.hpp"
+#include "run_table.hpp"
+
+namespace lab {
+
+namespace {
+
+using html::Cell;
+using html::escape;
+using nlohmann::json;
+
+std::string text_of(const json& j, const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+std::string tag(const std::string& text, bool warn = false) {
+    return "<span class=\"tag" + std::string(warn ? " warn" : "") + "\">" + escape(text) + "</span>";
+}
+
+std::string header_html(const RunPage& p) {
+    std::string out;
+    if (!p.back_href.empty())
+        out += "<p class=\"meta\"><a href=\"" + escape(p.back_href) + "\">&larr; " + escape(p.back_label) + "</a></p>\n";
+    out += "<header>\n<h1>" + escape(p.info.id + " " + p.info.title);
+    if (p.raw.options.quick) out += tag("quick");
+    if (p.record.value("revealed", false)) out += tag("revealed", true);
+    out += "</h1>\n";
+    out += "<p class=\"meta\">student <strong>" + escape(p.raw.options.student) + "</strong> &middot; " +
+           escape(std::string(to_string(p.raw.device_kind)) + ": " + p.raw.facts.name) + " &middot; recorded " +
+           escape(text_of(p.record, "started_at")) + "</p>\n";
+    out += "</header>\n<nav class=\"toc\"><a href=\"#device\">Device</a><a href=\"#experiments\">Experiments</a>"
+           "<a href=\"#measurements\">Measurements</a><a href=\"#plots\">Plots</a><a href=\"#teaching\">What this shows</a>"
+           "<a href=\"#values\">Derived values</a>";
+    if (!p.run_file.empty()) out += "<a href=\"#answer\">Answer and submit</a>";
+    return out + "</nav>\n";
+}
+
+std::string box_html(const PageBox& b) {
+    std::string out = "<section class=\"box\" id=\"summary\">\n<h2>" + escape(b.title) + "</h2>\n<dl class=\"facts\">";
+    for (const auto& [k, v] : b.facts) out += "<dt>" + escape(k) + "</dt><dd>" + escape(v) + "</dd>";
+    out += "</dl>\n";
+    if (b.table) out += html::table(*b.table);
+    return out + "</section>\n";
+}
+
+std::string caches_text(const DeviceFacts& f) {
+    std::string caches;
+    for (const auto& c : f.caches) {
+        if (c.type == "Instruction") continue;
+        caches += fmt::format("{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.bytes >> 10,
+                              c.shared_by > 1 ? fmt::format(" (shared by {})", c.shared_by) : std::string());
+    }
+    return caches.empty() ? "-" : caches;
+}
+
+std::string facts_html(const RunPage& p) {
+    const DeviceFacts& f = p.raw.facts;
+    std::vector<std::pair<std::string, std::string>> rows = {
+        {"device", std::string(to_string(p.raw.device_kind)) + ": " + f.name},
+        {p.raw.device_kind == DeviceKind::cpu ? "cores" : "SMs", std::to_string(f.compute_units)},
+        {"threads used", std::to_string(f.threads)},
+        {"kernels", f.simd.empty() ? "-" : f.simd},
+        {"caches", caches_text(f)},
+        {"memory", fmt::format("{:.1f} GiB", static_cast<double>(f.memory_bytes) / (1ull << 30))}};
+    for (const char* key : {"virtualised", "blas"})
+        if (auto it = f.extra.find(key); it != f.extra.end()) rows.push_back({key == std::string("blas") ? "BLAS" : key, it->second});
+    for (const auto& n : p.record.value("notes", json::array()))
+        if (n.is_string()) rows.push_back({"note", n.get<std::string>()});
+    std::string out = "<dl class=\"facts\">";
+    for (const auto& [k, v] : rows) out += "<dt>" + escape(k) + "</dt><dd>" + escape(v) + "</dd>";
+    return out + "</dl>\n";
+}
+
+// The datasheet (GPU) or theoretical peak (CPU) the record carries, or why there is none.
+std::string spec_html(const json& spec) {
+    if (!spec.is_object()) return "";
+    const std::string kind = text_of(spec, "kind");
+    if (kind.empty() || kind == "none")
+        return "<h3>Datasheet</h3>\n<p>" + escape(text_of(spec, "note").empty() ? "none" : text_of(spec, "note")) + "</p>\n";
+    std::string out = kind == "theoretical" ? "<h3>Theoretical peak</h3>\n<p>What this CPU could do at most (not a datasheet figure):</p>\n"
+                                            : "<h3>Datasheet</h3>\n<p>The datasheet figures of this device:</p>\n";
+    html::Table t{{"", "peak"}, {}, ""};
+    if (spec.contains("flops_per_s") && spec["flops_per_s"].is_object())
+        for (const auto& [k, v] : spec["flops_per_s"].items())
+            if (v.is_number()) t.rows.push_back({{k, "mono"}, {format::quantity(v.get<double>(), "FLOP/s"), "num"}});
+    if (spec.contains("bandwidth_bytes_per_s") && spec["bandwidth_bytes_per_s"].is_number())
+        t.rows.push_back({{"DRAM bandwidth"}, {format::quantity(spec["bandwidth_bytes_per_s"].get<double>(), "B/s"), "num"}});
+    else if (!text_of(spec, "bandwidth_note").empty())
+        t.rows.push_back({{"DRAM bandwidth"}, {text_of(spec, "bandwidth_note")}});
+    if (!t.rows.empty()) out += html::table(t);
+    for (const char* key : {"basis", "note"})
+        if (!text_of(spec, key).empty()) out += "<p class=\"note\">" + escape(text_of(spec, key)) + "</p>\n";
+    return out;
+}
+
+std::vector<Cell> ceiling_row(const std::string& name, const Ceiling& c, const std::string& value) {
+    const bool known = c.samples > 0 || c.spread > 0;
+    const std::string status = ceiling_status(c);
+    return {{name, "mono"},
+            {value, "num"},
+            {known ? format::spread(c.spread) : "-", "num"},
+            {c.samples > 0 ? std::to_string(c.samples) : "-", "num"},
+            {c.load >= 0 ? fmt::format("{:.2f}", c.load) : "-", "num"},
+            {status.empty() ? (c.noise_met ? "calibrated" : "calibrated; noise target not met") : status},
+            {c.method}};
+}
+
+// The ceilings the run's workloads are held against, with the conditions of each: its spread
+// (relative stddev of its samples), how many samples, the machine's load, and whether to trust it.
+std::string ceilings_html(const Ceilings& c) {
+    html::Table t{{"ceiling", "value", "spread", "samples", "load (CPUs)", "status", "how it was measured"}, {}, "ceilings"};
+    t.rows.push_back(ceiling_row("clock", c.clock_hz, format::quantity(c.clock_hz.value, "Hz")));
+    t.rows.push_back(ceiling_row("launch", c.launch_s, format::duration(c.launch_s.value)));
+    if (c.launch_graph_s.value > 0)
+        t.rows.push_back(ceiling_row("graph launch", c.launch_graph_s, format::duration(c.launch_graph_s.value) + " per kernel"));
+    for (const auto& [k, v] : c.flops_per_s) t.rows.push_back(ceiling_row(k, v, format::quantity(v.value, "FLOP/s")));
+    for (const auto& [k, v] : c.bandwidth_bytes_per_s) t.rows.push_back(ceiling_row("bw." + k, v, format::quantity(v.value, "B/s")));
+    std::string note = c.threads > 0 ? fmt::format("Measured with {} thread{}", c.threads, c.threads == 1 ? "" : "s") : "";
+    if (c.quick) note += std::string(note.empty() ? "Measured" : ",") + " with --quick settings";
+    if (!c.clock_hz.measured_at.empty()) note += (note.empty() ? "Measured " : "; ") + std::string("at ") + c.clock_hz.measured_at;
+    return html::table(t) + (note.empty() ? "" : "<p class=\"note\">" + escape(note) + ".</p>\n");
+}
+
+std::string device_html(const RunPage& p) {
+    std::string out = "<section id=\"device\">\n<h2>Device</h2>\n" + facts_html(p);
+    out += "<h3>Ceilings</h3>\n" + ceilings_html(p.raw.ceilings);
+    if (p.record.contains("device")) out += spec_html(p.record["device"].value("spec", json()));
+    return out + "</section>\n";
+}
+
+std::string experiments_html(const LessonInfo& info) {
+    std::string out = "<section id=\"experiments\">\n<h2>Experiments</h2>\n";
+    if (!info.objectives.empty()) {
+        out += "<p>What this lesson is for:</p>\n<ul>";
+        for (const auto& o : info.objectives) out += "<li>" + escape(o) + "</li>";
+        out += "</ul>\n";
+    }
+    out += "<ul class=\"experiments\">";
+    for (const auto& e : info.experiments) out += "<li><strong>" + escape(e.name) + "</strong>: " + escape(e.description) + "</li>";
+    return out + "</ul>\n</section>\n";
+}
+
+Cell derived(const std::optional<DerivedCell>& c) {
+    if (!c) return {""};
+    return {c->text, c->withheld ? "num withheld" : "num", "", c->metric};
+}
+
+std::string measurements_html(const RunPage& p) {
+    html::Table t{{"workload", "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "regime"}, {}, "workloads"};
+    for (const WorkloadRow& r : workload_rows(p.raw, p.derivation, p.withheld)) {
+        Cell regime = derived(r.regime);
+        regime.css_class = r.regime && r.regime->withheld ? "withheld" : "";
+        t.rows.push_back({{r.name, "mono"}, {r.params, "mono"}, {r.time, "num"}, {r.noise + (r.noise_met ? "" : "*"), "num"},
+                          {r.flops, "num"}, {r.bytes, "num"}, derived(r.flops_per_s), derived(r.bytes_per_s), derived(r.ai),
+                          derived(r.roof_fraction), regime});
+    }
+    std::string out = "<section id=\"measurements\">\n<h2>Measurements</h2>\n" + html::table(t);
+    out += "<p class=\"note\">time: median per invocation; noise: relative standard deviation of the samples, * = the noise "
+           "target was not met within the time limit; roof: the fraction of the roof at the workload's arithmetic intensity.</p>\n";
+    if (!p.raw.skipped.empty()) {
+        out += "<p>Not measured:</p>\n<ul>";
+        for (const auto& sk : p.raw.skipped) out += "<li><code>" + escape(sk.workload) + "</code>: " + escape(sk.reason) + "</li>";
+        out += "</ul>\n";
+    }
+    return out + "</section>\n";
+}
+
+std::string plots_html(const RunPage& p) {
+    std::string out = "<section id=\"plots\">\n<h2>Plots</h2>\n";
+    int n = 0;
+    for (const RunPlot& plot : run_plots(p.info, p.raw, p.derivation, p.withheld)) {
+        const std::string scope = "plot" + std::to_string(++n);
+        out += "<figure class=\"plot\" id=\"" + scope + "\" data-plot=\"" + escape(plot.name) + "\">\n" +
+               html::inline_svg(plot.svg, scope) + "</figure>\n";
+    }
+    return out + "</section>\n";
+}
+
+// Teaching lines are written for a terminal: a line indented by two spaces continues the one
+// before it. Paragraphs become <p>; one whose lines are aligned in columns stays preformatted.
+std::string teaching_html(const RunPage& p) {
+    std::vector<std::vector<std::string>> paragraphs;
+    for (const auto& line : p.derivation.teaching) {
+        const std::string text = record::render_teaching(line, p.derivation, p.withheld);
+        if (paragraphs.empty() || text.rfind("  ", 0) != 0) paragraphs.emplace_back();
+        paragraphs.back().push_back(text);
+    }
+    std::string out = "<section id=\"teaching\">\n<h2>What this shows</h2>\n<div class=\"teaching\">\n";
+    for (const auto& para : paragraphs) {
+        bool columns = false;
+        for (const auto& l : para) columns = columns || l.find("   ", l.find_first_not_of(' ')) != std::string::npos;
+        std::string joined;
+        for (const auto& l : para)
+            joined += columns ? l + "\n" : (joined.empty() ? "" : " ") + l.substr(l.find_first_not_of(' ') == std::string::npos ? 0 : l.find_first_not_of(' '));
+        out += columns ? "<pre>" + escape(joined) + "</pre>\n" : "<p>" + escape(joined) + "</p>\n";
+    }
+    if (paragraphs.empty()) out += "<p class=\"note\">The lesson has no teaching text for this run.</p>\n";
+    return out + "</div>\n</section>\n";
+}
+
+// A workload's standard values shown in the measurements table.
+bool in_workload_table(const Derivation& d, const std::string& metric) {
+    for (const auto& wd : d.workloads)
+        for (const char* f : {"time_s", "flops_per_s", "bytes_per_s", "ai", "roof_fraction", "measured_regime"})
+            if (metric == wd.workload + "." + f) return true;
+    return false;
+}
+
+// The lesson's other derived values, in declaration order (`check.*` helpers are for `lab
+// check`, not for people).
+std::string values_html(const RunPage& p) {
+    html::Table t{{"value", "", "what it is"}, {}, "values"};
+    for (const auto& decl : p.info.metrics) {
+        if (record::is_check_helper(decl.name) || in_workload_table(p.derivation, decl.name)) continue;
+        const MetricValue* v = p.derivation.find(decl.name);
+        if (!v) continue;
+        const bool hidden = p.withheld.count(decl.name) > 0;
+        t.rows.push_back({{decl.name, "mono"},
+                          {hidden ? "?" : record::format_value(*v), hidden ? "num withheld" : "num", "", decl.name},
+                          {decl.description}});
+    }
+    std::string out = "<section id=\"values\">\n<h2>Derived values</h2>\n";
+    out += t.rows.empty() ? "<p class=\"note\">Every value of this run is in the measurements table.</p>\n" : html::table(t);
+    return out + "</section>\n";
+}
+
+std::string answer_html(const RunPage& p) {
+    const std::vector<std::string> asked = withheld_graded(p.info, p.withheld);
+    std::string out = "<section id=\"answer\">\n<h2>Answer and submit</h2>\n";
+    if (!asked.empty()) {
+        out += fmt::format("<p>{} graded value{} shown as <span class=\"withheld\">?</span>: work {} out from the measurements "
+                           "above. <code>lab answers</code> asks for:</p>\n<ul class=\"asked\">",
+                           asked.size(), asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "them");
+        for (const auto& name : asked) out += "<li><code>" + escape(name) + "</code></li>";
+        out += "</ul>\n";
+    }
+    if (p.record.value("revealed", false))
+        out += "<p class=\"note\">This run was recorded with --reveal: a course refuses it. Record it again without --reveal "
+               "to submit it.</p>\n";
+    const std::string id = shell_quote(p.info.id), run = shell_quote(p.run_file);
+    out += "<pre class=\"commands\"><code>" + escape("lab answers " + id + " --run " + run + " > answers.yaml\n") +
+           escape("# fill in answers.yaml, then\n") + escape("lab submit " + id + " answers.yaml --run " + run) +
+           "</code></pre>\n";
+    return out + "</section>\n";
+}
+
+std::string footer_html(const RunPage& p) {
+    return "<footer>Made by lab " LAB_VERSION " from the run record" +
+           (p.run_file.empty() ? std::string() : " <code>" + escape(p.run_file) + "</code>") + " (" +
+           escape(text_of(p.record, "digest")) +
+           "). Every value was derived again from its raw measurements by the lesson's own code.</footer>\n";
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& arg) {
+    const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_./-+:@%,=") == std::string::npos;
+    if (plain) return arg;
+    std::string out = "'";
+    for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string render_run_html(const RunPage& p) {
+    std::string body = header_html(p);
+    if (p.box) body += box_html(*p.box);
+    body += "<main>\n" + device_html(p) + experiments_html(p.info) + measurements_html(p) + plots_html(p) + teaching_html(p) +
+            values_html(p);
+    if (!p.run_file.empty()) body += answer_html(p);
+    body += "</main>\n" + footer_html(p);
+    return html::page(p.info.id + " " + p.info.title + " - " + p.raw.options.student, body);
+}
+
+}  // namespace lab

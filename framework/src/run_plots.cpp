@@ -1,0 +1,50 @@
+// The plots of a run (see run_plots.hpp).
+#include "run_plots.hpp"
+
+#include "run_record.hpp"
+#include "xy_plot.hpp"
+
+namespace lab {
+
+namespace {
+
+// A view made with --reveal: the lesson has values to withhold and none is withheld.
+bool revealed(const LessonInfo& info, const RawRun& raw, const std::set<std::string>& withheld) {
+    return withheld.empty() && !record::withheld_metrics(info, false, raw.device_kind).empty();
+}
+
+// The measured regime as the derivation states it, or "" when withheld.
+std::string shown_regime(const Derivation& d, const std::set<std::string>& withheld, const std::string& workload) {
+    const std::string name = workload + ".measured_regime";
+    if (withheld.count(name)) return "";
+    const MetricValue* m = d.find(name);
+    return m ? m->text : "";
+}
+
+}  // namespace
+
+plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, const Derivation& d,
+                                   const std::set<std::string>& withheld) {
+    plot::RooflineChart c;
+    c.title = info.id + " " + info.title + " (" + raw.facts.name + ")";
+    for (const auto& [pipe, ceiling] : raw.ceilings.flops_per_s) c.compute.push_back({pipe, ceiling.value});
+    c.bandwidth_bytes_per_s = raw.ceilings.peak_bandwidth();
+    c.bandwidth_label = "DRAM (best bandwidth kernel)";
+    c.ridge_pipe = raw.ceilings.has_flops("fp32.simt") ? "fp32.simt" : "";
+    c.show_ridge_value = revealed(info, raw, withheld);
+    for (const auto& wd : d.workloads)
+        c.points.push_back({wd.workload, wd.placement.ai, wd.placement.flops_per_s, shown_regime(d, withheld, wd.workload),
+                            !withheld.count(wd.workload + ".ai"), !withheld.count(wd.workload + ".flops_per_s")});
+    return c;
+}
+
+std::vector<RunPlot> run_plots(const LessonInfo& info, const RawRun& raw, const Derivation& d,
+                               const std::set<std::string>& withheld) {
+    std::vector<RunPlot> out;
+    const plot::RooflineChart roofline = roofline_chart(info, raw, d, withheld);
+    out.push_back({"roofline", roofline.title, plot::render_svg(roofline)});
+    for (const auto& p : d.plots) out.push_back({p.name, p.title, plot::render_plot_svg(p, withheld)});
+    return out;
+}
+
+}  // namespace lab

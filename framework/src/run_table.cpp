@@ -1,0 +1,67 @@
+// A run as text for people (see run_table.hpp).
+#include "run_table.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "format.hpp"
+
+namespace lab {
+
+namespace {
+
+std::string params_text(const Workload& w) {
+    std::string params;
+    for (const auto& p : w.params) {
+        const bool integral = std::fabs(p.value) < 1e15 && p.value == std::floor(p.value);
+        params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name,
+                              integral ? fmt::format("{}", static_cast<long long>(p.value)) : fmt::format("{:g}", p.value));
+    }
+    return params;
+}
+
+}  // namespace
+
+std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, const std::set<std::string>& withheld) {
+    std::vector<WorkloadRow> rows;
+    for (const auto& m : run.measurements) {
+        const Workload& w = m.workload;
+        WorkloadRow r{w.name, params_text(w), format::duration(m.time.median), format::spread(m.time.noise),
+                      format::quantity(w.flops, ""), format::quantity(w.bytes, "B"), m.time.noise_met, {}, {}, {}, {}, {}};
+        const roofline::Placement* p = nullptr;
+        for (const auto& wd : d.workloads)
+            if (wd.workload == w.name) p = &wd.placement;
+        if (p) {
+            auto cell = [&](const std::string& field, const std::string& text) {
+                const std::string metric = w.name + "." + field;
+                const bool hidden = withheld.count(metric) > 0;
+                return DerivedCell{hidden ? "?" : text, metric, hidden};
+            };
+            const MetricValue* regime = d.find(w.name + ".measured_regime");
+            r.flops_per_s = cell("flops_per_s", format::quantity(p->flops_per_s, "FLOP/s"));
+            r.bytes_per_s = cell("bytes_per_s", format::quantity(p->bytes_per_s, "B/s"));
+            r.ai = cell("ai", format::number(p->ai));
+            r.roof_fraction = cell("roof_fraction", format::percent(p->roof_fraction));
+            r.regime = cell("measured_regime", regime ? regime->text : std::string("-"));
+        }
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+std::string ceiling_status(const Ceiling& c) {
+    if (c.source.rfind("raised", 0) == 0) return c.source;
+    if (c.source.rfind("re-measured", 0) == 0) return "re-measured in this run";
+    if (!c.trusted) return "not trusted: measured under load or noisy; runs re-measure it";
+    return "";
+}
+
+std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld) {
+    std::vector<std::string> out;
+    for (const auto& d : info.metrics)
+        if (d.graded && withheld.count(d.name)) out.push_back(d.name);
+    return out;
+}
+
+}  // namespace lab

@@ -1,0 +1,42 @@
+// A run as text for people, cell by cell: its workloads with their derived values (withheld
+// values as "?"), how far each ceiling can be trusted, and which graded values a student must
+// work out. The console (cli/console.cpp) and the HTML page (run_html.hpp) lay these out their
+// own way, so what is withheld, and how a figure is written, is decided once.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lab/lesson.hpp"
+
+namespace lab {
+
+// A derived value of a workload: its text, or "?" when the metric is withheld.
+struct DerivedCell {
+    std::string text;
+    std::string metric;     // "triad.ai"
+    bool withheld = false;
+};
+
+struct WorkloadRow {
+    std::string name, params, time, noise, flops, bytes;
+    bool noise_met = true;
+    // Only for workloads the derivation placed on the roofline.
+    std::optional<DerivedCell> flops_per_s, bytes_per_s, ai, roof_fraction, regime;
+};
+
+// One row per measured workload, in the order measured. Times are medians per invocation; the
+// roof fraction is in percent (record::shown_as_percent); the regime as the derivation states it.
+std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, const std::set<std::string>& withheld);
+
+// Where a ceiling's value comes from when it is not a trusted calibration ("re-measured in this
+// run", "not trusted: measured under load or noisy; runs re-measure it"); "" when it is.
+std::string ceiling_status(const Ceiling& c);
+
+// The graded metrics a view withholds, in declaration order: what `lab answers` asks for (the
+// `check.*` helpers, withheld but never asked, are not among them).
+std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld);
+
+}  // namespace lab

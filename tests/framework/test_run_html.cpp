@@ -1,0 +1,202 @@
+// A run's HTML page (`lab report`): every recorded fixture renders with each section, its plots
+// inline exactly as `lab run --plots` draws them and its workloads' rows; withheld values read
+// "?" and appear nowhere else; text from a record never becomes markup; the page fetches
+// nothing and links nowhere outside itself; and it is laid out to print.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "format.hpp"
+#include "html.hpp"
+#include "html_dom.hpp"
+#include "lesson_host.hpp"
+#include "run_html.hpp"
+#include "run_plots.hpp"
+#include "run_record.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace lab;
+using lab_test::HtmlDom;
+
+namespace {
+
+std::vector<fs::path> fixture_runs() {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(lab_test::source_root() / "tests/fixtures/runs/cpu"))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+LessonHost& host() {
+    static LessonHost h;
+    return h;
+}
+
+// A recorded run, its lesson and its derivation.
+struct Recorded {
+    nlohmann::json record;
+    RawRun raw;
+    const LoadedLesson* lesson = nullptr;
+    Derivation derivation;
+    explicit Recorded(const fs::path& file)
+        : record(record::read_record(file)), raw(record::raw_run_from_record(record)), lesson(&host().lesson(raw.lesson_id)),
+          derivation(derive_run(*lesson, raw)) {}
+    std::string page(const std::set<std::string>& withheld, const std::string& run_file = "runs/run.json") const {
+        return render_run_html(RunPage{lesson->info, raw, derivation, withheld, record, run_file});
+    }
+    std::set<std::string> withheld() const { return record::withheld_metrics(lesson->info, false, raw.device_kind); }
+};
+
+}  // namespace
+
+TEST_CASE("every recorded fixture run renders as a page with each section and every plot inline", "[report]") {
+    const auto files = fixture_runs();
+    REQUIRE(files.size() >= 12);
+    for (const auto& file : files) {
+        CAPTURE(file.filename().string());
+        const Recorded run(file);
+        const std::string page = run.page(run.withheld());
+        lab_test::check_self_contained(page);
+        HtmlDom dom(page);
+        for (const char* id : {"device", "experiments", "measurements", "plots", "teaching", "values", "answer"}) {
+            CAPTURE(id);
+            CHECK(dom.count(std::string("//section[@id='") + id + "']") == 1);
+        }
+        CHECK(dom.text("//h1").find(run.lesson->info.title) != std::string::npos);
+        CHECK(dom.count("//table[@class='workloads']/tbody/tr") == static_cast<int>(run.raw.measurements.size()));
+        CHECK(dom.count("//table[@class='ceilings']/tbody/tr") >= 3);
+        CHECK(dom.count("//ul[@class='experiments']/li") == static_cast<int>(run.lesson->info.experiments.size()));
+        // The roofline and each of the lesson's own plots, as `lab run --plots` draws them.
+        const auto plots = run_plots(run.lesson->info, run.raw, run.derivation, run.withheld());
+        REQUIRE(plots.size() == 1 + run.derivation.plots.size());
+        CHECK(dom.count("//section[@id='plots']/figure[@class='plot']/svg") == static_cast<int>(plots.size()));
+        for (std::size_t i = 0; i < plots.size(); ++i) {
+            CAPTURE(plots[i].name);
+            CHECK(page.find(html::inline_svg(plots[i].svg, "plot" + std::to_string(i + 1))) != std::string::npos);
+        }
+        // Plots share a page, so no two elements share an id.
+        auto ids = dom.texts("//@id");
+        std::sort(ids.begin(), ids.end());
+        CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
+        CHECK(dom.count("//pre[@class='commands']") == 1);
+        CHECK(dom.text("//pre[@class='commands']").find("lab answers " + run.raw.lesson_id + " --run runs/run.json > answers.yaml") !=
+              std::string::npos);
+        CHECK(dom.text("//pre[@class='commands']").find("lab submit " + run.raw.lesson_id + " answers.yaml --run runs/run.json") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("a withheld value reads '?' wherever the page shows it, and its value appears nowhere", "[report]") {
+    for (const auto& file : fixture_runs()) {
+        CAPTURE(file.filename().string());
+        const Recorded run(file);
+        const auto withheld = run.withheld();
+        const std::string page = run.page(withheld);
+        HtmlDom dom(page);
+        // Every cell that shows a withheld metric is a '?', marked as withheld.
+        int marked = 0;
+        for (const std::string& metric : dom.texts("//td[@data-metric]/@data-metric")) {
+            CAPTURE(metric);
+            const std::string cell = "//td[@data-metric='" + metric + "']";
+            if (withheld.count(metric)) {
+                CHECK(dom.text(cell) == "?");
+                CHECK(dom.text(cell + "/@class").find("withheld") != std::string::npos);
+                ++marked;
+            } else {
+                CHECK(dom.text(cell) != "?");
+            }
+        }
+        CHECK(dom.count("//td[contains(@class, 'withheld')]") == marked);
+        // Nor is a graded number written anywhere else: not in the plots (labels, tooltips, data
+        // attributes), the teaching text or the derived values. The raw measurements and the
+        // ceilings are shown as the console shows them, and may equal an answer a student reads
+        // off them (02.11's launch cost is its empty kernel's time). A regime is a word any page
+        // uses, so only numbers with a unit are looked for.
+        const char* outside_raw = "[not(ancestor::table[@class='workloads' or @class='ceilings'])]";
+        std::string derived_text;
+        for (const auto& t : dom.texts(std::string("//text()") + outside_raw + " | //@*" + outside_raw)) derived_text += t + "\n";
+        // (A value some shown metric also has is no leak: 02.06's GEMV and GEMM at batch 1 share
+        // an AI, and only the GEMM's is asked.)
+        std::set<std::string> shown_values;
+        for (const auto& m : run.derivation.metrics)
+            if (!withheld.count(m.name)) shown_values.insert(record::format_value(m));
+        for (const auto& name : withheld) {
+            const MetricValue* v = run.derivation.find(name);
+            if (!v || v->kind == MetricKind::category || v->unit.empty() || v->unit == "ratio") continue;
+            if (shown_values.count(record::format_value(*v))) continue;
+            CAPTURE(name, record::format_value(*v));
+            CHECK(derived_text.find(record::format_value(*v)) == std::string::npos);
+        }
+        // Which graded values `lab answers` asks for are listed.
+        CHECK(dom.count("//ul[@class='asked']/li") ==
+              static_cast<int>(std::count_if(run.lesson->info.metrics.begin(), run.lesson->info.metrics.end(),
+                                             [&](const MetricDecl& d) { return d.graded && withheld.count(d.name); })));
+
+        // Revealed: the same cells hold their values.
+        HtmlDom revealed(run.page({}));
+        CHECK(revealed.count("//td[contains(@class, 'withheld')]") == 0);
+        CHECK(revealed.count("//ul[@class='asked']") == 0);
+    }
+}
+
+TEST_CASE("text from a record is shown as text, never as markup", "[report]") {
+    Recorded run(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json");
+    const std::string evil = "<script>alert(1)</script>";
+    run.raw.options.student = evil;
+    run.raw.facts.name = "<img src=x onerror=alert(2)>";
+    run.raw.facts.extra["virtualised"] = "</dd><iframe src=//evil.example>";
+    run.record["notes"] = {"<a href=\"https://evil.example\">click</a>"};
+    run.record["started_at"] = "\"><b>bold</b>";
+    run.raw.skipped.push_back({"<svg onload=alert(3)>", "it's <b>not</b> here & \"quoted\""});
+    const std::string page = run.page(run.withheld(), "runs/<it's> & \"q\".json");
+    lab_test::check_self_contained(page);
+    HtmlDom dom(page);
+    CHECK(dom.count("//b") == 0);
+    CHECK(dom.count("//a[contains(@href, 'evil')]") == 0);
+    CHECK(dom.text("//header").find(evil) != std::string::npos);  // shown as the text it is
+    CHECK(page.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+    CHECK(page.find("<script") == std::string::npos);
+    CHECK(page.find("<img") == std::string::npos);
+    CHECK(page.find("<iframe") == std::string::npos);
+    // The run file is quoted for the shell, then escaped for the page.
+    CHECK(dom.text("//pre[@class='commands']").find("--run 'runs/<it'\\''s> & \"q\".json'") != std::string::npos);
+}
+
+TEST_CASE("a page keeps its tables and plots whole when printed", "[report]") {
+    const std::string page = html::page("t", "<p>x</p>");
+    const auto print = page.find("@media print");
+    REQUIRE(print != std::string::npos);
+    const std::string css = page.substr(print);
+    CHECK(css.find("figure.plot, pre, .box, dl.facts { break-inside: avoid;") != std::string::npos);
+    CHECK(css.find("table { font-size: 8pt; break-inside: avoid;") != std::string::npos);
+    CHECK(css.find("thead { display: table-header-group; }") != std::string::npos);
+    CHECK(css.find("tr, td, th { break-inside: avoid;") != std::string::npos);
+    CHECK(css.find("print-color-adjust: exact") != std::string::npos);
+}
+
+TEST_CASE("html helpers: escaping, relative links, inline SVG ids, shell quoting", "[report]") {
+    CHECK(html::escape("a<b>&\"c\"'d'") == "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;");
+    CHECK(html::escape("µs 2^26") == "µs 2^26");
+    CHECK(html::url_path("class-reports/alice_1.html") == "class-reports/alice_1.html");
+    CHECK(html::url_path("../my class#1.html") == "../my%20class%231.html");
+    CHECK(html::url_path("javascript:alert(1)") == "javascript%3Aalert%281%29");
+
+    const std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\">"
+                            "<defs><clipPath id=\"plot-area\"><rect/></clipPath></defs><g clip-path=\"url(#plot-area)\">"
+                            "<use href=\"#plot-area\"/><text data-id=\"x\">id=\"no\"</text></g></svg>\n";
+    const std::string inlined = html::inline_svg(svg, "p1");
+    CHECK(inlined.rfind("<svg", 0) == 0);
+    CHECK(inlined.find("<?xml") == std::string::npos);
+    CHECK(inlined.find("id=\"p1-plot-area\"") != std::string::npos);
+    CHECK(inlined.find("url(#p1-plot-area)") != std::string::npos);
+    CHECK(inlined.find("href=\"#p1-plot-area\"") != std::string::npos);
+    CHECK(inlined.find("data-id=\"x\"") != std::string::npos);
+
+    CHECK(shell_quote("runs/02.05-20260101.json") == "runs/02.05-20260101.json");
+    CHECK(shell_quote("my runs/a.json") == "'my runs/a.json'");
+    CHECK(shell_quote("it's") == "'it'\\''s'");
+    CHECK(shell_quote("") == "''");
+}
