@@ -245,7 +245,11 @@ std::vector<std::string> replay_plan(Lesson& lesson, const RawRun& run) {
 }
 
 RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind kind, bool quick) {
-    auto [facts, ceilings] = model_device(kind);
+    // Named variables, not a structured binding: lambdas below capture them (clang < 16 cannot
+    // capture a binding, and the fuzzing build uses clang 14).
+    const std::pair<DeviceFacts, Ceilings> model = model_device(kind);
+    const DeviceFacts& facts = model.first;
+    const Ceilings& ceilings = model.second;
     RawRun run;
     run.lesson_id = lesson_id;
     run.options.quick = quick;

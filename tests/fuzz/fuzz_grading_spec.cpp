@@ -1,0 +1,8 @@
+// libFuzzer target: a grading spec, as lab check-spec and the grader read it.
+#include "fuzz_entries.hpp"
+#include "fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    static const std::string name = "grading_spec";
+    return lab_fuzz::with_file(data, size, lab_fuzz::suffix(name), lab_fuzz::entries().at(name));
+}

@@ -1,0 +1,8 @@
+// libFuzzer target: a Kineto or lab trace, as lab trace reads it.
+#include "fuzz_entries.hpp"
+#include "fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    static const std::string name = "trace";
+    return lab_fuzz::with_file(data, size, lab_fuzz::suffix(name), lab_fuzz::entries().at(name));
+}
