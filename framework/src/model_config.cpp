@@ -254,6 +254,9 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
         if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);  // drop "[json.exception...] parse error at line N, column M"
         throw InputError(where + ":" + std::to_string(line_of(text, e.byte > 0 ? e.byte - 1 : 0)), "not JSON: " + what,
                          "a HuggingFace config.json is one JSON object; correct the line named");
+    } catch (const json::exception& e) {
+        // A number beyond a double (1e400: found by fuzzing) is nlohmann's out_of_range, not a parse error.
+        throw InputError(where, std::string("not JSON lab can read: ") + e.what(), "correct the number or value it names");
     }
     if (!j.is_object())
         throw InputError(where, std::string("expected one JSON object of model keys, got a ") + j.type_name(),

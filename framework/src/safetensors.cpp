@@ -85,6 +85,9 @@ json parse_json(const std::string& text, const std::string& where, const std::st
         return json::parse(text, cb);
     } catch (const json::parse_error& e) {
         throw InputError(where, "the " + what_it_is + " is not valid JSON: " + e.what(), fix);
+    } catch (const json::exception& e) {
+        // A number beyond a double (found by fuzzing) is nlohmann's out_of_range, not a parse error.
+        throw InputError(where, "the " + what_it_is + " holds a value lab cannot read: " + e.what(), fix);
     }
 }
 
