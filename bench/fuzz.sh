@@ -49,7 +49,8 @@ seed ceilings_cache "${XDG_CACHE_HOME:-$HOME/.cache}"/lab/ceilings/*.json
 
 printf '%-15s %12s %8s %9s %8s %9s %5s %6s\n' target executions cov features crashes timeouts oom leaks
 for t in "${targets[@]}"; do
-  out="build-fuzz/findings/$t"; mkdir -p "$out"
+  # A fresh folder per run: earlier findings, once fixed, live in tests/fixtures/fuzz_regressions.
+  out="build-fuzz/findings/$t"; rm -rf "$out"; mkdir -p "$out"
   dict=""; [ -f "tests/fuzz/$t.dict" ] && dict="-dict=tests/fuzz/$t.dict"
   log="build-fuzz/findings/$t.log"
   # -fork keeps fuzzing past a finding, so one bug does not hide the next; each finding is a file.
