@@ -20,7 +20,7 @@ LessonOutcome run_lesson(const LessonRequest& r) {
     Catalog cat = discover(paths::plugin_dirs());
     for (const auto& w : cat.warnings) std::cerr << "warning: " << w << "\n";
     const PluginIdentity& ident = find_lesson(cat, r.id);
-    LessonOutcome out{load_lesson(ident.file), {}, {}, {}, 0, {}};
+    LessonOutcome out{load_lesson(ident.file), {}, {}, {}, 0, {}, {}};
 
     CourseConfig course = load_course(paths::config_dir() / "course.yaml");
     RunOptions options;

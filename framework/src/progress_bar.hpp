@@ -1,7 +1,8 @@
 // A progress bar on stderr for the steps that take more than a moment (calibration, a lesson's
 // run, grading a class, an audit): what the step is, what it is doing now, how far along, and an
 // estimate of the time left. Drawn only when stderr is a terminal (a log or a pipe gets nothing,
-// so outputs stay clean), only once a step has run kShowAfter_s, at most 10 times a second.
+// so outputs stay clean), only once a step has run kShowAfter_s ($LAB_PROGRESS_AFTER overrides),
+// at most 10 times a second.
 #pragma once
 
 #include <chrono>

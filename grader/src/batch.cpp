@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -120,20 +121,25 @@ std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::
         while (parent[i] != i) i = parent[i] = parent[parent[i]];
         return i;
     };
-    std::map<std::size_t, double> worst;   // by group root: the largest difference inside it
-    std::map<std::size_t, std::string> worst_where;
+    struct Link {
+        std::size_t i, j;
+        double difference;
+        std::string where;
+    };
+    std::vector<Link> links;
     for (std::size_t i = 0; i < prints.size(); ++i)
         for (std::size_t j = i + 1; j < prints.size(); ++j) {
             if (prints[i].student == prints[j].student) continue;
             std::string where;
             const double d = largest_difference(prints[i], prints[j], where);
             if (!(d <= kNearCopyTolerance)) continue;
-            const std::size_t a = root(i), b = root(j);
-            const double w = std::max({d, worst[a], worst[b]});
-            const std::string at = d >= worst[a] && d >= worst[b] ? where : worst[a] >= worst[b] ? worst_where[a] : worst_where[b];
-            parent[b] = a;
-            worst[a] = w, worst_where[a] = at;
+            parent[root(j)] = root(i);
+            links.push_back({i, j, d, where});
         }
+    // The evidence of a group: the largest difference among the pairs that joined it.
+    std::map<std::size_t, const Link*> worst;
+    for (const auto& l : links)
+        if (const Link*& w = worst[root(l.i)]; !w || l.difference > w->difference) w = &l;
     std::map<std::size_t, std::vector<std::size_t>> clusters;
     for (std::size_t i = 0; i < prints.size(); ++i) clusters[root(i)].push_back(i);
     for (const auto& [r, members] : clusters) {
@@ -143,8 +149,8 @@ std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::
         if (students.size() < 2) continue;
         add_group("near_copy", members,
                   fmt::format("{} runs of {} students agree on every workload's median within {:g}% (largest difference {:.2g}%{})",
-                              members.size(), students.size(), 100 * kNearCopyTolerance, 100 * worst[r],
-                              worst_where[r].empty() ? "" : ", on " + worst_where[r]));
+                              members.size(), students.size(), 100 * kNearCopyTolerance, 100 * worst.at(r)->difference,
+                              worst.at(r)->where.empty() ? "" : ", on " + worst.at(r)->where));
     }
     // A folder holding another student's run.
     for (const auto& p : prints)
@@ -199,8 +205,10 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             fs::path answers, run;
             find_files(folder, answers, run);
             e.run_file = run.string();
+            // Read once: every readable run is compared across the class, graded or not, and
+            // graded from the same copy.
+            std::optional<std::pair<nlohmann::json, RawRun>> read;
             if (!run.empty()) {
-                // Every readable run is compared across the class, graded or not.
                 try {
                     nlohmann::json rec = record::read_record(run);
                     RawRun raw = record::raw_run_from_record(rec);
@@ -209,6 +217,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                     e.student = raw.options.student;
                     e.lesson = raw.lesson_id;
                     prints.push_back(std::move(f));
+                    read.emplace(std::move(rec), std::move(raw));
                 } catch (const std::exception&) {
                     // Reported below by grading, which reads it again and says what is wrong.
                 }
@@ -216,7 +225,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             if (answers.empty() || run.empty()) {
                 e.error = answers.empty() ? "no answers file found" : "no run record found";
             } else {
-                e.report = grade_files(ctx, "", answers, run);
+                e.report = read ? grade_read_run(ctx, "", answers, read->first, read->second, run) : grade_files(ctx, "", answers, run);
                 e.ok = true;
                 e.student = e.report.student;
                 e.lesson = e.report.lesson;

@@ -162,7 +162,11 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     else if (q.partial.within > 0 && within(claim.value, expected, q.tolerance, q.partial.within)) r.verdict = Verdict::partial;
     else r.verdict = Verdict::wrong;
     r.feedback = "accepted " + describe_tolerance(q, unit) + (r.verdict == Verdict::partial ? " (partial credit band)" : "");
-    if (r.verdict == Verdict::wrong) r.feedback += unit_slip_hint(r.claim, claim.value, expected, q, unit);
+    if (r.verdict == Verdict::wrong)
+        if (const std::string hint = unit_slip_hint(r.claim, claim.value, expected, q, unit); !hint.empty()) {
+            r.feedback += hint;
+            r.advises = true;
+        }
 }
 
 }  // namespace
@@ -346,7 +350,8 @@ GradeReport grade(const Submission& s) {
         }
         if (r.claim.empty()) {
             r.verdict = Verdict::missing;
-            r.feedback = misspelt.count(q.id) ? "no answer (you answered '" + misspelt[q.id] + "': rename it " + q.id + ")" : "no answer";
+            r.advises = misspelt.count(q.id) > 0;
+            r.feedback = r.advises ? "no answer (you answered '" + misspelt[q.id] + "': rename it " + q.id + ")" : "no answer";
         } else if (q.type == QuestionType::number || q.type == QuestionType::integer) {
             double expected = metric ? metric->number : units::parse_claim(*q.expected.value, q.unit).value;
             grade_number(r, q, expected, s.raw, metric ? metric->unit : q.unit);

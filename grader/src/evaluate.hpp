@@ -28,6 +28,7 @@ struct QuestionResult {
     std::string claim;             // as written
     std::string expected;          // formatted, for reports that may show it
     std::string feedback;          // why (the tolerance, the unit error, "either regime accepted near the ridge")
+    bool advises = false;          // the feedback tells the student about their own answer (a unit slip, a misspelt id)
 };
 
 struct GradeReport {

@@ -119,9 +119,7 @@ std::string console_report(const GradeReport& r) {
             std::string notes;
             // Said whenever it tells the student something: why void or unreadable, a unit slip
             // ("0.296 was read as 0.296%"), a misspelt id.
-            const bool telling = q.feedback.find("did you mean") != std::string::npos || q.feedback.find("off by exactly") != std::string::npos ||
-                                 q.feedback.find("you answered") != std::string::npos;
-            if (q.verdict == Verdict::void_question || q.verdict == Verdict::invalid || telling) notes = q.feedback;
+            if (q.verdict == Verdict::void_question || q.verdict == Verdict::invalid || q.advises) notes = q.feedback;
             else if (q.verdict != Verdict::correct && !q.question.hint.empty()) notes = "hint: " + q.question.hint;
             std::string exp = shown_expected(r, q);
             if (!exp.empty() && q.verdict != Verdict::void_question) notes = "expected " + exp + (notes.empty() ? "" : "; " + notes);
@@ -187,7 +185,7 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
         if (q.verdict == Verdict::void_question) continue;
         std::string output = "Your answer: " + (q.claim.empty() ? std::string("(none)") : q.claim) + "\nVerdict: " +
                              to_string(q.verdict);
-        if (!q.feedback.empty() && (q.verdict != Verdict::missing || q.feedback != "no answer")) output += "\n" + q.feedback;
+        if (!q.feedback.empty() && (q.verdict != Verdict::missing || q.advises)) output += "\n" + q.feedback;
         if (q.verdict != Verdict::correct && !q.question.hint.empty()) output += "\nHint: " + q.question.hint;
         std::string exp = r.show_expected && !q.expected.empty() ? q.expected : "";
         if (!exp.empty()) output += "\nExpected: " + exp;

@@ -31,10 +31,15 @@ const GradingSpec& GradingContext::spec(const std::string& id) {
 
 GradeReport grade_files(GradingContext& ctx, const std::string& lesson_id, const std::filesystem::path& answers_file,
                         const std::filesystem::path& run_file, const std::optional<std::string>& submitter) {
+    const nlohmann::json record = record::read_record(run_file);
+    return grade_read_run(ctx, lesson_id, answers_file, record, record::raw_run_from_record(record), run_file, submitter);
+}
+
+GradeReport grade_read_run(GradingContext& ctx, const std::string& lesson_id, const std::filesystem::path& answers_file,
+                           const nlohmann::json& record, const RawRun& raw, const std::filesystem::path& run_file,
+                           const std::optional<std::string>& submitter) {
     AnswersFile answers = load_answers(answers_file);
     const std::string id = lesson_id.empty() ? answers.lesson : lesson_id;
-    nlohmann::json record = record::read_record(run_file);
-    RawRun raw = record::raw_run_from_record(record);
     // Which lesson, before anything lesson-specific runs: a run of another lesson is bad input.
     if (answers.lesson != id)
         throw InputError(answers.file, "the answers are for lesson '" + answers.lesson + "' but are being graded as " + id,

@@ -44,4 +44,10 @@ private:
 GradeReport grade_files(GradingContext& ctx, const std::string& lesson, const std::filesystem::path& answers,
                         const std::filesystem::path& run, const std::optional<std::string>& submitter = std::nullopt);
 
+// The same, for a run already read (record::read_record, raw_run_from_record): a class's batch
+// reads each record once, for its fingerprint and its grade.
+GradeReport grade_read_run(GradingContext& ctx, const std::string& lesson, const std::filesystem::path& answers,
+                           const nlohmann::json& record, const RawRun& raw, const std::filesystem::path& run_file,
+                           const std::optional<std::string>& submitter = std::nullopt);
+
 }  // namespace lab::grader
