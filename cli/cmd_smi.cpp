@@ -2,7 +2,6 @@
 // default table, -q, --query-gpu CSV and dmon), as a table or with --json (the keys are a
 // contract: docs/smi.md), and in words what it does and does not tell. Absent fields are null,
 // never 0. A file that is no capture, or one cut short, exits 2 naming the line.
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -108,11 +107,7 @@ int cmd_smi(const Args& args) {
         std::istringstream in(vm["columns"].as<std::string>());
         for (std::string f; std::getline(in, f, ',');) columns.push_back(f);
     }
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file, "cannot be read", "check the path");
-    std::stringstream text;
-    text << in.rdbuf();
-    const json out = to_json(smi::parse(text.str(), file, columns), file);
+    const json out = to_json(smi::read(file, columns), file);
     if (vm.count("json")) std::cout << out.dump(2) << "\n";
     else print(std::cout, out);
     return 0;

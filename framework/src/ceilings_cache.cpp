@@ -12,6 +12,7 @@
 
 #include "atomic_file.hpp"
 #include "digest.hpp"
+#include "json_input.hpp"
 #include "lab/lesson.hpp"
 #include "paths.hpp"
 #include "run_record.hpp"
@@ -20,6 +21,14 @@ namespace lab {
 
 namespace {
 constexpr const char* kCacheSchema = "lab.ceilings/1";
+
+// The cache is lab's own file, but it sits in the user's home where anything may have written
+// it: read within limits (a real one is a few KB, nested four levels), and any problem with it
+// is a reason to measure again.
+const JsonLimits kCacheLimits{1u << 20, "1 MiB", 16, "kCacheDepth, 16"};
+nlohmann::json read_cache_json(const std::filesystem::path& file) {
+    return load_json_input(file, "the ceilings cache", kCacheLimits, "", "");
+}
 
 // The device identity a cache entry belongs to: name, SIMD variant, caches and memory. A new
 // CPU model, a changed VM size or a different kernel variant measures again.
@@ -91,12 +100,10 @@ std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& f,
 
 std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, const DeviceFacts& facts,
                                              std::string* problem) {
-    std::ifstream in(file);
-    if (!in) return std::nullopt;
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) return std::nullopt;
     try {
-        std::stringstream ss;
-        ss << in.rdbuf();
-        auto j = nlohmann::json::parse(ss.str());
+        auto j = read_cache_json(file);
         if (j.value("schema", "") != kCacheSchema) throw std::runtime_error("unknown schema");
         if (j.at("device_identity").get<std::string>() != identity(facts))
             throw std::runtime_error("it belongs to another device");
@@ -124,11 +131,9 @@ std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::p
         if (stem.rfind("cuda-", 0) == 0) c.kind = DeviceKind::cuda;
         else if (stem.rfind("cpu-", 0) != 0) continue;
         try {
-            std::ifstream in(entry.path());
-            std::stringstream ss;
-            ss << in.rdbuf();
-            const auto j = nlohmann::json::parse(ss.str());
-            const auto facts = nlohmann::json::parse(j.at("device_identity").get<std::string>());
+            const auto j = read_cache_json(entry.path());
+            const auto facts = parse_json_input(j.at("device_identity").get<std::string>(), entry.path(), "the device identity",
+                                                kCacheLimits, "");
             c.device_name = facts.at("name").get<std::string>();
             c.memory_bytes = facts.value("memory_bytes", std::uint64_t{0});
             if (!here.count(c.device_name)) continue;

@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace lab {
@@ -29,7 +30,7 @@ std::string gzip_compress(const std::string& data) {
     return out;
 }
 
-std::string gzip_decompress(const std::string& data) {
+std::string gzip_decompress(const std::string& data, const GzipLimits& limits) {
     z_stream z{};
     if (inflateInit2(&z, kAutoDetectWindow) != Z_OK) throw std::runtime_error("zlib inflateInit2 failed");
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
@@ -46,6 +47,17 @@ std::string gzip_decompress(const std::string& data) {
             throw std::runtime_error(rc == Z_BUF_ERROR ? "the compressed data is truncated" : "the data is not valid gzip");
         }
         out.append(chunk, sizeof chunk - z.avail_out);
+        const bool too_large = out.size() > limits.max_bytes;
+        const bool bomb = out.size() > limits.ratio_after &&
+                          static_cast<double>(out.size()) > limits.max_ratio * static_cast<double>(std::max<uLong>(z.total_in, 1));
+        if (too_large || bomb) {
+            const std::string read_so_far = std::to_string(z.total_in), out_so_far = std::to_string(out.size());
+            inflateEnd(&z);
+            if (too_large)
+                throw GzipLimitExceeded("it expands past " + std::string(limits.max_bytes_name) + ", the limit for it");
+            throw GzipLimitExceeded("it expands more than " + std::string(limits.max_ratio_name) + "-fold (" + read_so_far +
+                                    " compressed bytes gave " + out_so_far + "): a compression bomb, not a real file");
+        }
     }
     inflateEnd(&z);
     return out;

@@ -2,12 +2,30 @@
 // and PyTorch writes its traces as .json.gz.
 #pragma once
 
+#include <cstddef>
+#include <stdexcept>
 #include <string>
 
 namespace lab {
 
+// What a compressed file handed to lab may expand to: a gzip bomb (1 MB that inflates to 1 GB)
+// is refused once it passes either bound, before the memory is spent.
+struct GzipLimits {
+    std::size_t max_bytes;        // decompressed size
+    const char* max_bytes_name;   // "2 GiB (kMaxTraceBytes)", for the message
+    double max_ratio;             // decompressed bytes per compressed byte read so far...
+    const char* max_ratio_name;   // "200 (kMaxGzipRatio)"
+    std::size_t ratio_after;      // ...checked once this much has come out (small files may be any ratio)
+};
+
+// A limit of GzipLimits was passed; what() names it.
+struct GzipLimitExceeded : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 std::string gzip_compress(const std::string& data);
-// Throws std::runtime_error on data that is not gzip (or zlib) or is truncated.
-std::string gzip_decompress(const std::string& data);
+// Throws std::runtime_error on data that is not gzip (or zlib) or is truncated, and
+// GzipLimitExceeded when the output passes a limit.
+std::string gzip_decompress(const std::string& data, const GzipLimits& limits);
 
 }  // namespace lab

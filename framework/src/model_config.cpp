@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
+#include "input_file.hpp"
 
 namespace lab {
 
@@ -248,7 +249,14 @@ std::size_t line_of(const std::string& text, std::size_t byte) {
 ModelConfig parse_model_config(const std::string& text, const std::string& where) {
     json j;
     try {
-        j = json::parse(text);
+        // The nesting is bounded as it is parsed: copying or printing a deeper tree would recurse.
+        j = json::parse(text, [&](int depth, json::parse_event_t, json&) {
+            if (depth > kMaxModelConfigDepth)
+                throw InputError(where, "arrays and objects nested deeper than " + std::to_string(kMaxModelConfigDepth) +
+                                            " levels (kMaxModelConfigDepth)",
+                                 "a HuggingFace config.json nests two or three levels: give the model's own file");
+            return true;
+        });
     } catch (const json::parse_error& e) {
         std::string what = e.what();
         if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);  // drop "[json.exception...] parse error at line N, column M"
@@ -271,11 +279,9 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
 }
 
 ModelConfig read_model_config(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string(), "cannot read the file", "check the path and its permissions");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ModelConfig m = parse_model_config(ss.str(), file.string());
+    const std::string text = read_input_file(file, "the model config", kMaxModelConfigBytes, "4 MiB (kMaxModelConfigBytes)",
+                                             "check the path and its permissions");
+    ModelConfig m = parse_model_config(text, file.string());
     m.name = file.filename() == "config.json" && file.has_parent_path() ? file.parent_path().filename().string()
                                                                         : file.stem().string();
     return m;

@@ -6,6 +6,7 @@
 // dropouts, token ids, GPT-2's summary_*, ...) are accepted and ignored.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,10 +15,15 @@
 
 namespace lab {
 
+// What a hostile config cannot exceed, each named in the refusal (a real config.json: a few KB,
+// nested two or three levels).
+inline constexpr std::uintmax_t kMaxModelConfigBytes = 4u << 20;
+inline constexpr int kMaxModelConfigDepth = 32;
+
 // Reads `file`. Throws lab::InputError naming the file (and line where the key is found), the key
 // and the fix for: text that is not JSON (with its line), a value of the wrong type, a zero or
 // negative size, heads that do not divide the hidden size (with no head_dim), KV heads that do
-// not divide the heads, an unknown family, a missing key, a refused key.
+// not divide the heads, an unknown family, a missing key, a refused key, a limit above passed.
 transformer::ModelConfig read_model_config(const std::filesystem::path& file);
 
 // The same from text; `where` names it in messages (a file name).

@@ -71,7 +71,11 @@ std::size_t invalid_utf8_at(const std::string& s) {
 // silently). Throws InputError naming `where`.
 json parse_json(const std::string& text, const std::string& where, const std::string& what_it_is, const char* fix) {
     std::vector<std::set<std::string>> keys;  // one set per open object
-    auto cb = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    auto cb = [&](int depth, json::parse_event_t event, json& parsed) {
+        // Bounded as it is parsed: copying or printing a deeper tree would recurse.
+        if (depth > kMaxHeaderDepth)
+            throw InputError(where, "the " + what_it_is + " nests arrays and objects deeper than " + std::to_string(kMaxHeaderDepth) +
+                                        " levels (kMaxHeaderDepth)", fix);
         if (event == json::parse_event_t::object_start) keys.emplace_back();
         else if (event == json::parse_event_t::object_end) keys.pop_back();
         else if (event == json::parse_event_t::key && !keys.empty()) {

@@ -26,6 +26,8 @@ const std::vector<std::string>& dtype_names();
 
 // The header may not be larger than this (upstream's MAX_HEADER_SIZE).
 constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+// The header's nesting (a real one: {name: {dtype, shape: [..], data_offsets: [..]}}, three levels).
+constexpr int kMaxHeaderDepth = 16;
 
 struct Tensor {
     std::string name;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "errors.hpp"
+#include "input_file.hpp"
 
 namespace lab::smi {
 
@@ -50,6 +51,12 @@ std::optional<double> number(const std::string& s) {
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
     return end == t.c_str() || !std::isfinite(v) ? std::nullopt : std::optional<double>(v);
+}
+// A process id: a whole number in a pid's range (a larger one would not fit the integer it goes in).
+std::optional<long long> pid(const std::string& s) {
+    const auto v = number(s);
+    if (!v || *v < 0 || *v > 1e15 || *v != std::floor(*v)) return std::nullopt;
+    return static_cast<long long>(*v);
 }
 std::optional<std::string> text(const std::string& s) {
     const std::string t = trim(s);
@@ -117,7 +124,7 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
             const auto w = words(at_or_empty(cells(lines[i]), 0));
             if (w.size() < 7 || !number(w[0])) continue;  // "No running processes found"
             const std::size_t gpu = static_cast<std::size_t>(*number(w[0]));
-            Process p{number(w[3]) ? std::optional<long long>(static_cast<long long>(*number(w[3]))) : std::nullopt, "", number(w.back())};
+            Process p{pid(w[3]), "", number(w.back())};
             for (std::size_t k = 5; k + 1 < w.size(); ++k) p.name += (k > 5 ? " " : "") + w[k];
             if (gpu < c.gpus.size()) c.gpus[gpu].processes.push_back(p);
         }
@@ -168,7 +175,7 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         else if (p == "Clocks/SM") g.sm_clock_mhz = number(value);
         else if (p == "Clocks/Memory") g.memory_clock_mhz = number(value);
         else if (p == "Processes") g.processes_listed = true;
-        else if (p == "Processes/Process ID") g.processes.push_back({number(value) ? std::optional<long long>(static_cast<long long>(*number(value))) : std::nullopt, "", {}});
+        else if (p == "Processes/Process ID") g.processes.push_back({pid(value), "", {}});
         else if (p == "Processes/Process ID/Name" && !g.processes.empty()) g.processes.back().name = value;
         else if (p == "Processes/Process ID/Used GPU Memory" && !g.processes.empty()) g.processes.back().used_mib = number(value);
     }
@@ -273,6 +280,11 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
 }
 
 }  // namespace
+
+Capture read(const std::filesystem::path& file, const std::vector<std::string>& csv_columns) {
+    return parse(read_input_file(file, "the capture", kMaxCaptureBytes, "64 MiB (kMaxCaptureBytes)", "check the path"), file,
+                 csv_columns);
+}
 
 Capture parse(const std::string& text_in, const std::filesystem::path& file, const std::vector<std::string>& csv_columns) {
     const auto lines = lines_of(text_in);

@@ -4,6 +4,7 @@
 // prints it and explains what it does and does not say; lesson 02.09 teaches from it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -46,6 +47,11 @@ struct Capture {
 // written with `noheader` (as given to --query-gpu). Throws InputError naming the file, the line
 // and what was expected.
 Capture parse(const std::string& text, const std::filesystem::path& file, const std::vector<std::string>& csv_columns = {});
+
+// Reads `file` (at most kMaxCaptureBytes: a day of `dmon` at one line a second is a few MB) and
+// parses it as above.
+inline constexpr std::uintmax_t kMaxCaptureBytes = 64u << 20;
+Capture read(const std::filesystem::path& file, const std::vector<std::string>& csv_columns = {});
 
 // What the capture says and does not say, in sentences.
 std::vector<std::string> explain(const Capture& c);

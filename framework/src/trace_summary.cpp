@@ -4,6 +4,7 @@
 #include "trace_summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 
 #include "errors.hpp"
 #include "gzip.hpp"
+#include "input_file.hpp"
 
 namespace lab::trace {
 
@@ -20,10 +22,11 @@ namespace {
 
 using json = nlohmann::json;
 
+// A number written as a string ("ts": "1.5e3"); an overflowing one ("1e400") counts as absent.
 std::optional<double> num(const std::string& t) {
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
-    return end == t.c_str() ? std::nullopt : std::optional<double>(v);
+    return end == t.c_str() || !std::isfinite(v) ? std::nullopt : std::optional<double>(v);
 }
 // "Memcpy HtoD (Pageable -> Device)", "memcpy DtoH": the direction token.
 std::string copy_kind(const std::string& name) {
@@ -139,6 +142,7 @@ struct Sax : nlohmann::json_sax<json> {
     Ev ev;
     std::size_t error_at = 0;
     std::string error;
+    bool too_deep = false;
     explicit Sax(Reader& reader) : r(reader) {}
 
     int event_depth() const { return top_array ? 2 : 3; }
@@ -159,7 +163,7 @@ struct Sax : nlohmann::json_sax<json> {
             else if (v && (k.rfind("smsp__", 0) == 0 || k.rfind("dram__", 0) == 0)) ev.counters.push_back({k, *v});
         } else if (depth == 3 && keys[1] == "deviceProperties") {
             if (k == "name" && text && r.s.device_name.empty()) r.s.device_name = *text;
-            if (k == "numSms" && number && !r.s.sms) r.s.sms = static_cast<int>(*number);
+            if (k == "numSms" && number && *number >= 1 && *number <= 1e6 && !r.s.sms) r.s.sms = static_cast<int>(*number);
         } else if (depth == 2 && keys[1] == "otherData") {
             if (k == "lesson") r.lab_format = true;
             if (k == "device" && text && r.s.device_name.empty()) r.s.device_name = *text;
@@ -177,6 +181,10 @@ struct Sax : nlohmann::json_sax<json> {
     bool start_array(std::size_t) override { return open(true); }
     bool open(bool array) {
         if (depth == 0 && array) top_array = true;
+        if (depth >= kMaxTraceDepth) {
+            too_deep = true;  // reported by read() with the limit's name
+            return false;
+        }
         ++depth;
         if (keys.size() <= static_cast<std::size_t>(depth)) keys.resize(static_cast<std::size_t>(depth) + 1);
         keys[static_cast<std::size_t>(depth)].clear();
@@ -202,12 +210,14 @@ struct Sax : nlohmann::json_sax<json> {
 }  // namespace
 
 Summary read(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string(), "cannot be read", "check the path");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text = read_input_file(file, "the trace", kMaxTraceBytes, "2 GiB (kMaxTraceBytes)", "check the path");
     if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
         try {
-            text = gzip_decompress(text);
+            text = gzip_decompress(text, GzipLimits{kMaxTraceBytes, "2 GiB (kMaxTraceBytes)", kMaxGzipRatio,
+                                                    "200 (kMaxGzipRatio)", kGzipRatioAfter});
+        } catch (const GzipLimitExceeded& e) {
+            throw InputError(file.string(), std::string("a gzip file lab will not expand: ") + e.what(),
+                             "give the profiler's own trace; a real trace compresses about 10 to 30-fold");
         } catch (const std::exception& e) {
             throw InputError(file.string(), std::string("a gzip file that does not decompress (") + e.what() + ")",
                              "the file is truncated or damaged: copy or capture it again");
@@ -215,7 +225,11 @@ Summary read(const std::filesystem::path& file) {
     }
     Reader r;
     Sax sax(r);
-    if (!json::sax_parse(text, &sax) || !sax.error.empty())
+    const bool parsed = json::sax_parse(text, &sax);
+    if (sax.too_deep)
+        throw InputError(file.string(), fmt::format("arrays and objects nested deeper than {} levels (kMaxTraceDepth)", kMaxTraceDepth),
+                         "no profiler nests a trace that deep: capture it again");
+    if (!parsed || !sax.error.empty())
         throw InputError(fmt::format("{}: byte {}", file.string(), sax.error_at), "not valid JSON: " + sax.error,
                          "a trace cut short (a profiler that did not finish writing?): capture it again");
     if (!r.saw_events)

@@ -8,6 +8,7 @@
 // runtime/driver call with the same correlation id); syncs count cuda_sync events (lab: "sync").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -58,8 +59,15 @@ struct Summary {
     double idle_fraction() const { return span_us > 0 ? gpu_idle_us() / span_us : 0; }
 };
 
+// What a hostile trace cannot exceed, each named in the refusal. Real traces: a few MB to a few
+// hundred MB of JSON, compressing 10 to 30-fold, nested 4 or 5 levels.
+inline constexpr std::size_t kMaxTraceBytes = std::size_t{2} << 30;  // the file, and its text once decompressed
+inline constexpr double kMaxGzipRatio = 200;                          // decompressed / compressed bytes...
+inline constexpr std::size_t kGzipRatioAfter = std::size_t{16} << 20; // ...once 16 MiB have come out
+inline constexpr int kMaxTraceDepth = 64;
+
 // Reads and summarises `file` (gzip when it starts with gzip's magic bytes). Throws InputError
-// for a truncated .gz, text that is not JSON (with the byte offset where it broke), or JSON that
+// for a truncated .gz, a limit above passed, text that is not JSON (with the byte offset where it broke), or JSON that
 // is neither a Kineto nor a Chrome trace.
 Summary read(const std::filesystem::path& file);
 

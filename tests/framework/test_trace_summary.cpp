@@ -107,10 +107,10 @@ TEST_CASE("a truncated .gz, a cut JSON and a JSON that is no trace are refused",
     const std::string gz = lab_test::read_file(fixture("a100_event_sync.json.gz"));
     lab_test::write_file(d / "cut.json.gz", gz.substr(0, gz.size() / 2));
     CHECK_THAT(refusal(d / "cut.json.gz"), Contains("does not decompress"));
-    const std::string text = gzip_decompress(gz);
+    const std::string text = gzip_decompress(gz, GzipLimits{1u << 30, "1 GiB", 1000, "1000", 0});
     lab_test::write_file(d / "cut.json", text.substr(0, 1000));
     CHECK_THAT(refusal(d / "cut.json"), Contains("cut.json: byte"));
     lab_test::write_file(d / "config.json", R"({"hidden_size": 4096})");
     CHECK_THAT(refusal(d / "config.json"), Contains("not a trace"));
-    CHECK_THAT(refusal(d / "missing.json"), Contains("cannot be read"));
+    CHECK_THAT(refusal(d / "missing.json"), Contains("cannot read the trace"));
 }

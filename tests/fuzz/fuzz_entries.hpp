@@ -33,7 +33,7 @@ inline const std::map<std::string, Entry>& entries() {
         {"safetensors", [](const auto& f) { lab::safetensors::read_file(f); }},
         {"trace", [](const auto& f) { lab::trace::read(f); }},
         {"trace_gz", [](const auto& f) { lab::trace::read(f); }},
-        {"smi", [](const auto& f) { lab::smi::parse(lab::read_input_file(f, "the capture", 64u << 20, "64 MiB", ""), f); }},
+        {"smi", [](const auto& f) { lab::smi::read(f); }},
         {"ceilings_cache",
          [](const auto& f) {
              std::string problem;
