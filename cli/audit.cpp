@@ -76,4 +76,63 @@ std::string hardware_mismatch(const RawRun& submitted, const RawRun& audited) {
     return "";
 }
 
+void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tolerance) {
+    a.comparison = compare_runs(submitted, again, tolerance);
+    if (std::string other = hardware_mismatch(submitted, again); !other.empty()) {
+        a.verdict = "other_hardware";
+        a.detail = other + ": an audit needs the hardware the run was made on";
+    } else {
+        a.verdict = a.comparison.reproduces ? "reproduces" : "does_not_reproduce";
+        a.detail.clear();
+        for (const auto& p : a.comparison.problems) a.detail += (a.detail.empty() ? "" : "; ") + p;
+    }
+}
+
+namespace {
+struct Counts {
+    int reproduce = 0, not_reproduce = 0, other = 0;
+};
+Counts count(const std::vector<Audited>& results) {
+    Counts c;
+    for (const auto& a : results) {
+        c.reproduce += a.verdict == "reproduces";
+        c.not_reproduce += a.verdict == "does_not_reproduce";
+        c.other += a.verdict == "other_hardware" || a.verdict == "not_audited";
+    }
+    return c;
+}
+}  // namespace
+
+nlohmann::json audit_json(const std::vector<Audited>& results, const AuditSummary& s) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& a : results) {
+        nlohmann::json cmp = nlohmann::json::array();
+        for (const auto& r : a.comparison.rows)
+            cmp.push_back({{"what", r.what}, {"submitted", r.submitted}, {"audited", r.audited}, {"ratio", r.ratio},
+                           {"allowed", r.allowed}, {"within", r.within}});
+        rows.push_back({{"folder", a.task.folder}, {"student", a.task.student}, {"lesson", a.task.lesson}, {"why", a.task.why_sampled},
+                        {"verdict", a.verdict}, {"detail", a.detail}, {"seconds", a.seconds}, {"comparison", cmp}});
+    }
+    const Counts c = count(results);
+    return {{"submissions", s.submissions}, {"audited", results.size()}, {"seed", s.seed}, {"tolerance", s.tolerance},
+            {"where", s.where}, {"reproduce", c.reproduce}, {"do_not_reproduce", c.not_reproduce}, {"not_audited", c.other},
+            {"results", rows}};
+}
+
+void print_audit(std::ostream& out, const std::vector<Audited>& results, const AuditSummary& s) {
+    out << fmt::format("audited {} of {} submissions {} (sample seed {}; medians within x/÷ {:g} or their noise)\n\n", results.size(),
+                       s.submissions, s.where, s.seed, s.tolerance);
+    out << fmt::format("{:<20} {:<16} {:<20} {:<28} {}\n", "folder", "student", "verdict", "why audited", "detail");
+    for (const auto& a : results) {
+        std::string detail = a.detail;
+        if (a.verdict == "reproduces")
+            if (const AuditRow* w = a.comparison.worst()) detail = fmt::format("largest difference: {} {:.3g}x", w->what, w->ratio);
+        out << fmt::format("{:<20} {:<16} {:<20} {:<28} {}\n", a.task.folder, a.task.student, a.verdict, a.task.why_sampled, detail);
+    }
+    const Counts c = count(results);
+    out << fmt::format("\n{} reproduce, {} do not, {} could not be audited\n", c.reproduce, c.not_reproduce, c.other);
+}
+
+int audit_exit_code(const std::vector<Audited>& results) { return count(results).not_reproduce > 0 ? 1 : 0; }
+
 }  // namespace lab::cli

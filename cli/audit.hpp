@@ -5,8 +5,11 @@
 // a command that does, on hardware the instructor vouches for (docs/gradescope.md).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "lab/lesson.hpp"
 
@@ -37,5 +40,34 @@ AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, dou
 
 // "" when the audit's machine can stand for the submission's: the same device kind and name.
 std::string hardware_mismatch(const RawRun& submitted, const RawRun& audited);
+
+// One submission chosen for re-measuring.
+struct AuditTask {
+    std::string folder, student, lesson, why_sampled;
+    std::string run_file;
+};
+
+// Its outcome: reproduces | does_not_reproduce | other_hardware | not_audited.
+struct Audited {
+    AuditTask task;
+    std::string verdict, detail;
+    AuditComparison comparison;
+    double seconds = 0;  // the re-measure's own run time
+};
+
+// The verdict on a submission measured again as `again`.
+void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tolerance);
+
+// The audit as JSON (`--json`, `--out`), and as the console table; the exit code (1 when any
+// submission does not reproduce).
+struct AuditSummary {
+    std::size_t submissions = 0;
+    unsigned seed = 0;
+    double tolerance = kAuditTolerance;
+    std::string where;  // "here", or "on the cluster (jobs 12, 13)"
+};
+nlohmann::json audit_json(const std::vector<Audited>& results, const AuditSummary& s);
+void print_audit(std::ostream& out, const std::vector<Audited>& results, const AuditSummary& s);
+int audit_exit_code(const std::vector<Audited>& results);
 
 }  // namespace lab::cli

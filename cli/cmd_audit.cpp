@@ -1,7 +1,8 @@
 // `lab audit DIR --sample 10%`: re-measure a random sample of a class's submissions (and every
 // flagged one) on this machine and report which reproduce (audit.hpp). Each submission is re-run
 // as it was made (its student, seed, token, quick flag, device kind), in lab's child process like
-// any run; one that cannot be re-run is reported, never fatal to the audit.
+// any run; one that cannot be re-run is reported, never fatal to the audit. With --slurm the
+// re-measures are a job array on the course's cluster (slurm_audit.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "options.hpp"
 #include "progress_bar.hpp"
 #include "run_record.hpp"
+#include "slurm_audit.hpp"
 
 namespace fs = std::filesystem;
 
@@ -43,11 +45,37 @@ std::size_t sample_size(const std::string& text, std::size_t n) {
     }
 }
 
-struct Audited {
-    std::string folder, student, lesson, why_sampled, verdict, detail;
-    AuditComparison comparison;
-    double seconds = 0;
-};
+// Each task re-run here, one after another, in lab's child process like any run.
+std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tolerance) {
+    std::vector<Audited> results;
+    int n = 0;
+    for (const AuditTask& t : tasks) {
+        Audited a{t, "", "", {}, 0};
+        // One line per re-measure (each run draws its own bar below it), with the audit's estimate.
+        const double spent = std::accumulate(results.begin(), results.end(), 0.0, [](double s, const Audited& x) { return s + x.seconds; });
+        std::cerr << fmt::format("audit {}/{}: re-measuring {} ({}, lesson {}){}\n", ++n, tasks.size(), t.folder, t.student, t.lesson,
+                                 results.empty() ? "" : fmt::format(", about {:.0f} s left", spent / results.size() * (tasks.size() - results.size())));
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+            nlohmann::json record = record::read_record(t.run_file);
+            RawRun submitted = record::raw_run_from_record(record);
+            LessonRequest req;
+            req.id = submitted.lesson_id;
+            req.device = to_string(submitted.device_kind);
+            req.replay = submitted.options;
+            req.replay_token = record.value("token", "");
+            LessonOutcome again = run_lesson(req);
+            judge(a, submitted, again.raw, tolerance);
+        } catch (const std::exception& ex) {
+            a.verdict = "not_audited";
+            a.detail = ex.what();
+            std::replace(a.detail.begin(), a.detail.end(), '\n', ' ');
+        }
+        a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        results.push_back(std::move(a));
+    }
+    return results;
+}
 
 }  // namespace
 
@@ -58,13 +86,24 @@ int cmd_audit(const Args& args) {
         "seed", po::value<unsigned>(), "the sample's random seed (default: a fresh one, printed)")(
         "tolerance", po::value<double>()->default_value(kAuditTolerance), "x/÷ factor a median may differ by (at least 1.05)")(
         "key", po::value<std::string>()->default_value(""), "the course key (default $LAB_COURSE_KEY), as for lab grade")(
-        "out", po::value<std::string>(), "write the audit as JSON here")("json", "print the audit as JSON");
+        "out", po::value<std::string>(), "write the audit as JSON here")("json", "print the audit as JSON")(
+        "throttle", po::value<int>()->default_value(slurm::kDefaultThrottle), "with --slurm: tasks running at once (the array's %N)")(
+        "share-nodes", "with --slurm: let re-measures on CPUs share a node (faster; noisier than --exclusive, the default)");
+    slurm::add_options(opts, false);
     po::positional_options_description pos;
     pos.add("dir", 1);
     po::variables_map vm;
-    if (!parse("audit", "lab audit SUBMISSIONS_DIR [--sample 10%|N] [--seed N] [--tolerance F] [--key FILE] [--out audit.json] [--json]",
+    if (!parse("audit",
+               "lab audit SUBMISSIONS_DIR [--sample 10%|N] [--seed N] [--tolerance F] [--key FILE] [--out audit.json] [--json] "
+               "[--slurm [--partition P] [--gres G] [--account A] [--time T] [--throttle N] [--share-nodes] [--work DIR] [--dry-run]]",
                args, opts, pos, vm))
         return 0;
+    slurm::Request cluster = slurm::request_from(vm, "lab-audit");
+    cluster.throttle = vm["throttle"].as<int>();
+    if (cluster.throttle < 1) throw UsageError("lab audit: --throttle is at least 1");
+    cluster.share_nodes = vm.count("share-nodes") > 0;
+    for (const char* flag : {"throttle", "share-nodes"})
+        if (vm.count(flag) && !vm[flag].defaulted() && !vm.count("slurm")) throw UsageError(std::string("--") + flag + " goes with --slurm");
     const double tolerance = vm["tolerance"].as<double>();
     if (!(tolerance >= 1.05)) throw UsageError("lab audit: --tolerance is a factor of at least 1.05 (1.5 means within x/÷ 1.5)");
     std::optional<CourseKey> key;
@@ -97,75 +136,26 @@ int cmd_audit(const Args& args) {
     for (std::size_t i = 0; i < readable.size() && i < k; ++i) why[readable[i]] = "sampled";
     for (const auto& [i, w] : why) chosen.push_back(i);
 
-    std::vector<Audited> results;
-    int n = 0;
+    std::vector<AuditTask> tasks;
     for (std::size_t i : chosen) {
         const auto& e = batch.entries[i];
-        Audited a{e.folder, e.student, e.lesson, why[i], "", "", {}, 0};
-        // One line per re-measure (each run draws its own bar below it), with the audit's estimate.
-        const double spent = std::accumulate(results.begin(), results.end(), 0.0, [](double s, const Audited& x) { return s + x.seconds; });
-        std::cerr << fmt::format("audit {}/{}: re-measuring {} ({}, lesson {}){}\n", ++n, chosen.size(), e.folder, e.student, e.lesson,
-                                 results.empty() ? "" : fmt::format(", about {:.0f} s left", spent / results.size() * (chosen.size() - results.size())));
-        const auto t0 = std::chrono::steady_clock::now();
-        try {
-            nlohmann::json record = record::read_record(e.run_file);
-            RawRun submitted = record::raw_run_from_record(record);
-            LessonRequest req;
-            req.id = submitted.lesson_id;
-            req.device = to_string(submitted.device_kind);
-            req.replay = submitted.options;
-            req.replay_token = record.value("token", "");
-            LessonOutcome again = run_lesson(req);
-            a.comparison = compare_runs(submitted, again.raw, tolerance);
-            if (std::string other = hardware_mismatch(submitted, again.raw); !other.empty()) {
-                a.verdict = "other_hardware";
-                a.detail = other + ": an audit needs the hardware the run was made on";
-            } else {
-                a.verdict = a.comparison.reproduces ? "reproduces" : "does_not_reproduce";
-                for (const auto& p : a.comparison.problems) a.detail += (a.detail.empty() ? "" : "; ") + p;
-            }
-        } catch (const std::exception& ex) {
-            a.verdict = "not_audited";
-            a.detail = ex.what();
-            std::replace(a.detail.begin(), a.detail.end(), '\n', ' ');
-        }
-        a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        results.push_back(std::move(a));
+        tasks.push_back({e.folder, e.student, e.lesson, why[i], fs::absolute(e.run_file).lexically_normal().string()});
     }
-
-    int reproduce = 0, not_reproduce = 0, other = 0;
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& a : results) {
-        reproduce += a.verdict == "reproduces";
-        not_reproduce += a.verdict == "does_not_reproduce";
-        other += a.verdict == "other_hardware" || a.verdict == "not_audited";
-        nlohmann::json cmp = nlohmann::json::array();
-        for (const auto& r : a.comparison.rows)
-            cmp.push_back({{"what", r.what}, {"submitted", r.submitted}, {"audited", r.audited}, {"ratio", r.ratio},
-                           {"allowed", r.allowed}, {"within", r.within}});
-        rows.push_back({{"folder", a.folder}, {"student", a.student}, {"lesson", a.lesson}, {"why", a.why_sampled},
-                        {"verdict", a.verdict}, {"detail", a.detail}, {"seconds", a.seconds}, {"comparison", cmp}});
-    }
-    const nlohmann::json doc = {{"submissions", batch.entries.size()}, {"audited", results.size()}, {"seed", seed},
-                                {"tolerance", tolerance},           {"reproduce", reproduce}, {"do_not_reproduce", not_reproduce},
-                                {"not_audited", other},             {"results", rows}};
-    if (vm.count("out")) write_file_atomically(vm["out"].as<std::string>(), doc.dump(2) + "\n");
-    if (vm.count("json")) {
-        std::cout << doc.dump(2) << "\n";
+    AuditSummary summary{batch.entries.size(), seed, tolerance, "here"};
+    std::vector<Audited> results;
+    if (vm.count("slurm")) {
+        ClusterAudit on = audit_on_cluster(tasks, fs::absolute(vm["dir"].as<std::string>()).lexically_normal(), seed, cluster, tolerance);
+        if (!on.ran) return 0;  // --dry-run
+        results = std::move(on.results);
+        summary.where = on.where;
     } else {
-        std::cout << fmt::format("audited {} of {} submissions (sample seed {}; medians within x/÷ {:g} or their noise)\n\n",
-                                 results.size(), batch.entries.size(), seed, tolerance);
-        std::cout << fmt::format("{:<20} {:<16} {:<20} {:<28} {}\n", "folder", "student", "verdict", "why audited", "detail");
-        for (const auto& a : results) {
-            std::string detail = a.detail;
-            if (a.verdict == "reproduces")
-                if (const AuditRow* w = a.comparison.worst())
-                    detail = fmt::format("largest difference: {} {:.3g}x", w->what, w->ratio);
-            std::cout << fmt::format("{:<20} {:<16} {:<20} {:<28} {}\n", a.folder, a.student, a.verdict, a.why_sampled, detail);
-        }
-        std::cout << fmt::format("\n{} reproduce, {} do not, {} could not be audited here\n", reproduce, not_reproduce, other);
+        results = audit_here(tasks, tolerance);
     }
-    return not_reproduce > 0 ? 1 : 0;
+    const nlohmann::json doc = audit_json(results, summary);
+    if (vm.count("out")) write_file_atomically(vm["out"].as<std::string>(), doc.dump(2) + "\n");
+    if (vm.count("json")) std::cout << doc.dump(2) << "\n";
+    else print_audit(std::cout, results, summary);
+    return audit_exit_code(results);
 }
 
 }  // namespace lab::cli

@@ -16,6 +16,7 @@
 #include "options.hpp"
 #include "paths.hpp"
 #include "scaffold.hpp"
+#include "slurm_check.hpp"
 #include "spec.hpp"
 #include "course.hpp"
 #include "units.hpp"
@@ -110,10 +111,21 @@ int cmd_check(const Args& args) {
         "timeout", po::value<double>()->default_value(0), "stop the lesson after this many seconds")(
         "json", "print the results as JSON")(
         "strict", "fail on measured expectations too (speeds, measured regimes): for a quiet machine");
+    slurm::add_options(opts, true);
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
-    if (!parse("check", "lab check ID [--device D] [--threads N] [--quick] [--timeout S] [--strict] [--json]", args, opts, pos, vm)) return 0;
+    if (!parse("check",
+               "lab check ID [--device D] [--threads N] [--quick] [--timeout S] [--strict] [--json] "
+               "[--slurm --partition A,B,... [--gres G] [--account A] [--time T] [--work DIR] [--dry-run]]",
+               args, opts, pos, vm))
+        return 0;
+    if (vm.count("slurm")) {
+        CheckJobRequest job{vm["id"].as<std::string>(), vm["device"].as<std::string>(), vm.count("quick") > 0, vm.count("strict") > 0,
+                            vm["threads"].as<int>(), vm["timeout"].as<double>(), vm.count("json") > 0};
+        return check_on_cluster(job, slurm::request_from(vm, "lab-slurm"));
+    }
+    slurm::request_from(vm, "");  // refuses --partition and the like without --slurm
     LessonRequest req;
     req.id = vm["id"].as<std::string>();
     req.device = vm["device"].as<std::string>();

@@ -1,6 +1,8 @@
 // `lab run ID`: measure a lesson on this machine's device (in a child process), derive its
 // metrics with the lesson's own code, write the run record atomically and show the results,
-// withholding graded values unless --reveal is given and the course allows it.
+// withholding graded values unless --reveal is given and the course allows it. With --slurm the
+// measuring is a job on the course's cluster (slurm_run.cpp) and the rest happens here, from the
+// record the job wrote. With --replay a recorded run is measured again as it was made.
 #include <fmt/format.h>
 
 #include <ctime>
@@ -20,6 +22,7 @@
 #include "run_plots.hpp"
 #include "run_record.hpp"
 #include "run_report.hpp"
+#include "slurm_run.hpp"
 
 namespace fs = std::filesystem;
 
@@ -50,13 +53,16 @@ int cmd_run(const Args& args) {
         "trace", po::value<std::string>(), "write a Chrome trace of the lesson (Perfetto, chrome://tracing); .gz compresses")(
         "timeout", po::value<double>()->default_value(0), "stop the lesson after this many seconds (default: 3x its budget)")(
         "report", po::value<std::string>(), "also write the run as one HTML page (as `lab report` does)")(
-        "reveal", "show graded values too (if the course allows it)");
+        "reveal", "show graded values too (if the course allows it)")(
+        "replay", po::value<std::string>(), "measure again as this run record was made (its student, seed, token, quick flag, device kind)");
+    slurm::add_options(opts, false);
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
     const char* usage =
         "lab run ID [--device D] [--threads N] [--quick] [--student NAME | --token TOKEN] [--out RUN.json] [--json] [--plots DIR] "
-        "[--trace FILE[.gz]] [--report FILE.html] [--timeout S] [--reveal]";
+        "[--trace FILE[.gz]] [--report FILE.html] [--timeout S] [--reveal] [--replay RUN.json] "
+        "[--slurm [--partition P] [--gres G] [--account A] [--time T] [--work DIR] [--dry-run]]";
     if (!parse("run", usage, args, opts, pos, vm)) return 0;
 
     LessonRequest req;
@@ -68,6 +74,19 @@ int cmd_run(const Args& args) {
     req.token = vm["token"].as<std::string>();
     req.timeout_s = vm["timeout"].as<double>();
     if (req.timeout_s < 0) throw UsageError("--timeout must be positive");
+    if (vm.count("replay")) {
+        for (const char* flag : {"student", "token", "quick"})
+            if (!vm[flag].defaulted() && vm.count(flag))
+                throw UsageError(std::string("--replay takes the run's own --") + flag + ": give one or the other");
+        const nlohmann::json submitted = record::read_record(vm["replay"].as<std::string>());
+        const RawRun raw = record::raw_run_from_record(submitted);
+        if (raw.lesson_id != req.id)
+            throw UsageError("--replay " + vm["replay"].as<std::string>() + " is a run of lesson " + raw.lesson_id + ", not " + req.id);
+        req.replay = raw.options;
+        req.replay_token = submitted.value("token", "");
+        req.quick = raw.options.quick;
+        if (vm["device"].defaulted()) req.device = to_string(raw.device_kind);
+    }
     const bool reveal = vm.count("reveal") > 0;
     if (reveal && !load_course(paths::config_dir() / "course.yaml").allow_reveal)
         throw UsageError("this course does not allow --reveal (allow_reveal: false in course.yaml)");
@@ -100,24 +119,40 @@ int cmd_run(const Args& args) {
         }
     } remove_partial{req.trace_file};
 
-    LessonOutcome run = run_lesson(req);
-    const LessonInfo& info = run.lesson.info;
+    // What was measured: here, or by a job on the cluster whose record is read back.
+    std::optional<LessonOutcome> here;
+    std::optional<ClusterRun> there;
+    if (vm.count("slurm")) {
+        there = run_on_cluster(req, slurm::request_from(vm, "lab-slurm"));
+        if (!there) return 0;  // --dry-run
+    } else {
+        slurm::request_from(vm, "");  // refuses --partition and the like without --slurm
+        here = run_lesson(req);
+    }
+    const LessonInfo& info = here ? here->lesson.info : there->lesson->info;
+    const RawRun& raw = here ? here->raw : there->raw;
+    const Derivation& derivation = here ? here->derivation : there->derivation;
+    nlohmann::json rec;
+    if (here) {
+        // A kernel that beat its roof made the run measure the ceiling again (its notes say so), so
+        // no placement here exceeds roofline::kRoofMargin.
+        record::RecordInputs in{info, here->raw, here->derivation, reveal, here->started_at, here->duration_s,
+                                device_spec_json(here->result.kind, here->result.facts, here->result.ceilings), here->result.engine,
+                                here->result.notes, here->token};
+        rec = record::make_record(in);
+        record::seal(rec);
+    } else {
+        rec = there->record;
+    }
 
-    // A kernel that beat its roof made the run measure the ceiling again (its notes say so), so
-    // no placement here exceeds roofline::kRoofMargin.
-    record::RecordInputs in{info, run.raw, run.derivation, reveal, run.started_at, run.duration_s,
-                            device_spec_json(run.result.kind, run.result.facts, run.result.ceilings), run.result.engine,
-                            run.result.notes, run.token};
-    nlohmann::json rec = record::make_record(in);
-    record::seal(rec);
-
-    const auto withheld = record::withheld_metrics(info, reveal, run.raw.device_kind);
-    RunView view{info, run.raw, run.derivation, withheld,
-                 run.result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
+    const auto withheld = record::withheld_metrics(info, reveal, raw.device_kind);
+    RunView view{info, raw, derivation, withheld,
+                 there ? "(measured by job " + there->job + " on the cluster)"
+                 : here->result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
     std::vector<std::string> svg_paths;
     if (vm.count("plots")) {
         const fs::path dir = vm["plots"].as<std::string>();
-        for (const RunPlot& p : run_plots(info, run.raw, run.derivation, withheld)) {
+        for (const RunPlot& p : run_plots(info, raw, derivation, withheld)) {
             const fs::path svg = dir / (p.name + "-" + req.id + ".svg");
             write_file_atomically(svg, p.svg);
             svg_paths.push_back(svg.string());
@@ -125,7 +160,7 @@ int cmd_run(const Args& args) {
     }
     write_file_atomically(out, rec.dump(2) + "\n");
     // The page names the record it was made from, so it is written after it.
-    if (!report.empty()) write_file_atomically(report, render_run_html(RunPage{info, run.raw, run.derivation, withheld, rec, out.string()}));
+    if (!report.empty()) write_file_atomically(report, render_run_html(RunPage{info, raw, derivation, withheld, rec, out.string()}));
     std::string trace_note;
     if (!trace.empty() && fs::exists(req.trace_file)) {
         std::error_code ec;

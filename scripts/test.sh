@@ -4,8 +4,18 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
+# The Slurm tests (cli/slurm) submit real jobs to a single-node cluster on this machine, started
+# here and stopped after. Where it cannot start (no root or sudo), they are skipped, unless
+# LAB_REQUIRE_SLURM=1 (CI) makes that a failure.
+slurm_started=0
+if bash scripts/slurm_cluster.sh start; then
+  slurm_started=1
+elif [ "${LAB_REQUIRE_SLURM:-0}" = 1 ]; then
+  echo "the local Slurm cluster did not start (LAB_REQUIRE_SLURM=1)"; exit 1
+fi
 meson test -C build --print-errorlogs "$@"
 status=$?
+[ $slurm_started = 1 ] && bash scripts/slurm_cluster.sh stop
 python3 - <<'PY'
 import json
 counts = {"passed": 0, "failed": 0, "skipped": 0}

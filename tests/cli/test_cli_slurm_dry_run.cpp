@@ -1,0 +1,77 @@
+// `--slurm --dry-run`: the scripts lab would submit, printed and not submitted (no cluster
+// needed); and the errors that come before any job: Slurm absent, --slurm's options alone.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using Catch::Contains;
+using lab_test::run_lab;
+
+namespace {
+
+std::map<std::string, std::string> env_of(const lab_test::TempDir& d) {
+    return {{"LAB_CONFIG_DIR", (lab_test::source_root() / "configs").string()}, {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""},
+            {"HOME", d.path().string()}};
+}
+
+}  // namespace
+
+TEST_CASE("lab audit --slurm --dry-run prints the job array it would submit, and writes nothing", "[slurm-dry]") {
+    lab_test::TempDir d;
+    const fs::path subs = d / "subs";
+    for (const char* student : {"alice", "bob"}) {
+        fs::create_directories(subs / student);
+        fs::copy_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json", subs / student / "run.json");
+    }
+    auto r = run_lab({"audit", subs.string(), "--sample", "100%", "--slurm", "--partition", "gpu_a100", "--account", "cs267",
+                      "--throttle", "4", "--time", "20:00", "--work", (d / "work").string(), "--dry-run"},
+                     env_of(d));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("#SBATCH --array=0-1%4"));
+    CHECK_THAT(r.out, Contains("#SBATCH --partition=gpu_a100"));
+    CHECK_THAT(r.out, Contains("#SBATCH --account=cs267"));
+    CHECK_THAT(r.out, Contains("#SBATCH --time=20:00"));
+    CHECK_THAT(r.out, Contains("#SBATCH --exclusive"));  // a CPU run's re-measure has its node alone
+    CHECK_THAT(r.out, Contains(" run \"$lesson\" --replay \"$run\""));
+    CHECK_THAT(r.out, Contains("sbatch --parsable"));
+    CHECK_THAT(r.out, Contains((subs / "alice/run.json").string()));
+    CHECK(!fs::exists(d / "work"));
+}
+
+TEST_CASE("lab run and lab check --slurm --dry-run print their scripts", "[slurm-dry]") {
+    lab_test::TempDir d;
+    auto run = run_lab({"run", "02.05", "--quick", "--student", "ada", "--slurm", "--gres", "gpu:1", "--work", (d / "w").string(),
+                        "--dry-run"},
+                       env_of(d));
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.out, Contains("#SBATCH --gres=gpu:1"));
+    CHECK_THAT(run.out, Contains("'run' '02.05' '--device' 'auto' '--student' 'ada' '--quick' '--out'"));
+    CHECK(!fs::exists(d / "w"));
+
+    auto check = run_lab({"check", "02.05", "--slurm", "--partition", "a100,h100", "--dry-run"}, env_of(d));
+    REQUIRE(check.exit_code == 0);
+    CHECK_THAT(check.out, Contains("#SBATCH --partition=a100") && Contains("#SBATCH --partition=h100"));
+    CHECK_THAT(check.out, Contains("'check' '02.05'"));
+}
+
+TEST_CASE("--slurm without Slurm, and --slurm's options alone, are refused before anything runs", "[slurm-dry]") {
+    lab_test::TempDir d;
+    auto env = env_of(d);
+    env["PATH"] = d.path().string();  // no sbatch, squeue or scontrol anywhere
+    auto r = run_lab({"run", "02.05", "--quick", "--slurm", "--work", (d / "w").string()}, env);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("not found on PATH") && Contains("sbatch"));
+    CHECK(!fs::exists(d / "w"));
+
+    auto alone = run_lab({"run", "02.05", "--quick", "--partition", "gpu"}, env_of(d));
+    CHECK(alone.exit_code == 2);
+    CHECK_THAT(alone.err, Contains("--partition goes with --slurm"));
+    auto check = run_lab({"check", "02.05", "--slurm"}, env_of(d));
+    CHECK(check.exit_code == 2);
+    CHECK_THAT(check.err, Contains("needs --partition"));
+}
