@@ -121,6 +121,9 @@ std::string Script::text() const {
 std::string Script::sbatch_line(const fs::path& file) const { return "sbatch --parsable " + shell_quote(file.string()); }
 
 void add_request_options(Script& s, const Request& r, const std::string& partition) {
+    // The job sees the submitting shell's environment (LAB_CONFIG_DIR, LAB_PLUGIN_PATH, LAB_TOKEN):
+    // sbatch's default, said here so a site's SBATCH_EXPORT=NONE cannot silently change it.
+    s.options.push_back({"--export", "ALL"});
     if (!partition.empty()) s.options.push_back({"--partition", partition});
     if (!r.gres.empty()) s.options.push_back({"--gres", r.gres});
     if (!r.account.empty()) s.options.push_back({"--account", r.account});
