@@ -235,12 +235,15 @@ bool JobState::finished() const {
     return !waiting.count(state);
 }
 
-std::vector<JobState> job_states(const std::string& job) {
+std::optional<std::vector<JobState>> job_states(const std::string& job) {
     // -r: one line per array task, pending ones included; -t all: ended ones the controller
     // still remembers (MinJobAge). A forgotten job is an error ("Invalid job id"): no states.
     const CommandResult r = run_command({"squeue", "-h", "-r", "-t", "all", "-j", job, "-o", "%i|%T|%r"});
     std::vector<JobState> states;
-    if (r.status != 0) return states;
+    if (r.status != 0) {
+        if ((r.err + r.out).find("Invalid job id") != std::string::npos) return states;
+        return std::nullopt;  // the controller did not answer: not the same as a finished job
+    }
     for (const auto& line : split(r.out, '\n')) {
         const auto parts = split(line + "|", '|');
         if (parts.size() < 2) continue;
@@ -276,8 +279,22 @@ std::vector<JobState> wait_for(const std::string& job, const std::function<void(
     std::vector<JobState> last;
     std::string last_summary;
     int forgotten = 0;
+    auto unanswered_since = std::chrono::steady_clock::now();
+    bool answering = true;
     for (;;) {
-        std::vector<JobState> now = job_states(job);
+        const std::optional<std::vector<JobState>> asked = job_states(job);
+        if (!asked) {
+            // slurmctld restarting or overloaded: keep waiting, for a while.
+            const auto now = std::chrono::steady_clock::now();
+            if (answering) unanswered_since = now, answering = false;
+            if (now - unanswered_since > std::chrono::minutes(5))
+                throw DeviceError("the Slurm controller has not answered squeue for 5 minutes; job " + job +
+                                  " may still run: look with `squeue -j " + job + "`, and run the command again when it is over");
+            std::this_thread::sleep_for(interval);
+            continue;
+        }
+        answering = true;
+        const std::vector<JobState>& now = *asked;
         if (now.empty()) {
             // Between submission and the first squeue, or after MinJobAge: asked again once so a
             // slow controller is not mistaken for a finished job.

@@ -83,8 +83,9 @@ struct JobState {
 };
 
 // The job's tasks still known to the controller (squeue -r -t all): waiting, running, or ended
-// within MinJobAge. Empty once the controller has forgotten the job.
-std::vector<JobState> job_states(const std::string& job);
+// within MinJobAge. Empty once the controller has forgotten the job; nullopt when it did not
+// answer (a restart, a timeout), which is not the same.
+std::optional<std::vector<JobState>> job_states(const std::string& job);
 
 // scontrol's view of one job or task (JobState, Reason, ExitCode), when it still knows it.
 std::optional<JobState> job_detail(const std::string& id);
@@ -93,7 +94,8 @@ std::optional<JobState> job_detail(const std::string& id);
 std::optional<std::pair<int, int>> queue_position(const std::string& job, const std::string& partition);
 
 // Calls `on_change` with the job's tasks whenever they change, every `poll` until none is waiting
-// or running; returns the last states seen. The interval is LAB_SLURM_POLL_S when set.
+// or running; returns the last states seen. The interval is LAB_SLURM_POLL_S when set. A
+// controller that stops answering is waited for up to 5 minutes, then DeviceError.
 std::vector<JobState> wait_for(const std::string& job, const std::function<void(const std::vector<JobState>&)>& on_change);
 
 // Cancels a job (scancel), as Ctrl-C on a waiting `lab` does.
