@@ -28,7 +28,7 @@ lab=${BUILD:-build}/cli/lab
 dir=${keep:-$(mktemp -d)}
 [ -z "$keep" ] && trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/subs"
-export LAB_NO_PROGRESS=1 LAB_TOKEN="" LAB_STUDENT=""
+export LAB_NO_PROGRESS=1 LAB_TOKEN="" LAB_STUDENT="" LAB_CONFIG_DIR=${LAB_CONFIG_DIR:-$PWD/configs}
 
 echo "recording $n honest runs of $lesson ${quick:-(full)} on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 start=$(date +%s)

@@ -30,7 +30,7 @@ lab=${BUILD:-build}/cli/lab
 scontrol ping 2>/dev/null | grep -q UP || { echo "no Slurm cluster answers: scripts/slurm_cluster.sh start" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-export LAB_NO_PROGRESS=1 LAB_TOKEN="" LAB_STUDENT="" LAB_SLURM_POLL_S=${LAB_SLURM_POLL_S:-1}
+export LAB_CONFIG_DIR=${LAB_CONFIG_DIR:-$PWD/configs} LAB_NO_PROGRESS=1 LAB_TOKEN="" LAB_STUDENT="" LAB_SLURM_POLL_S=${LAB_SLURM_POLL_S:-1}
 mkdir -p "$dir/subs"
 "$lab" run "$lesson" --quick --device cpu --student s0001 --out "$dir/one.json" >/dev/null
 for i in $(seq -f '%04g' 1 "$n"); do mkdir -p "$dir/subs/s$i"; cp "$dir/one.json" "$dir/subs/s$i/run.json"; done

@@ -16,12 +16,37 @@ TEST_CASE("the decoders agree with the formats' definitions for every code", "[q
     for (std::uint32_t c = 0; c < 16; ++c) CHECK(qz::e2m1_value(c) == qz::kE2M1[c]);
     for (std::uint32_t h = 0; h < 65536; ++h) {
         if ((h & 0x7C00) == 0x7C00) continue;  // infinities and NaNs: weights never hold them
-        _Float16 f;
         const std::uint16_t bits = static_cast<std::uint16_t>(h);
-        std::memcpy(&f, &bits, 2);
         INFO(h);
-        CHECK(qz::half_value(bits) == static_cast<float>(f));
+        // The definition: (-1)^s 2^(e-15) (1 + m/1024), or 2^-14 m/1024 when e = 0.
+        const int e = (h >> 10) & 31, m = h & 1023;
+        const double v = (h & 0x8000 ? -1 : 1) * (e ? std::ldexp(1 + m / 1024.0, e - 15) : std::ldexp(m / 1024.0, -14));
+        CHECK(qz::half_value(bits) == static_cast<float>(v));
+        CHECK(qz::half_bits(qz::half_value(bits)) == bits);  // every half encodes back to itself
     }
+    // Rounding: halfway cases to even, the largest half, overflow, and the compiler's own
+    // conversion where it has one.
+    CHECK(qz::half_bits(1.0f + 0x1p-11f) == 0x3C00);                // a tie, to the even 1.0
+    CHECK(qz::half_bits(1.0f + 3 * 0x1p-11f) == 0x3C02);            // a tie, to the even 1 + 2^-9
+    CHECK(qz::half_bits(65519.0f) == 0x7BFF);
+    CHECK(qz::half_bits(65520.0f) == 0x7C00);
+    CHECK(qz::half_bits(0x1p-25f) == 0x0000);                       // half the smallest subnormal: to even (0)
+    CHECK(qz::half_bits(0x1p-25f * 3) == 0x0002);
+#ifdef __FLT16_MAX__
+    std::mt19937 gen(11);
+    std::uniform_int_distribution<std::uint32_t> any;
+    for (int i = 0; i < 100000; ++i) {
+        std::uint32_t u = any(gen) & 0xBFFFFFFF;  // |f| < 2: exponents around the half's range
+        u = (u & 0x807FFFFF) | ((100 + (u >> 23) % 50) << 23);
+        float f;
+        std::memcpy(&f, &u, 4);
+        const _Float16 h = static_cast<_Float16>(f);
+        std::uint16_t bits;
+        std::memcpy(&bits, &h, 2);
+        INFO(f);
+        CHECK(qz::half_bits(f) == bits);
+    }
+#endif
     for (int c = 0; c < 256; ++c) {
         if ((c & 0x7F) == 0x7F) continue;  // NaN
         const double v = qz::e4m3_value(static_cast<std::uint8_t>(c));

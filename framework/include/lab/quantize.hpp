@@ -82,6 +82,25 @@ inline float e4m3_float(std::uint32_t c) {
     return std::bit_cast<float>(pick(e != 0, (e + 120) << 23 | m << 20, std::bit_cast<std::uint32_t>(subnormal)) | (c & 0x80) << 24);
 }
 
+// An IEEE half's bits for `f`, rounded to nearest even (past 65504 to infinity, subnormals kept):
+// the SDK's own, so a lesson builds with compilers that have no _Float16 (clang before 15 on x86).
+inline std::uint16_t half_bits(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000);
+    x &= 0x7FFFFFFF;
+    if (x >= 0x7F800000) return sign | (x > 0x7F800000 ? 0x7E00 : 0x7C00);  // NaN, infinity
+    if (x >= 0x477FF000) return sign | 0x7C00;                             // rounds to 65536 or more
+    if (x < 0x38800000) {  // under 2^-14: a subnormal half, in units of 2^-24 (exact in float)
+        const float units = std::fabs(f) * 16777216.0f;
+        return sign | static_cast<std::uint16_t>(std::nearbyint(units));  // ties to even; 1024 is 2^-14's bits
+    }
+    std::uint32_t h = (x - 0x38000000) >> 13;  // exponent rebiased 127 -> 15, 10 mantissa bits
+    const std::uint32_t dropped = x & 0x1FFF;
+    if (dropped > 0x1000 || (dropped == 0x1000 && (h & 1))) ++h;  // a carry moves into the exponent, as it should
+    return sign | static_cast<std::uint16_t>(h);
+}
+
 inline std::uint16_t bf16_bits(float f) {  // round to nearest even
     std::uint32_t u;
     std::memcpy(&u, &f, 4);
@@ -134,11 +153,7 @@ inline Encoded encode(Dtype d, const float* w, int rows, int cols) {
     if (d == Dtype::fp16 || d == Dtype::bf16) {
         e.data.resize(2 * n);
         for (std::size_t i = 0; i < n; ++i) {
-            std::uint16_t b = d == Dtype::bf16 ? bf16_bits(w[i]) : 0;
-            if (d == Dtype::fp16) {
-                const _Float16 h = static_cast<_Float16>(w[i]);
-                std::memcpy(&b, &h, 2);
-            }
+            const std::uint16_t b = d == Dtype::bf16 ? bf16_bits(w[i]) : half_bits(w[i]);
             std::memcpy(&e.data[2 * i], &b, 2);
         }
     }
