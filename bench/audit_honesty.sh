@@ -56,7 +56,9 @@ for r in sorted(doc["results"], key=lambda r: r["student"]):
     w = max(rows, key=lambda c: abs(math.log(c["ratio"])) / math.log(c["allowed"])) if rows else None
     if w: worst_share.append(abs(math.log(w["ratio"])) / math.log(w["allowed"]))
     print(f'{r["student"]:<8} {r["verdict"]:<20} {(w["what"] if w else "-"):<40} {(w["ratio"] if w else 0):>7.3f} {(w["allowed"] if w else 0):>8.3f}')
-print(f'\nflagged: {len(flagged)} of {len(doc["results"])} honest runs ({100 * len(flagged) / max(1, len(doc["results"])):.0f}%; target at most 1 in 20)')
+from collections import Counter
+print(f'\nverdicts: {dict(Counter(r["verdict"] for r in doc["results"]))}')
+print(f'flagged: {len(flagged)} of {len(doc["results"])} honest runs ({100 * len(flagged) / max(1, len(doc["results"])):.0f}%; target at most 1 in 20)')
 if worst_share:
     worst_share.sort()
     print(f'worst row per run, as a share of its allowance (log ratio / log allowed): median {worst_share[len(worst_share)//2]:.2f}, max {worst_share[-1]:.2f}')

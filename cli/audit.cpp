@@ -49,7 +49,9 @@ AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, dou
             continue;
         }
         const double allowed = std::max(tolerance, 1 + 3 * (m.time.noise + it->second->time.noise));
-        c.rows.push_back(row(key, m.time.median, it->second->time.median, allowed));
+        AuditRow r = row(key, m.time.median, it->second->time.median, allowed);
+        r.slower_load = r.ratio >= 1 ? m.load : it->second->load;
+        c.rows.push_back(r);
         mine.erase(it);
     }
     for (const auto& [key, m] : mine) c.problems.push_back("workload '" + key + "' is in the re-measure but not in the submission");
@@ -59,11 +61,20 @@ AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, dou
             c.rows.push_back(row("ceiling " + pipe, ceiling.value, a, tolerance));
     if (double s = submitted.ceilings.peak_bandwidth(), a = audited.ceilings.peak_bandwidth(); s > 0 && a > 0)
         c.rows.push_back(row("ceiling bandwidth.best", s, a, tolerance));
-    for (const auto& r : c.rows)
-        if (!r.within)
-            c.problems.push_back(r.ratio > 0 ? fmt::format("{}: {:.3g}x the re-measure (allowed x/÷ {:.2g})", r.what, r.ratio, r.allowed)
-                                             : r.what + ": not a positive number in one of the runs");
+    const bool structural = !c.problems.empty();
+    bool unexplained = false;
+    for (const auto& r : c.rows) {
+        if (r.within) continue;
+        unexplained = unexplained || !r.loaded();
+        std::string p = r.ratio > 0 ? fmt::format("{}: {:.3g}x the re-measure (allowed x/÷ {:.2g})", r.what, r.ratio, r.allowed)
+                                    : r.what + ": not a positive number in one of the runs";
+        if (r.loaded())
+            p += fmt::format(", but the {} ran slower while other processes used {:.2g} CPUs", r.ratio >= 1 ? "submission" : "re-measure",
+                             r.slower_load);
+        c.problems.push_back(p);
+    }
     c.reproduces = c.problems.empty() && !c.rows.empty();
+    c.inconclusive = !c.reproduces && !structural && !unexplained && !c.rows.empty();
     return c;
 }
 
@@ -82,8 +93,18 @@ void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tole
         a.verdict = "other_hardware";
         a.detail = other + ": an audit needs the hardware the run was made on";
     } else {
-        a.verdict = a.comparison.reproduces ? "reproduces" : "does_not_reproduce";
+        a.verdict = a.comparison.reproduces ? "reproduces" : a.comparison.inconclusive ? "inconclusive" : "does_not_reproduce";
         a.detail.clear();
+        if (a.comparison.inconclusive) {
+            int n = 0;
+            double most = 0;
+            for (const auto& r : a.comparison.rows)
+                if (r.loaded()) ++n, most = std::max(most, r.slower_load);
+            a.detail = fmt::format("{} of {} rows outside their factor, each where the slower run was measured while other processes "
+                                   "used up to {:.2g} CPUs: audit again on a quiet node",
+                                   n, a.comparison.rows.size(), most);
+            return;
+        }
         for (const auto& p : a.comparison.problems) a.detail += (a.detail.empty() ? "" : "; ") + p;
     }
 }
@@ -97,7 +118,7 @@ Counts count(const std::vector<Audited>& results) {
     for (const auto& a : results) {
         c.reproduce += a.verdict == "reproduces";
         c.not_reproduce += a.verdict == "does_not_reproduce";
-        c.other += a.verdict == "other_hardware" || a.verdict == "not_audited";
+        c.other += a.verdict == "other_hardware" || a.verdict == "not_audited" || a.verdict == "inconclusive";
     }
     return c;
 }
@@ -130,7 +151,8 @@ void print_audit(std::ostream& out, const std::vector<Audited>& results, const A
         out << fmt::format("{:<20} {:<16} {:<20} {:<28} {}\n", a.task.folder, a.task.student, a.verdict, a.task.why_sampled, detail);
     }
     const Counts c = count(results);
-    out << fmt::format("\n{} reproduce, {} do not, {} could not be audited\n", c.reproduce, c.not_reproduce, c.other);
+    out << fmt::format("\n{} reproduce, {} do not, {} could not be audited (inconclusive: audit those again on a quiet node)\n",
+                       c.reproduce, c.not_reproduce, c.other);
 }
 
 int audit_exit_code(const std::vector<Audited>& results) { return count(results).not_reproduce > 0 ? 1 : 0; }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/lesson.hpp"
+#include "machine_load.hpp"
 
 namespace lab::cli {
 
@@ -30,10 +31,16 @@ struct AuditRow {
     double ratio = 0;        // submitted / audited
     double allowed = 0;      // x/÷ factor allowed
     bool within = false;
+    // Outside its factor, but the slower of the two runs was measured while other processes used
+    // at least kLoadedMachineCpus (the record's own `load`): it says nothing either way. Only the
+    // slower run is excused, so a forged fast run is still caught by a quiet re-measure.
+    double slower_load = -1;
+    bool loaded() const { return !within && slower_load >= kLoadedMachineCpus; }
 };
 
 struct AuditComparison {
     bool reproduces = false;
+    bool inconclusive = false;           // every row outside its factor is loaded(), and nothing else is wrong
     std::vector<AuditRow> rows;
     std::vector<std::string> problems;   // workloads in one run only; every row outside its factor
     const AuditRow* worst() const;
@@ -50,7 +57,8 @@ struct AuditTask {
     std::string run_file;
 };
 
-// Its outcome: reproduces | does_not_reproduce | other_hardware | not_audited.
+// Its outcome: reproduces | does_not_reproduce | inconclusive (a difference the load on the
+// slower run explains: audit again on a quiet node) | other_hardware | not_audited.
 struct Audited {
     AuditTask task;
     std::string verdict, detail;

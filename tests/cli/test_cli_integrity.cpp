@@ -248,6 +248,23 @@ TEST_CASE("an audit compares medians within the noise both runs measured, and th
     REQUIRE(c.problems.size() == 1);
     CHECK_THAT(c.problems[0], Catch::StartsWith("triad"));
 
+    // A difference the load on the slower run explains is inconclusive, not a failure; only the
+    // slower run is excused, so a fast submission claiming load is still caught by a quiet re-measure.
+    lab::RawRun quiet = run, busy = run, claims_load = run;
+    for (auto* r : {&quiet, &busy, &claims_load})
+        for (auto& m : r->measurements) m.load = 0;
+    for (auto& m : busy.measurements)
+        if (m.workload.name == "triad") m.time.median *= 3, m.load = 1.2;
+    for (auto& m : claims_load.measurements)
+        if (m.workload.name == "triad") m.time.median /= 3, m.load = 1.2;
+    auto b = lab::cli::compare_runs(quiet, busy);
+    CHECK_FALSE(b.reproduces);
+    CHECK(b.inconclusive);
+    CHECK_THAT(b.problems[0], Catch::Contains("re-measure ran slower while other processes used 1.2 CPUs"));
+    auto forged_fast = lab::cli::compare_runs(claims_load, quiet);
+    CHECK_FALSE(forged_fast.reproduces);
+    CHECK_FALSE(forged_fast.inconclusive);
+
     lab::RawRun forged = run;
     for (auto& [k, v] : forged.ceilings.bandwidth_bytes_per_s) v.value *= 10;
     auto f = lab::cli::compare_runs(forged, run);
