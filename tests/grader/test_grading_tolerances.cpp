@@ -313,7 +313,8 @@ TEST_CASE("choice and yes/no questions with constant expected values", "[grading
     expected: {value: "overhead_bound or throughput_bound"}
 )"));
     for (const char* claim : {"overhead_bound", "Throughput_Bound"}) {
-        const auto& res = result(g.grade(both, run, {{"verdict", claim}}), "verdict");
+        const auto report = g.grade(both, run, {{"verdict", claim}});  // kept: res refers into it (ASan found the dangling one)
+        const auto& res = result(report, "verdict");
         CHECK(res.verdict == Verdict::correct);
         CHECK(res.feedback.find("either is accepted") != std::string::npos);
     }
