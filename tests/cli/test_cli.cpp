@@ -27,7 +27,8 @@ struct PluginFolder {
     explicit PluginFolder(const std::string& fixture) {
         fs::copy_file(lab_test::fixture_plugin(fixture), dir / ("lab_" + fixture + ".so"));
     }
-    std::map<std::string, std::string> env() const { return {{"LAB_PLUGIN_PATH", dir.path().string()}}; }
+    // LAB_TIMEOUT unset: these lessons are about the budget itself (bench/sanitize.sh raises it).
+    std::map<std::string, std::string> env() const { return {{"LAB_PLUGIN_PATH", dir.path().string()}, {"LAB_TIMEOUT", ""}}; }
 };
 
 int count_elements(xmlNode* node, const char* cls) {
