@@ -188,6 +188,25 @@ TEST_CASE("a partition the cluster lacks, and a cancelled job, are clear errors"
     CHECK(!fs::exists(c.dir / "never.json"));
 }
 
+TEST_CASE("a job that runs out of its --time is a clear error, and leaves no record", "[slurm]") {
+    // A lesson that never finishes (the hanging fixture), its own limit lifted, in a job limited to
+    // one minute: Slurm stops it (TIMEOUT) and lab says so. About 90 s.
+    Class c;
+    lab_test::TempDir plugins;
+    fs::copy_file(lab_test::fixture_plugin("hanging_lesson"), plugins / "lab_hanging_lesson.so");
+    auto env = c.env();
+    env["LAB_PLUGIN_PATH"] = plugins.path().string();
+    env["LAB_TIMEOUT"] = "600";
+    auto r = run_lab({"run", "99.02", "--quick", "--student", "sam", "--slurm", "--partition", "debug", "--time", "1", "--work",
+                      c.work.string(), "--out", (c.dir / "never.json").string()},
+                     env);
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Catch::Contains("ran out of time (--time)"));
+    CHECK_THAT(r.err, Catch::Contains("DUE TO TIME LIMIT"));  // the log's last lines, Slurm's own words
+    CHECK(!fs::exists(c.dir / "never.json"));
+}
+
 int main(int argc, char* argv[]) {
     const auto ping = slurm::run_command({"scontrol", "ping"});
     if (ping.status != 0 || ping.out.find("is UP") == std::string::npos) {
