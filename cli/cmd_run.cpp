@@ -30,7 +30,9 @@ namespace lab::cli {
 
 namespace {
 
-void make_folder(const fs::path& dir, const char* flag) {
+// Creates an output's folder, unless `dry_run` (`--slurm --dry-run` writes nothing).
+void make_folder(const fs::path& dir, const char* flag, bool dry_run) {
+    if (dry_run) return;
     std::error_code ec;
     if (!dir.empty()) fs::create_directories(dir, ec);
     if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", std::string("choose another ") + flag + " path");
@@ -91,23 +93,24 @@ int cmd_run(const Args& args) {
     if (reveal && !load_course(paths::config_dir() / "course.yaml").allow_reveal)
         throw UsageError("this course does not allow --reveal (allow_reveal: false in course.yaml)");
 
+    const bool dry_run = vm.count("slurm") && vm.count("dry-run");
     // Check the outputs can be written before spending a minute measuring.
     fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
                                    : fs::path("runs") / (req.id + "-" + format::utc_stamp(std::time(nullptr)) + ".json");
     if (fs::is_directory(out)) throw UsageError("--out " + out.string() + " is a folder: give a file name");
-    make_folder(out.parent_path(), "--out");
-    if (vm.count("plots")) make_folder(vm["plots"].as<std::string>(), "--plots");
+    make_folder(out.parent_path(), "--out", dry_run);
+    if (vm.count("plots")) make_folder(vm["plots"].as<std::string>(), "--plots", dry_run);
     fs::path report;
     if (vm.count("report")) {
         report = report_path("--report", vm["report"].as<std::string>(), out);
-        make_folder(report.parent_path(), "--report");
+        make_folder(report.parent_path(), "--report", dry_run);
     }
     // The child writes the trace beside its final name; it is renamed only when the run succeeds,
     // so a failed run leaves no half a trace.
     fs::path trace;
     if (vm.count("trace")) {
         trace = vm["trace"].as<std::string>();
-        make_folder(trace.parent_path(), "--trace");
+        make_folder(trace.parent_path(), "--trace", dry_run);
         req.trace_file = (trace.parent_path() / ("." + trace.filename().string() + ".partial")).string();
         req.trace_final_name = trace.string();
     }

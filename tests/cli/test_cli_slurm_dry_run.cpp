@@ -45,13 +45,15 @@ TEST_CASE("lab audit --slurm --dry-run prints the job array it would submit, and
 TEST_CASE("lab run and lab check --slurm --dry-run print their scripts", "[slurm-dry]") {
     lab_test::TempDir d;
     auto run = run_lab({"run", "02.05", "--quick", "--student", "ada", "--slurm", "--gres", "gpu:1", "--work", (d / "w").string(),
-                        "--dry-run"},
+                        "--out", (d / "runs/r.json").string(), "--plots", (d / "plots").string(), "--dry-run"},
                        env_of(d));
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
     CHECK_THAT(run.out, Contains("#SBATCH --gres=gpu:1"));
     CHECK_THAT(run.out, Contains("'run' '02.05' '--device' 'auto' '--student' 'ada' '--quick' '--out'"));
     CHECK(!fs::exists(d / "w"));
+    CHECK(!fs::exists(d / "runs"));
+    CHECK(!fs::exists(d / "plots"));
 
     auto check = run_lab({"check", "02.05", "--slurm", "--partition", "a100,h100", "--dry-run"}, env_of(d));
     REQUIRE(check.exit_code == 0);
