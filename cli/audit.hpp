@@ -25,6 +25,11 @@ namespace lab::cli {
 // far more (an edited time, another machine's run).
 inline constexpr double kAuditTolerance = 2.5;
 
+// How much further than its factor a run measured under load may be off and still be excused
+// (see AuditRow::loaded). The busiest honest audit measured (others at 0.7-1.2 CPUs on 2 cores)
+// re-measured 3.4x slower, 1.4x past x/÷ 2.5.
+inline constexpr double kMaxLoadSlowdown = 4;
+
 struct AuditRow {
     std::string what;        // a workload ("triad n=1048576") or a ceiling ("ceiling fp32.simt")
     double submitted = 0;    // seconds, or the ceiling's rate
@@ -33,10 +38,15 @@ struct AuditRow {
     double allowed = 0;      // x/÷ factor allowed
     bool within = false;
     // Outside its factor, but the slower of the two runs was measured while other processes used
-    // at least kLoadedMachineCpus (the record's own `load`): it says nothing either way. Only the
-    // slower run is excused, so a forged fast run is still caught by a quiet re-measure.
+    // at least kLoadedMachineCpus (the record's own `load`), and by no more than kMaxLoadSlowdown
+    // beyond the factor: it says nothing either way. Only the slower run is excused, so a forged
+    // fast run is still caught by a quiet re-measure; and a load slows a run by a few times, never
+    // by orders of magnitude, so a forged slow run claiming load is caught too.
     double slower_load = -1;
-    bool loaded() const { return !within && slower_load >= kLoadedMachineCpus; }
+    bool loaded() const {
+        const double off = ratio >= 1 ? ratio : 1 / ratio;
+        return !within && ratio > 0 && slower_load >= kLoadedMachineCpus && off <= allowed * kMaxLoadSlowdown;
+    }
 };
 
 struct AuditComparison {

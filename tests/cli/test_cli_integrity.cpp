@@ -264,6 +264,12 @@ TEST_CASE("an audit compares medians within the noise both runs measured, and th
     auto forged_fast = lab::cli::compare_runs(claims_load, quiet);
     CHECK_FALSE(forged_fast.reproduces);
     CHECK_FALSE(forged_fast.inconclusive);
+    // Load slows a run a few times, not orders of magnitude: a 10^4x slower run claiming load is caught.
+    lab::RawRun forged_slow = quiet;
+    for (auto& m : forged_slow.measurements) m.time.median *= 1e4, m.load = 1.5;
+    auto s = lab::cli::compare_runs(forged_slow, quiet);
+    CHECK_FALSE(s.reproduces);
+    CHECK_FALSE(s.inconclusive);
 
     lab::RawRun forged = run;
     for (auto& [k, v] : forged.ceilings.bandwidth_bytes_per_s) v.value *= 10;
