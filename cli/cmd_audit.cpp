@@ -57,14 +57,9 @@ std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tole
                                  results.empty() ? "" : fmt::format(", about {:.0f} s left", spent / results.size() * (tasks.size() - results.size())));
         const auto t0 = std::chrono::steady_clock::now();
         try {
-            nlohmann::json record = record::read_record(t.run_file);
-            RawRun submitted = record::raw_run_from_record(record);
-            LessonRequest req;
-            req.id = submitted.lesson_id;
-            req.device = to_string(submitted.device_kind);
-            req.replay = submitted.options;
-            req.replay_token = record.value("token", "");
-            LessonOutcome again = run_lesson(req);
+            const nlohmann::json record = record::read_record(t.run_file);
+            const RawRun submitted = record::raw_run_from_record(record);
+            LessonOutcome again = run_lesson(replay_request(record));
             judge(a, submitted, again.raw, tolerance);
         } catch (const std::exception& ex) {
             a.verdict = "not_audited";

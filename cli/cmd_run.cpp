@@ -80,14 +80,13 @@ int cmd_run(const Args& args) {
         for (const char* flag : {"student", "token", "quick"})
             if (!vm[flag].defaulted() && vm.count(flag))
                 throw UsageError(std::string("--replay takes the run's own --") + flag + ": give one or the other");
-        const nlohmann::json submitted = record::read_record(vm["replay"].as<std::string>());
-        const RawRun raw = record::raw_run_from_record(submitted);
-        if (raw.lesson_id != req.id)
-            throw UsageError("--replay " + vm["replay"].as<std::string>() + " is a run of lesson " + raw.lesson_id + ", not " + req.id);
-        req.replay = raw.options;
-        req.replay_token = submitted.value("token", "");
-        req.quick = raw.options.quick;
-        if (vm["device"].defaulted()) req.device = to_string(raw.device_kind);
+        const LessonRequest as_made = replay_request(record::read_record(vm["replay"].as<std::string>()));
+        if (as_made.id != req.id)
+            throw UsageError("--replay " + vm["replay"].as<std::string>() + " is a run of lesson " + as_made.id + ", not " + req.id);
+        req.replay = as_made.replay;
+        req.replay_token = as_made.replay_token;
+        req.quick = as_made.quick;
+        if (vm["device"].defaulted()) req.device = as_made.device;
     }
     const bool reveal = vm.count("reveal") > 0;
     if (reveal && !load_course(paths::config_dir() / "course.yaml").allow_reveal)

@@ -11,6 +11,7 @@
 #include "errors.hpp"
 #include "options.hpp"
 #include "paths.hpp"
+#include "run_record.hpp"
 
 namespace lab::cli {
 
@@ -84,6 +85,21 @@ LessonOutcome run_lesson(const LessonRequest& r) {
     out.raw.ceilings = effective_ceilings(out.raw.ceilings_at_start, out.raw.ceiling_measurements, out.raw.measurements);
     out.derivation = derive_run(out.lesson, out.raw, "this run (no run record written)");
     return out;
+}
+
+}  // namespace lab::cli
+
+namespace lab::cli {
+
+LessonRequest replay_request(const nlohmann::json& record) {
+    const RawRun raw = record::raw_run_from_record(record);
+    LessonRequest req;
+    req.id = raw.lesson_id;
+    req.device = to_string(raw.device_kind);
+    req.quick = raw.options.quick;
+    req.replay = raw.options;
+    req.replay_token = record.value("token", "");
+    return req;
 }
 
 }  // namespace lab::cli

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "lab/lesson.hpp"
 #include "lesson_runner.hpp"
 #include "plugin_loader.hpp"
@@ -38,5 +40,9 @@ struct LessonOutcome {
 };
 
 LessonOutcome run_lesson(const LessonRequest& request);
+
+// The request that measures a recorded run again as it was made (`lab run --replay`, `lab audit`):
+// its lesson, device kind, student, seed, quick flag and token.
+LessonRequest replay_request(const nlohmann::json& record);
 
 }  // namespace lab::cli

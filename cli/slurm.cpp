@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -128,6 +129,25 @@ void add_request_options(Script& s, const Request& r, const std::string& partiti
     if (!r.gres.empty()) s.options.push_back({"--gres", r.gres});
     if (!r.account.empty()) s.options.push_back({"--account", r.account});
     if (!r.time_limit.empty()) s.options.push_back({"--time", r.time_limit});
+}
+
+void make_work_folder(const fs::path& dir, const std::vector<std::string>& subfolders) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    for (const auto& sub : subfolders)
+        if (!ec) fs::create_directories(dir / sub, ec);
+    if (ec) throw InputError(dir.string(), "cannot create the work folder (" + ec.message() + ")", "give --work a folder the cluster's nodes share");
+}
+
+std::vector<std::string> log_tail(const fs::path& log, int lines) {
+    std::ifstream in(log);
+    std::vector<std::string> last;
+    for (std::string line; std::getline(in, line);) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        last.push_back(line);
+        if (static_cast<int>(last.size()) > lines) last.erase(last.begin());
+    }
+    return last;
 }
 
 fs::path lab_executable() {
@@ -308,6 +328,17 @@ std::vector<JobState> wait_for(const std::string& job, const std::function<void(
         }
         std::this_thread::sleep_for(interval);
     }
+}
+
+std::string how_it_ended(const std::string& id, const std::string& last_seen) {
+    const auto d = job_detail(id);
+    if (!d && last_seen.empty()) return "ended without writing its result (Slurm no longer remembers how)";
+    const std::string state = d ? d->state : last_seen;
+    if (state == "CANCELLED") return "was cancelled";
+    if (state == "TIMEOUT") return "ran out of time (--time)";
+    if (state == "COMPLETED") return "ended without writing its result";
+    const bool exit = d && !d->exit_code.empty() && d->exit_code != "0:0";
+    return "failed (" + state + (exit ? ", exit " + d->exit_code : "") + ")";
 }
 
 void cancel(const std::string& job) { run_command({"scancel", job}); }

@@ -50,6 +50,12 @@ void add_request_options(Script& s, const Request& r, const std::string& partiti
 // A path or argument quoted for the shell ('...').
 std::string shell_quote(const std::string& s);
 
+// Creates the shared work folder (and `subfolders` in it); InputError naming it when it cannot.
+void make_work_folder(const std::filesystem::path& dir, const std::vector<std::string>& subfolders = {});
+
+// The last `lines` non-blank lines of a job's log (fewer when it is shorter; none when missing).
+std::vector<std::string> log_tail(const std::filesystem::path& log, int lines);
+
 // This `lab` executable's absolute path: jobs run the same build on the nodes (a shared install).
 std::filesystem::path lab_executable();
 
@@ -97,6 +103,11 @@ std::optional<std::pair<int, int>> queue_position(const std::string& job, const 
 // or running; returns the last states seen. The interval is LAB_SLURM_POLL_S when set. A
 // controller that stops answering is waited for up to 5 minutes, then DeviceError.
 std::vector<JobState> wait_for(const std::string& job, const std::function<void(const std::vector<JobState>&)>& on_change);
+
+// How a job or task that wrote nothing ended, from scontrol's JobState (or `last_seen`, the state
+// squeue showed last, when scontrol has forgotten it): "was cancelled", "ran out of time (--time)",
+// "ended without writing its result", "failed (FAILED, exit 3:0)".
+std::string how_it_ended(const std::string& id, const std::string& last_seen = "");
 
 // Cancels a job (scancel), as Ctrl-C on a waiting `lab` does.
 void cancel(const std::string& job);

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -49,14 +48,6 @@ std::string index_ranges(const std::vector<std::size_t>& ids) {
     return s;
 }
 
-std::string last_line(const fs::path& log) {
-    std::ifstream in(log);
-    std::string line, last;
-    while (std::getline(in, line))
-        if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-    return last;
-}
-
 std::vector<PlannedTask> plan_tasks(const std::vector<AuditTask>& sample) {
     std::vector<PlannedTask> tasks;
     for (const auto& t : sample) {
@@ -90,6 +81,43 @@ std::vector<PlannedTask> tasks_of(const nlohmann::json& plan, const fs::path& fi
         throw InputError(file.string(), std::string("not an audit plan lab wrote: ") + e.what(), "delete the work folder, or give another --work");
     }
     return tasks;
+}
+
+// state.json: the attempts of each task and the job arrays submitted, round by round.
+struct SubmittedJob {
+    std::string job, device_kind;
+    std::vector<std::size_t> tasks;
+};
+struct AuditState {
+    std::map<std::size_t, int> attempts;
+    std::vector<SubmittedJob> jobs;
+    int attempts_of(std::size_t task) const {
+        auto it = attempts.find(task);
+        return it == attempts.end() ? 0 : it->second;
+    }
+};
+
+nlohmann::json state_json(const AuditState& st) {
+    nlohmann::json attempts = nlohmann::json::object(), jobs = nlohmann::json::array();
+    for (const auto& [task, n] : st.attempts) attempts[std::to_string(task)] = n;
+    for (const auto& j : st.jobs) jobs.push_back({{"job", j.job}, {"device", j.device_kind}, {"tasks", j.tasks}});
+    return {{"attempts", attempts}, {"jobs", jobs}};
+}
+
+AuditState read_state(const fs::path& file) {
+    const char* fix = "delete state.json to submit every unfinished task again, or the work folder to start over";
+    const nlohmann::json j = load_json_input(file, "the audit state", kWorkLimits, "check the work folder's permissions", fix);
+    AuditState st;
+    try {
+        if (!j.at("attempts").is_object() || !j.at("jobs").is_array())
+            throw std::runtime_error("'attempts' must be an object of counts and 'jobs' a list");
+        for (const auto& [task, n] : j.at("attempts").items()) st.attempts[std::stoul(task)] = n.get<int>();
+        for (const auto& x : j.at("jobs"))
+            st.jobs.push_back({x.at("job").get<std::string>(), x.at("device").get<std::string>(), x.at("tasks").get<std::vector<std::size_t>>()});
+    } catch (const std::exception& e) {  // nlohmann's type errors, stoul's
+        throw InputError(file.string(), std::string("not an audit state lab wrote: ") + e.what(), fix);
+    }
+    return st;
 }
 
 // The script of one round for one device kind: a case per task, each re-measured as made.
@@ -132,28 +160,24 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
 
     // The plan: this call's sample, or the one a first call fixed (resuming).
     std::vector<PlannedTask> tasks;
-    nlohmann::json state = {{"attempts", nlohmann::json::object()}, {"jobs", nlohmann::json::array()}};
+    AuditState state;
     if (fs::exists(w.plan(), ec)) {
-        const nlohmann::json plan = load_json_input(w.plan(), "the audit plan", kWorkLimits, "", "delete the work folder, or give another --work");
+        const nlohmann::json plan = load_json_input(w.plan(), "the audit plan", kWorkLimits, "check the work folder's permissions",
+                                                    "delete the work folder, or give another --work");
         if (plan.value("schema", "") != kPlanSchema || plan.value("submissions", "") != submissions.string())
             throw UsageError(fmt::format("--work {} holds an audit of {}, not of {}: give another --work (or delete it to start over)",
                                          w.dir.string(), plan.value("submissions", "?"), submissions.string()));
         tasks = tasks_of(plan, w.plan());
-        if (fs::exists(w.state(), ec)) state = load_json_input(w.state(), "the audit state", kWorkLimits, "", "");
+        if (fs::exists(w.state(), ec)) state = read_state(w.state());
         std::cerr << fmt::format("resuming the audit in {} (its sample of {}, seed {}; delete the folder to draw a new one)\n",
                                  w.dir.string(), tasks.size(), plan.value("seed", 0u));
     } else {
         tasks = plan_tasks(sample);
         if (!r.dry_run) {
-            for (const auto& sub : {fs::path(), fs::path("logs"), fs::path("results")}) {
-                fs::create_directories(w.dir / sub, ec);
-                if (ec) throw InputError((w.dir / sub).string(), "cannot create the work folder (" + ec.message() + ")",
-                                         "give --work a folder the cluster's nodes share");
-            }
+            slurm::make_work_folder(w.dir, {"logs", "results"});
             write_file_atomically(w.plan(), plan_json(tasks, submissions, seed).dump(2) + "\n");
         }
     }
-    auto attempts = [&](std::size_t i) { return state["attempts"].value(std::to_string(i), 0); };
 
     // This round: every task without a readable result that has attempts left, by device kind.
     std::map<std::string, std::vector<std::size_t>> round;
@@ -166,9 +190,9 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
                 fs::remove(w.result(i), ec);  // a damaged result is measured again
             }
         }
-        if (attempts(i) < kAuditAttempts) round[tasks[i].device_kind].push_back(i);
+        if (state.attempts_of(i) < kAuditAttempts) round[tasks[i].device_kind].push_back(i);
     }
-    const int round_no = static_cast<int>(state["jobs"].size()) + 1;
+    const int round_no = static_cast<int>(state.jobs.size()) + 1;
     std::vector<std::pair<std::string, slurm::Script>> scripts;
     for (const auto& [kind, ids] : round) scripts.push_back({kind, array_script(w, r, tasks, ids, kind)});
     if (r.dry_run) {
@@ -189,9 +213,9 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
         const fs::path file = w.dir / fmt::format("audit-{}-{}.sbatch", round_no, kind);
         write_file_atomically(file, s.text());
         const std::string job = slurm::submit(file);
-        for (std::size_t i : round[kind]) state["attempts"][std::to_string(i)] = attempts(i) + 1;
-        state["jobs"].push_back({{"job", job}, {"device", kind}, {"tasks", round[kind]}});
-        write_file_atomically(w.state(), state.dump(2) + "\n");
+        for (std::size_t i : round[kind]) ++state.attempts[i];
+        state.jobs.push_back({job, kind, round[kind]});
+        write_file_atomically(w.state(), state_json(state).dump(2) + "\n");
         jobs.push_back(job);
         std::cerr << fmt::format("submitted job array {} ({} {} task{}, at most {} at once): {}\n", job, round[kind].size(), kind,
                                  round[kind].size() == 1 ? "" : "s", r.throttle, file.string());
@@ -201,8 +225,8 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
 
     // Collected: each result compared with its submission, each missing one explained.
     std::map<std::size_t, std::string> job_of;
-    for (const auto& j : state["jobs"])
-        for (const auto& i : j["tasks"]) job_of[i.get<std::size_t>()] = j["job"].get<std::string>();
+    for (const auto& j : state.jobs)
+        for (std::size_t i : j.tasks) job_of[i] = j.job;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
         Audited a{tasks[i].task, "", "", {}, 0};
         try {
@@ -216,14 +240,13 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
                 std::string how = "its task never ran";
                 if (job_of.count(i)) {
                     const std::string id = job_of[i] + "_" + std::to_string(i);
-                    const auto d = slurm::job_detail(id);
-                    how = d ? fmt::format("task {} ended {}{}", id, d->state, d->exit_code.empty() || d->exit_code == "0:0" ? "" : " (exit " + d->exit_code + ")")
-                            : fmt::format("task {} wrote no record", id);
+                    how = "task " + id + " " + slurm::how_it_ended(id);
                 }
-                const std::string line = last_line(w.log(i));
-                a.detail = how + (line.empty() ? "" : ": " + line) +
-                           (attempts(i) < kAuditAttempts ? "; run the audit again to retry it"
-                                                         : fmt::format("; failed {} times, not retried (log: {})", attempts(i), w.log(i).string()));
+                const auto line = slurm::log_tail(w.log(i), 1);
+                const int tried = state.attempts_of(i);
+                a.detail = how + (line.empty() ? "" : ": " + line[0]) +
+                           (tried < kAuditAttempts ? "; run the audit again to retry it"
+                                                   : fmt::format("; failed {} times, not retried (log: {})", tried, w.log(i).string()));
             }
         } catch (const std::exception& e) {
             a.verdict = "not_audited";
@@ -233,7 +256,7 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
         out.results.push_back(std::move(a));
     }
     std::vector<std::string> all_jobs;
-    for (const auto& j : state["jobs"]) all_jobs.push_back(j["job"].get<std::string>());
+    for (const auto& j : state.jobs) all_jobs.push_back(j.job);
     out.where = all_jobs.empty() ? "on the cluster" : fmt::format("on the cluster (job{} {})", all_jobs.size() == 1 ? "" : "s", fmt::join(all_jobs, ", "));
     out.ran = true;
     return out;

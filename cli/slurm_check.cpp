@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -64,9 +65,7 @@ int check_on_cluster(const CheckJobRequest& req, const slurm::Request& cluster) 
     }
     slurm::require_slurm();
     slurm::require_partitions(cluster.partitions);
-    std::error_code ec;
-    fs::create_directories(cluster.work, ec);
-    if (ec) throw InputError(cluster.work.string(), "cannot create the work folder (" + ec.message() + ")", "give --work a folder the nodes share");
+    slurm::make_work_folder(cluster.work);
     for (auto& [j, s] : scripts) {
         write_file_atomically(j.script, s.text());
         j.id = slurm::submit(j.script);
@@ -83,30 +82,42 @@ int check_on_cluster(const CheckJobRequest& req, const slurm::Request& cluster) 
     bool failed = false;
     std::string table = fmt::format("{:<14} {:<10} {:<36} {:>4} {:>7} {:>7}  {}\n", "partition", "job", "device", "met", "missed", "differ", "status");
     std::string details;
+    auto job_failed = [&](nlohmann::json& row, const std::string& what) {
+        row["status"] = "job_failed";
+        row["detail"] = what;
+        table += fmt::format("{:<14} {:<10} {:<36} {:>4} {:>7} {:>7}  {}\n", row["partition"].get<std::string>(), row["job"].get<std::string>(),
+                             "", "", "", "", what);
+        failed = true;
+    };
     for (const auto& j : jobs) {
         nlohmann::json row = {{"partition", j.partition}, {"job", j.id}, {"log", j.log.string()}};
-        const auto detail = slurm::job_detail(j.id);
+        std::error_code ec;
         if (!fs::exists(j.result, ec)) {
-            const std::string state = detail ? detail->state : "ended";
-            row["status"] = "job_failed";
-            row["detail"] = "the job " + (state == "CANCELLED" ? std::string("was cancelled") : state == "TIMEOUT" ? "ran out of time" : "wrote no report (" + state + ")");
-            table += fmt::format("{:<14} {:<10} {:<36} {:>4} {:>7} {:>7}  {}\n", j.partition, j.id, "", "", "", "",
-                                 row["detail"].get<std::string>() + ": " + j.log.string());
-            failed = true;
-        } else {
+            job_failed(row, "the job " + slurm::how_it_ended(j.id) + ": " + j.log.string());
+            out["partitions"].push_back(row);
+            continue;
+        }
+        try {
             const JsonLimits limits{16u << 20, "16 MiB", 64, "64"};
-            const nlohmann::json r = load_json_input(j.result, "the check's report", limits, "", "");
+            const nlohmann::json r = load_json_input(j.result, "the check's report", limits, "", "run the check again");
             const int met = r.value("met", 0), missed = r.value("missed", 0), differs = r.value("differs", 0);
             const bool bad = missed > 0 || (req.strict && differs > 0);
+            std::string misses;
+            for (const auto& e : r.value("expectations", nlohmann::json::array()))
+                if (e.value("result", "") != "met")
+                    misses += fmt::format("  {:<12} {:<8} {:<32} expected {:<20} measured {:<20} {}\n", j.partition, e.value("result", ""),
+                                          e.value("metric", ""), e.value("expected", ""), e.value("measured", ""), e.value("why", ""));
+            table += fmt::format("{:<14} {:<10} {:<36} {:>4} {:>7} {:>7}  {}\n", j.partition, j.id, r.value("device", ""), met, missed,
+                                 differs, bad ? "MISSED" : "ok");
+            details += misses;
             failed = failed || bad;
             row["status"] = bad ? "missed" : "ok";
             row["report"] = r;
-            table += fmt::format("{:<14} {:<10} {:<36} {:>4} {:>7} {:>7}  {}\n", j.partition, j.id, r.value("device", ""), met, missed,
-                                 differs, bad ? "MISSED" : "ok");
-            for (const auto& e : r.value("expectations", nlohmann::json::array()))
-                if (e.value("result", "") != "met")
-                    details += fmt::format("  {:<12} {:<8} {:<32} expected {:<20} measured {:<20} {}\n", j.partition, e.value("result", ""),
-                                           e.value("metric", ""), e.value("expected", ""), e.value("measured", ""), e.value("why", ""));
+        } catch (const std::exception& e) {
+            // A report cut short or not lab's: that partition's check failed, the others stand.
+            std::string why = e.what();
+            std::replace(why.begin(), why.end(), '\n', ' ');
+            job_failed(row, "its report cannot be read: " + why);
         }
         out["partitions"].push_back(row);
     }

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <fstream>
 #include <iostream>
 
 #include "atomic_file.hpp"
@@ -19,29 +18,6 @@
 namespace fs = std::filesystem;
 
 namespace lab::cli {
-
-namespace {
-
-// The last lines of a job's log, for a failure message.
-std::string log_tail(const fs::path& log, int lines = 6) {
-    std::ifstream in(log);
-    std::vector<std::string> last;
-    for (std::string line; std::getline(in, line);) {
-        last.push_back(line);
-        if (static_cast<int>(last.size()) > lines) last.erase(last.begin());
-    }
-    std::string s;
-    for (const auto& l : last) s += "\n    " + l;
-    return s.empty() ? " (the log is empty or missing: " + log.string() + ")" : s;
-}
-
-void make_private_folder(const fs::path& dir) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw InputError(dir.string(), "cannot create the work folder (" + ec.message() + ")", "give --work a folder the cluster's nodes share");
-}
-
-}  // namespace
 
 std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::Request& cluster) {
     if (cluster.partitions.size() > 1) throw UsageError("lab run --slurm runs on one partition: give one to --partition");
@@ -98,7 +74,7 @@ std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::
 
     slurm::require_slurm();
     slurm::require_partitions(cluster.partitions);
-    make_private_folder(work);
+    slurm::make_work_folder(work);
     // The script holds the student's token: readable by its owner only.
     write_file_atomically(script_file, script.text());
     ::chmod(script_file.c_str(), 0700);
@@ -115,13 +91,10 @@ std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::
 
     std::error_code ec;
     if (!fs::exists(record_file, ec)) {
-        auto detail = slurm::job_detail(job);
-        const std::string state = detail ? detail->state : states.empty() ? "unknown" : states.back().state;
-        std::string how = state == "CANCELLED"  ? "was cancelled"
-                          : state == "TIMEOUT"   ? "ran out of time (--time)"
-                          : state == "COMPLETED" ? "ended without writing its record"
-                                                 : "failed (" + state + (detail && !detail->exit_code.empty() ? ", exit " + detail->exit_code : "") + ")";
-        throw DeviceError(fmt::format("job {} {}; its log {}:{}", job, how, log.string(), log_tail(log)));
+        std::string tail;
+        for (const auto& line : slurm::log_tail(log, 6)) tail += "\n    " + line;
+        throw DeviceError(fmt::format("job {} {}; its log {}:{}", job, slurm::how_it_ended(job, states.empty() ? "" : states.back().state),
+                                      log.string(), tail.empty() ? " (empty or missing)" : tail));
     }
     ClusterRun r;
     r.job = job;

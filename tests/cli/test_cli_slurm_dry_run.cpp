@@ -40,6 +40,17 @@ TEST_CASE("lab audit --slurm --dry-run prints the job array it would submit, and
     CHECK_THAT(r.out, Contains("sbatch --parsable"));
     CHECK_THAT(r.out, Contains((subs / "alice/run.json").string()));
     CHECK(!fs::exists(d / "work"));
+
+    SECTION("a damaged state.json in the work folder is refused with the file and what to do") {
+        fs::create_directories(d / "work");
+        const std::string subs_abs = fs::absolute(subs).lexically_normal().string();
+        lab_test::write_file(d / "work/plan.json",
+                             R"({"schema": "lab.audit-plan/1", "submissions": ")" + subs_abs + R"(", "seed": 1, "tasks": []})");
+        lab_test::write_file(d / "work/state.json", R"({"attempts": [1, 2], "jobs": {}})");
+        auto bad = run_lab({"audit", subs.string(), "--slurm", "--work", (d / "work").string(), "--dry-run"}, env_of(d));
+        CHECK(bad.exit_code == 2);
+        CHECK_THAT(bad.err, Contains("state.json") && Contains("not an audit state lab wrote") && Contains("fix:"));
+    }
 }
 
 TEST_CASE("lab run and lab check --slurm --dry-run print their scripts", "[slurm-dry]") {
