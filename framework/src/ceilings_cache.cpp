@@ -25,9 +25,10 @@ constexpr const char* kCacheSchema = "lab.ceilings/1";
 // The cache is lab's own file, but it sits in the user's home where anything may have written
 // it: read within limits (a real one is a few KB, nested four levels), and any problem with it
 // is a reason to measure again.
-const JsonLimits kCacheLimits{1u << 20, "1 MiB", 16, "kCacheDepth, 16"};
+constexpr int kCacheDepth = 16;
+const JsonLimits kCacheLimits{1u << 20, "1 MiB", kCacheDepth, "kCacheDepth"};
 nlohmann::json read_cache_json(const std::filesystem::path& file) {
-    return load_json_input(file, "the ceilings cache", kCacheLimits, "", "");
+    return load_json_input(file, "the ceilings cache", kCacheLimits, "", "");  // problems are reported as "ignored; measuring again"
 }
 
 // The device identity a cache entry belongs to: name, SIMD variant, caches and memory. A new
