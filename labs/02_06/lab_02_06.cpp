@@ -9,6 +9,7 @@
 // Questions: the AI and regime at B = 1, the measured crossover batch, and the lower bound of one
 // decode step of Llama-2-7B in fp16 on this device at a per-student context (lab model's formula).
 #include <lab/lab.hpp>
+#include <lab/random_fill.hpp>
 #include <lab/transformer.hpp>
 
 #include <algorithm>
@@ -130,9 +131,11 @@ public:
         const std::size_t copies = rotation_copies(matrix, dev.facts().last_level_cache_bytes());
         std::vector<BufferPtr> stack;
         for (std::size_t c = 0; c < copies; ++c) stack.push_back(dev.allocate(matrix));
+        for (std::size_t c = 0; c < copies; ++c) fill_random(s, *stack[c], u.dtype, 3 + c);  // tensor cores run faster on zeros
         const int max_batch = s.options().quick ? kMaxQuickBatch : kMaxBatch;
         const std::size_t act = static_cast<std::size_t>(storage_bytes(u.dtype, 1.0 * max_batch * u.d));
         BufferPtr x = dev.allocate(act), y = dev.allocate(act), yv = dev.allocate(4 * static_cast<std::size_t>(u.d));
+        fill_random(s, *x, u.dtype, 2);
 
         for (int b = 1; b <= max_batch; b *= 2) {
             if (!dev.supports(u.dtype)) {

@@ -9,6 +9,7 @@
 // speedup from fp16 to int8; which format's error is largest; a (per-student) checkpoint's bytes.
 #include <lab/cpu_quantized_gemv.hpp>
 #include <lab/lab.hpp>
+#include <lab/random_fill.hpp>
 #include <lab/quantize.hpp>
 #include <lab/transformer.hpp>
 
@@ -131,6 +132,7 @@ public:
             const Dtype out = d == Dtype::fp8_e4m3 ? Dtype::bf16 : d == Dtype::int8 ? Dtype::fp32 : d;  // int8 -> int32: 4 bytes
             BufferPtr a = dev.allocate(std::size_t(storage_bytes(d, 1.0 * n * n))), b = dev.allocate(std::size_t(storage_bytes(d, 1.0 * n * n))),
                       c = dev.allocate(std::size_t(storage_bytes(out, 1.0 * n * n)));
+            fill_random(s, *a, d, 1), fill_random(s, *b, d, 2);  // tensor cores run faster on zeros
             const Gemm g{d, n, n, n, a->data(), b->data(), c->data(), 1.0, 0.0};
             const Counts cnt = gemm_counts(n, n, n, d, out);
             const bool simt = dev.kind() == DeviceKind::cpu || d == Dtype::fp32 || (d == Dtype::fp64 && !s.ceilings().has_flops("fp64.tensor"));

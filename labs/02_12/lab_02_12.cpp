@@ -10,6 +10,7 @@
 // (Questions on a recorded hardware-counter trace come with the trace reader.)
 #include <lab/cpu_stream_kernels.hpp>
 #include <lab/lab.hpp>
+#include <lab/random_fill.hpp>
 
 #include <algorithm>
 #include <array>
@@ -65,6 +66,7 @@ public:
         BufferPtr a = dev.allocate(8 * sn), b = dev.allocate(8 * sn), c = dev.allocate(8 * sn);
         BufferPtr out = dev.allocate(std::size_t{64} << 20);
         BufferPtr ga = dev.allocate(8 * gn * gn), gb = dev.allocate(4 * gn * gn), gc = dev.allocate(8 * gn * gn);
+        fill_random(s, *ga, Dtype::fp32, 1), fill_random(s, *gb, Dtype::fp32, 2);  // GEMM operands: not zeros, as calibrated
         float *pa = a->as<float>(), *pb = b->as<float>(), *pc = c->as<float>();
 
         for (int m = 0; m < kMysteries; ++m)

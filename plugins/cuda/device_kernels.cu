@@ -8,6 +8,7 @@
 
 #include "lab/cuda_check.hpp"
 #include "lab/cuda_kernels.cuh"
+#include "lab/random_bits.hpp"
 
 namespace lab::cuda {
 
@@ -49,30 +50,20 @@ static_assert(fma_lanes(FmaType::fp16x2) == cuda_kernels::Lanes<__half2>::value 
                   fma_lanes(FmaType::fp32) == cuda_kernels::Lanes<float>::value,
               "fma_counts.hpp states the FMA peak's lanes");
 
-// splitmix64's finaliser: a different, well-mixed 64-bit value for every index and seed.
-__device__ inline std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-// 24 random bits as a float in [-1, 1): exact in every floating type down to fp16's and bf16's
-// rounding.
-__device__ inline float unit(std::uint64_t r) { return static_cast<float>(r >> 40) * 0x1p-23f - 1.0f; }
-
+// The values of lab/random_bits.hpp, so a fill made here equals lab::fill_random's on the host.
+using random_fill::unit;
 template <class T> __device__ inline T random_value(std::uint64_t r) { return static_cast<T>(unit(r)); }
-template <> __device__ inline double random_value<double>(std::uint64_t r) { return static_cast<double>(r >> 11) * 0x1p-52 - 1.0; }
+template <> __device__ inline double random_value<double>(std::uint64_t r) { return random_fill::unit_double(r); }
 template <> __device__ inline __half random_value<__half>(std::uint64_t r) { return __float2half_rn(unit(r)); }
 template <> __device__ inline __nv_bfloat16 random_value<__nv_bfloat16>(std::uint64_t r) { return __float2bfloat16_rn(unit(r)); }
 template <> __device__ inline __nv_fp8_e4m3 random_value<__nv_fp8_e4m3>(std::uint64_t r) { return __nv_fp8_e4m3(unit(r)); }
-template <> __device__ inline std::int8_t random_value<std::int8_t>(std::uint64_t r) { return static_cast<std::int8_t>(r >> 56); }
+template <> __device__ inline std::int8_t random_value<std::int8_t>(std::uint64_t r) { return random_fill::int8_value(r); }
 
 template <class T>
 __global__ void fill_random(T* out, std::size_t n, std::uint64_t seed) {
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
          i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-        out[i] = random_value<T>(mix(seed * 0x100000001b3ull ^ i));
+        out[i] = random_value<T>(random_fill::bits(seed, i));
 }
 
 template <class T> void fill(cudaStream_t s, void* data, std::size_t n, std::uint64_t seed) {

@@ -13,7 +13,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "device_session.hpp"
 #include "gpu_fixture.hpp"
+#include "lab/random_fill.hpp"
 #include "lab/stream_kernels.hpp"
 #include "measure_engine.hpp"
 #include "test_support.hpp"
@@ -167,6 +169,23 @@ TEST_CASE("bf16 GEMM on the GPU matches a host product of non-zero data", "[gpu]
             CHECK(from_bf16(got[i * n + j]) == static_cast<float>(want));
         }
     CHECK(nonzero > m * n / 2);
+}
+
+TEST_CASE("fill_random puts the host's fill in GPU memory through pinned copies, every period and the tail", "[gpu]") {
+    Device& d = *gpu().device;
+    lab_test::DeviceSession session(d, false);
+    for (Dtype dtype : {Dtype::bf16, Dtype::fp32, Dtype::int8}) {
+        INFO(to_string(dtype));
+        const std::size_t size = random_fill::element_bytes(dtype), elements = 2 * random_fill::kPeriod + 333;
+        BufferPtr buf = d.allocate(elements * size);
+        fill_random(session, *buf, dtype, 9);
+        std::vector<unsigned char> got(elements * size), want(random_fill::kPeriod * size);
+        copy_to_host(got.data(), *buf, got.size());
+        random_fill::fill_host(want.data(), 0, random_fill::kPeriod, dtype, 9);
+        CHECK(std::memcmp(got.data(), want.data(), want.size()) == 0);
+        CHECK(std::memcmp(got.data() + want.size(), want.data(), want.size()) == 0);
+        CHECK(std::memcmp(got.data() + 2 * want.size(), want.data(), 333 * size) == 0);
+    }
 }
 
 TEST_CASE("int8 GEMM on the GPU (B stored transposed) matches a host product in int32", "[gpu]") {

@@ -5,6 +5,8 @@
 //                                 k FMAs per element, FMA peak, a dependent chain) with its counts;
 //   <lab/cpu_stream_kernels.hpp>  its CPU implementation (lab's AVX-512/AVX2/scalar kernels of
 //                                 <lab/cpu_kernels.hpp>);
+//   <lab/random_fill.hpp>         fill_random: bounded pseudo-random GEMM operands (tensor cores
+//                                 run faster on the zeros a buffer starts with);
 //   <lab/transformer.hpp>         transformer arithmetic (parameters, KV cache, per-op FLOPs and
 //                                 bytes, decode bound), the one `lab model` uses (docs/arithmetic.md);
 //   in a CUDA companion's .cu: <lab/companion.hpp> (LAB_COMPANION), <lab/cuda_check.hpp>

@@ -38,8 +38,9 @@ inline double e4m3_value(std::uint8_t code) {
     const double v = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1 + m / 8.0, e - 7);
     return code & 0x80 ? -v : v;
 }
-// The E4M3 code nearest to v (saturating at 448): codes 0..126 are the finite non-negative
-// values in increasing order, so a binary search finds the neighbours.
+// The E4M3 code nearest to v, ties to the even code as the hardware rounds (saturating at 448):
+// codes 0..126 are the finite non-negative values in increasing order, so a binary search finds
+// the neighbours.
 inline std::uint8_t e4m3_code(double v) {
     static const std::array<double, 127> values = [] {
         std::array<double, 127> t{};
@@ -49,7 +50,10 @@ inline std::uint8_t e4m3_code(double v) {
     const double a = std::fabs(v);
     const auto hi = std::lower_bound(values.begin(), values.end(), a);
     std::size_t c = hi == values.end() ? 126 : static_cast<std::size_t>(hi - values.begin());
-    if (c > 0 && a - values[c - 1] <= values[c] - a) --c;
+    if (c > 0) {
+        const double below = a - values[c - 1], above = values[c] - a;
+        if (below < above || (below == above && (c & 1))) --c;
+    }
     return static_cast<std::uint8_t>(c | (v < 0 && c ? 0x80 : 0));
 }
 inline std::uint8_t e2m1_code(double v) {
