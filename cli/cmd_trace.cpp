@@ -49,6 +49,7 @@ json to_json(const trace::Summary& s, std::size_t top, const std::optional<Devic
                 {"device", {{"name", s.device_name.empty() ? json(nullptr) : json(s.device_name)}, {"sms", s.sms ? json(*s.sms) : json(nullptr)}}},
                 {"events", s.events},
                 {"span_us", s.span_us},
+                {"untraced_us", s.untraced_us},
                 {"kernels", {{"count", s.kernel_count}, {"total_us", s.kernel_total_us}, {"distinct", s.kernels.size()}, {"top", kernels}}},
                 {"memcpy", {{"count", s.memcpy.count}, {"bytes", s.memcpy.bytes}, {"total_us", s.memcpy.total_us}, {"by_kind", by_kind}}},
                 {"memset", {{"count", s.memset_count}}},
@@ -75,8 +76,14 @@ void print(std::ostream& o, const json& j, const std::string& file) {
     o << "trace " << file << " (" << j["format"].get<std::string>() << ")";
     if (!j["device"]["name"].is_null()) o << "   device " << j["device"]["name"].get<std::string>();
     if (!j["device"]["sms"].is_null()) o << ", " << j["device"]["sms"].get<int>() << " SMs";
-    o << fmt::format("\n\nGPU span {:.1f} us: busy {:.1f} us, idle {:.1f} us ({:.1f}% idle)\n", j["span_us"].get<double>(),
-                     j["gpu_busy_us"].get<double>(), j["gpu_idle_us"].get<double>(), 100 * j["idle_fraction"].get<double>());
+    if (j["gpu_busy_us"].get<double>() <= 0)
+        o << "\n\nno kernel, copy or memset in this trace: no GPU timeline to measure idle time on\n";
+    else
+        o << fmt::format("\n\nGPU span {:.1f} us: busy {:.1f} us, idle {:.1f} us ({:.1f}% idle)\n", j["span_us"].get<double>(),
+                         j["gpu_busy_us"].get<double>(), j["gpu_idle_us"].get<double>(), 100 * j["idle_fraction"].get<double>());
+    if (j["untraced_us"].get<double>() > 0)
+        o << fmt::format("  (lab measured for {:.1f} us more without tracing: left out of the span; each workload has a traced window)\n",
+                         j["untraced_us"].get<double>());
     o << "launch latency (median kernel start - its launch call): "
       << (j["launch_latency_us"].is_null() ? "- (no launch call in the trace)" : fmt::format("{:.1f} us", j["launch_latency_us"].get<double>()))
       << fmt::format(" over {} kernels\n", j["launches_matched"].get<std::uint64_t>());

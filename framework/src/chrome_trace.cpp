@@ -4,6 +4,8 @@
 // host launch to the device work it caused.
 #include "chrome_trace.hpp"
 
+#include "trace_windows.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -51,7 +53,8 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
     out.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", kDevicePid}, {"tid", 0}, {"args", {{"sort_index", 1}}}});
     std::set<int> host_tracks, device_tracks;
     for (const auto& e : events) (e.host ? host_tracks : device_tracks).insert(e.track);
-    for (int t : host_tracks) out.push_back(metadata("thread_name", kHostPid, t, "thread " + std::to_string(t)));
+    for (int t : host_tracks)
+        out.push_back(metadata("thread_name", kHostPid, t, t == kLabTrack ? "lab: workloads, and what was not traced" : "thread " + std::to_string(t)));
     for (int t : device_tracks) out.push_back(metadata("thread_name", kDevicePid, t, "stream " + std::to_string(t)));
 
     // Sorting by start keeps the file readable and lets a streaming reader assume order; stable,

@@ -21,6 +21,7 @@
 #include "plugin_loader.hpp"
 #include "progress_bar.hpp"
 #include "run_record.hpp"
+#include "trace_windows.hpp"
 
 using nlohmann::json;
 
@@ -54,9 +55,9 @@ void note(const std::string& text) { send_to_parent({{"type", "note"}, {"text", 
 
 class ChildSession : public Session {
 public:
-    ChildSession(Device& d, InRunCeilings& c, RunOptions o, EngineSettings s, std::string lesson_file)
+    ChildSession(Device& d, InRunCeilings& c, RunOptions o, EngineSettings s, std::string lesson_file, TraceWindows& trace)
         : device_(d), ceilings_(c), options_(std::move(o)), settings_(std::move(s)),
-          lesson_file_(std::move(lesson_file)) {}
+          lesson_file_(std::move(lesson_file)), trace_(trace) {}
     Device& device() override { return device_; }
     const Ceilings& ceilings() const override { return ceilings_.current(); }
     const RunOptions& options() const override { return options_; }
@@ -64,7 +65,7 @@ public:
         for (const auto& m : measurements_)
             if (m.workload.name == w.name) throw std::invalid_argument("workload '" + w.name + "' measured twice");
         progress_line("measuring " + w.name);
-        measurements_.push_back(measure_workload(device_, w, launch, settings_));
+        measurements_.push_back(measure_workload(device_, w, launch, settings_, &trace_));
         progress_line("measuring the ceilings beside " + w.name);
         ceilings_.after_workload(measurements_.back(), measurements_);
         // "Counters refused" is said once, not once per workload; the run goes on with timing.
@@ -96,6 +97,7 @@ private:
     std::vector<Measurement> measurements_;
     std::vector<Skip> skipped_;
     bool counters_noted_ = false;
+    TraceWindows& trace_;
 };
 
 struct OpenedDevice {
@@ -228,8 +230,9 @@ int child_main(const ChildRequest& req) {
             LoadedLesson lesson = load_lesson(req.lesson_file);
             // References and re-measures use the quick settings: a few samples, close in time.
             const EngineSettings reference_settings = engine_defaults(dev.kind(), true);
+            TraceWindows trace(dev);  // started below, when --trace asks for one
             InRunCeilings in_run(*od.backend.backend, dev, *ceilings,
-                                 [&](const Workload& w, const Launch& l) { return measure_workload(dev, w, l, reference_settings); },
+                                 [&](const Workload& w, const Launch& l) { return measure_workload(dev, w, l, reference_settings, &trace); },
                                  note);
             // Cached ceilings not trusted are measured again first (a calibration made just now has
             // retried its own already). That is part of obtaining the ceilings, under the
@@ -242,12 +245,12 @@ int child_main(const ChildRequest& req) {
                 progress_done();
             }
             send_to_parent({{"type", "phase"}, {"phase", "lesson"}, {"limit_s", lesson_limit(req)}});
-            ChildSession session(dev, in_run, req.options, settings, req.lesson_file);
+            ChildSession session(dev, in_run, req.options, settings, req.lesson_file, trace);
             stderr_progress().start("lesson " + lesson.info.id + (req.quick ? " (quick)" : ""), req.lesson_budget_s);
             bool tracing = false;
             if (!req.trace_file.empty()) {
                 std::string why;
-                tracing = dev.trace_begin(why);
+                tracing = trace.begin(why);
                 if (!tracing) note("no trace written: " + why);
             }
             try {
@@ -260,7 +263,7 @@ int child_main(const ChildRequest& req) {
             dev.stream().synchronize();
             progress_done();
             if (tracing) {
-                std::vector<TraceEvent> events = dev.trace_end();
+                std::vector<TraceEvent> events = trace.finish();
                 TraceMetadata meta{dev.facts().name, to_string(dev.kind()), lesson.info.id, 0};
                 for (const auto& e : events)  // the tracer's "dropped N events" marker, if it filled up
                     if (e.category == "marker" && e.name.rfind("dropped ", 0) == 0)

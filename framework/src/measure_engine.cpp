@@ -2,6 +2,7 @@
 #include "measure_engine.hpp"
 
 #include "machine_load.hpp"
+#include "trace_windows.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -50,14 +51,46 @@ TimeStats summarise(std::vector<double> v) {
     return t;
 }
 
+namespace {
+
+// The traced window after a workload's samples: one invocation (or cold sample), then as many
+// more back to back as fit in kWindowEvents at the first one's count, at most a timed batch. On
+// lab's track: the untraced measuring before it and the window itself, each saying what it was.
+template <class Sample>
+void trace_window(TraceWindows& trace, const Workload& w, double untraced_from, int batch, int samples, Sample&& sample) {
+    const double measured = trace.now();
+    trace.add_range("measuring " + w.name + " (not traced)", "untraced", untraced_from, measured,
+                    {{"timed samples", std::to_string(samples)}, {"invocations per sample", std::to_string(batch)}});
+    trace.resume();
+    sample(1);
+    trace.pause();
+    int invocations = 1;
+    const std::size_t per = std::max<std::size_t>(1, trace.last_segment_events());
+    const int more = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(batch), TraceWindows::kWindowEvents / per)) - 1;
+    if (more >= 1 && w.mode == TimingMode::hot) {
+        trace.resume();
+        sample(more);
+        trace.pause();
+        invocations += more;
+    }
+    trace.add_range(w.name, "workload", measured, trace.now(),
+                    {{"traced invocations", std::to_string(invocations)},
+                     {"note", "traced after its timed samples, which were not traced (tracing slows every launch)"}});
+}
+
+}  // namespace
+
 Measurement measure_workload(Device& device, const Workload& w, const Launch& launch,
-                             const EngineSettings& s) {
+                             const EngineSettings& s, TraceWindows* trace) {
     using clock = std::chrono::steady_clock;
     Stream& stream = device.stream();
     EventPtr e0 = device.create_event(), e1 = device.create_event();
     const bool cold = w.mode == TimingMode::cold;
     const double max_time = w.max_time_s > 0 ? w.max_time_s : s.max_time_s;
     auto t_start = clock::now();
+    const bool tracing = trace && trace->active();
+    const double untraced_from = tracing ? trace->now() : 0;
+    if (tracing) trace->pause();
 
     // One timed invocation (or batch): returns seconds per invocation.
     auto sample = [&](int batch) {
@@ -125,6 +158,7 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     m.workload = w;
     m.load = load.others_cpus();
     if (w.telemetry) m.telemetry = device.telemetry_end();
+    if (tracing) trace_window(*trace, w, untraced_from, batch, static_cast<int>(samples.size()), sample);
     if (samples.empty())
         throw std::runtime_error("every sample of '" + w.name + "' was taken at a throttled clock (below " +
                                  std::to_string(s.throttle_ratio) + " of nominal): let the device cool and run again");
@@ -135,6 +169,7 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     m.time.discarded = discarded;
     m.time.noise_met = met;
     m.time.total_s = std::chrono::duration<double>(clock::now() - t_start).count();
+    if (tracing) trace->resume();
     return m;
 }
 

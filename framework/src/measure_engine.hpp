@@ -24,9 +24,12 @@ struct EngineSettings {
 // Defaults per device and mode, documented in docs/measurement.md.
 EngineSettings engine_defaults(DeviceKind kind, bool quick);
 
-// Measures one workload on `device`'s stream.
+class TraceWindows;
+
+// Measures one workload on `device`'s stream. With a trace running, the warm-up and the timed
+// samples are not traced; one window of invocations after them is (trace_windows.hpp).
 Measurement measure_workload(Device& device, const Workload& workload, const Launch& launch,
-                             const EngineSettings& settings);
+                             const EngineSettings& settings, TraceWindows* trace = nullptr);
 
 // Median, min, max, mean, stddev and noise of samples (seconds per invocation).
 TimeStats summarise(std::vector<double> samples);

@@ -51,6 +51,7 @@ struct Reader {
     std::unordered_map<long long, double> launch_start;     // correlation -> runtime/driver call start
     std::vector<std::pair<long long, double>> kernel_start;  // correlation, kernel start
     std::vector<std::pair<double, double>> gpu;               // GPU event intervals
+    std::vector<std::pair<double, double>> untraced;          // lab's "untraced" ranges
     bool saw_events = false, lab_format = false;
 
     void event(const Ev& e) {
@@ -84,6 +85,8 @@ struct Reader {
             ++s.syncs_by_kind[e.sync_kind.empty() ? e.name : e.sync_kind];
         } else if ((cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime") && e.correlation) {
             launch_start.emplace(static_cast<long long>(*e.correlation), ts);
+        } else if (cat == "untraced") {
+            untraced.push_back({ts, ts + dur});
         } else if (cat == "cuda_profiler_range") {
             auto c = [&](const char* op) { return counter(fmt::format("smsp__sass_thread_inst_executed_op_{}_pred_on.sum", op)).value_or(0); };
             CounterRange r{e.name, dur, 2 * c("ffma") + c("fadd") + c("fmul"), 2 * c("dfma") + c("dadd") + c("dmul"), 2 * c("hfma") + c("hadd") + c("hmul"), {}};
@@ -102,7 +105,11 @@ struct Reader {
                 else cur_end = std::max(cur_end, b);
             }
             busy += cur_end - cur_start;
-            s.span_us = last - first, s.gpu_busy_us = busy;
+            // Untraced spans hold no traced GPU event: their overlap with the span is not idle time.
+            double untraced_us = 0;
+            for (const auto& [a, b] : untraced) untraced_us += std::max(0.0, std::min(b, last) - std::max(a, first));
+            s.untraced_us = untraced_us;
+            s.span_us = std::max(0.0, last - first - untraced_us), s.gpu_busy_us = busy;
         }
         std::vector<double> lat;
         for (const auto& [c, ts] : kernel_start)

@@ -4,7 +4,8 @@
 //
 // Definitions (docs/trace.md): GPU events are kernels, memcpys and memsets; span = last GPU event
 // end - first GPU event start; busy = the length of the union of GPU event intervals over all
-// streams; idle = span - busy; launch latency = the median of (kernel start - start of the
+// streams; idle = span - busy (a lab trace's untraced spans, where lab measured without tracing,
+// are left out of the span: `untraced_us`); launch latency = the median of (kernel start - start of the
 // runtime/driver call with the same correlation id); syncs count cuda_sync events (lab: "sync").
 #pragma once
 
@@ -44,6 +45,7 @@ struct Summary {
     std::optional<int> sms;
     std::uint64_t events = 0;  // every complete ("X") event read
     double span_us = 0, gpu_busy_us = 0;
+    double untraced_us = 0;    // lab traces: time inside the span lab measured without tracing
     std::uint64_t kernel_count = 0;
     double kernel_total_us = 0;
     std::vector<KernelStats> kernels;  // by total time, largest first

@@ -91,7 +91,7 @@ void CpuDevice::copy(Stream& stream, void* dst, const void* src, std::size_t byt
         if (e > b) std::memcpy(d + b, s + b, e - b);
     };
     // Named in traces as a copy (host to host: a CPU device's memory is the host's).
-    static const TaskLabel label{"memcpy", "memcpy HtoH", false, {0, 0, 0}};
+    const TaskLabel label{"memcpy", "memcpy HtoH", false, {0, 0, 0}, bytes};
     if (auto* ts = dynamic_cast<TaskStream*>(&stream)) ts->launch(std::move(kernel), label);
     else stream.launch(std::move(kernel));
 }

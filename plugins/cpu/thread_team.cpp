@@ -112,6 +112,7 @@ void StreamTracer::add(std::uint64_t session, const TaskLabel& label, std::uint6
     e.track = kTrack;
     e.host = host;
     e.args["correlation"] = std::to_string(correlation);
+    if (!host && label.bytes > 0) e.args["bytes"] = std::to_string(label.bytes);
     push(std::move(e));
 }
 

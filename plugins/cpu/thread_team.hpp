@@ -55,6 +55,7 @@ struct TaskLabel {
     const char* name = "task";
     bool numbered = false;          // append " #<correlation>" ("host kernel #12")
     int dims[3] = {0, 0, 0};        // when dims[0] > 0, append " m x n x k" ("sgemm 64 x 64 x 64")
+    std::size_t bytes = 0;          // a copy's size, kept in the event's args (as CUPTI's copies have it)
 };
 
 // The events of one trace, fed by the host thread (launches, synchronisations) and the stream

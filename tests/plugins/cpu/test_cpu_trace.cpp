@@ -83,6 +83,23 @@ TEST_CASE("a CPU trace holds the stream's tasks and the host's launches and sync
     for (std::size_t i = 1; i < events.size(); ++i) CHECK(events[i - 1].start_s <= events[i].start_s);
 }
 
+TEST_CASE("a traced copy carries its size in bytes, as CUPTI's copies do, so lab trace can total them", "[cputrace]") {
+    Device& d = *fixture().device;
+    BufferPtr a = d.allocate(65536), b = d.allocate(65536);
+    std::string note;
+    REQUIRE(d.trace_begin(note));
+    d.copy(d.stream(), b->data(), a->data(), 65536);
+    d.copy(d.stream(), b->data(), a->data(), 1000);
+    d.stream().synchronize();
+    const auto events = d.trace_end();
+    const auto copies = with(events, "memcpy", false);
+    REQUIRE(copies.size() == 2);
+    CHECK(copies[0]->name == "memcpy HtoH");
+    CHECK(copies[0]->args.at("bytes") == "65536");
+    CHECK(copies[1]->args.at("bytes") == "1000");
+    for (const auto* l : with(events, "runtime", true)) CHECK(l->args.count("bytes") == 0);
+}
+
 TEST_CASE("every launch pairs with one task by correlation, and the task starts after it", "[cputrace]") {
     Device& d = *fixture().device;
     auto events = traced_work(d);
