@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 #include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -290,6 +291,35 @@ TEST_CASE("lab run --trace writes a Chrome trace of the lesson, gzip-compressed 
     CHECK(names >= 2);
     CHECK(trace["otherData"]["lesson"] == "02.05");
     for (const auto& f : fs::directory_iterator(out.path())) CHECK(f.path().filename().string().find(".partial") == std::string::npos);
+
+    // Windowed: every workload the run measured has its traced window on lab's track, the GEMMs
+    // (last in the lesson) are in it, nothing was dropped, and a launch's correlation number
+    // names one launch only, though the device's tracer restarts its numbering per window.
+    const json record = json::parse(lab_test::read_file(out / "r.json"));
+    std::set<std::string> windows, untraced, correlations;
+    bool sgemm = false, duplicate = false;
+    for (const auto& e : trace["traceEvents"]) {
+        if (e.value("ph", "") != "X") continue;
+        if (e.value("cat", "") == "workload") windows.insert(e["name"].get<std::string>());
+        if (e.value("cat", "") == "untraced") untraced.insert(e["name"].get<std::string>());
+        if (e.value("cat", "") == "gemm" && e["name"].get<std::string>().rfind("sgemm ", 0) == 0) sgemm = true;
+        if (e.value("cat", "") == "runtime" && e["args"].contains("correlation"))
+            duplicate |= !correlations.insert(e["args"]["correlation"].get<std::string>()).second;
+    }
+    for (const auto& w : record["workloads"]) {
+        const std::string name = w["name"].get<std::string>();
+        CHECK(windows.count(name) == 1);
+        CHECK(untraced.count("measuring " + name + " (not traced)") == 1);
+    }
+    CHECK(sgemm);
+    CHECK_FALSE(duplicate);
+    CHECK(trace["otherData"]["dropped"] == 0);
+    // lab trace leaves the untraced measuring out of the span it calls idle.
+    auto summary = run_lab({"trace", (out / "t.json.gz").string(), "--json"});
+    REQUIRE(summary.exit_code == 0);
+    const json s = json::parse(summary.out);
+    CHECK(s["untraced_us"].get<double>() > 0);
+    CHECK((s["memcpy"]["count"].get<int>() == 0 || s["memcpy"]["bytes"].get<double>() > 0));
 }
 
 TEST_CASE("a failed run leaves no trace behind", "[isolation]") {
