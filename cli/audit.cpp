@@ -111,14 +111,16 @@ void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tole
 
 namespace {
 struct Counts {
-    int reproduce = 0, not_reproduce = 0, other = 0;
+    int reproduce = 0, not_reproduce = 0, inconclusive = 0, other_hardware = 0, not_audited = 0;
 };
 Counts count(const std::vector<Audited>& results) {
     Counts c;
     for (const auto& a : results) {
         c.reproduce += a.verdict == "reproduces";
         c.not_reproduce += a.verdict == "does_not_reproduce";
-        c.other += a.verdict == "other_hardware" || a.verdict == "not_audited" || a.verdict == "inconclusive";
+        c.inconclusive += a.verdict == "inconclusive";
+        c.other_hardware += a.verdict == "other_hardware";
+        c.not_audited += a.verdict == "not_audited";
     }
     return c;
 }
@@ -136,7 +138,8 @@ nlohmann::json audit_json(const std::vector<Audited>& results, const AuditSummar
     }
     const Counts c = count(results);
     return {{"submissions", s.submissions}, {"audited", results.size()}, {"seed", s.seed}, {"tolerance", s.tolerance},
-            {"where", s.where}, {"reproduce", c.reproduce}, {"do_not_reproduce", c.not_reproduce}, {"not_audited", c.other},
+            {"where", s.where}, {"reproduce", c.reproduce}, {"do_not_reproduce", c.not_reproduce}, {"inconclusive", c.inconclusive},
+            {"other_hardware", c.other_hardware}, {"not_audited", c.not_audited},
             {"results", rows}};
 }
 
@@ -151,8 +154,12 @@ void print_audit(std::ostream& out, const std::vector<Audited>& results, const A
         out << fmt::format("{:<20} {:<16} {:<20} {:<28} {}\n", a.task.folder, a.task.student, a.verdict, a.task.why_sampled, detail);
     }
     const Counts c = count(results);
-    out << fmt::format("\n{} reproduce, {} do not, {} could not be audited (inconclusive: audit those again on a quiet node)\n",
-                       c.reproduce, c.not_reproduce, c.other);
+    // Each verdict that is neither says what to do about it (docs/gradescope.md, "Audits").
+    out << fmt::format("\n{} reproduce, {} do not", c.reproduce, c.not_reproduce);
+    if (c.inconclusive) out << fmt::format(", {} inconclusive (the audit ran beside other work: audit those again on a quiet node)", c.inconclusive);
+    if (c.other_hardware) out << fmt::format(", {} recorded on other hardware (audit those where they were recorded)", c.other_hardware);
+    if (c.not_audited) out << fmt::format(", {} not audited (see each row's detail)", c.not_audited);
+    out << "\n";
 }
 
 int audit_exit_code(const std::vector<Audited>& results) { return count(results).not_reproduce > 0 ? 1 : 0; }

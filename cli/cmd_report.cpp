@@ -41,8 +41,7 @@ int cmd_report(const Args& args) {
     // As `lab show`: revealing needs the course's leave. A run recorded with --reveal already
     // holds every value, so its page may show them too.
     const bool reveal = vm.count("reveal") > 0;
-    if (reveal && !rec.value("revealed", false) && !load_course(paths::config_dir() / "course.yaml").allow_reveal)
-        throw UsageError("this course does not allow --reveal");
+    if (reveal && !rec.value("revealed", false)) require_reveal_allowed(paths::config_dir() / "course.yaml");
     const Derivation d = derive_run(lesson, raw, file);
     const auto withheld = record::withheld_metrics(lesson.info, reveal, raw.device_kind);
     write_file_atomically(out, render_run_html(RunPage{lesson.info, raw, d, withheld, rec, file}));

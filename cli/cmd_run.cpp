@@ -89,8 +89,7 @@ int cmd_run(const Args& args) {
         if (vm["device"].defaulted()) req.device = as_made.device;
     }
     const bool reveal = vm.count("reveal") > 0;
-    if (reveal && !load_course(paths::config_dir() / "course.yaml").allow_reveal)
-        throw UsageError("this course does not allow --reveal (allow_reveal: false in course.yaml)");
+    if (reveal) require_reveal_allowed(paths::config_dir() / "course.yaml");
 
     const bool dry_run = vm.count("slurm") && vm.count("dry-run");
     // Check the outputs can be written before spending a minute measuring.

@@ -31,8 +31,7 @@ int cmd_show(const Args& args) {
     for (const auto& w : host.warnings()) std::cerr << "warning: " << w << "\n";
     const LoadedLesson& lesson = host.lesson(raw.lesson_id);
     check_plugin_version(lesson, rec, file);
-    if (reveal && !load_course(paths::config_dir() / "course.yaml").allow_reveal)
-        throw UsageError("this course does not allow --reveal");
+    if (reveal) require_reveal_allowed(paths::config_dir() / "course.yaml");
     const Derivation d = derive_run(lesson, raw, file);
     const auto withheld = record::withheld_metrics(lesson.info, reveal, raw.device_kind);
     if (vm.count("json")) {

@@ -45,6 +45,12 @@ CourseConfig load_course(const std::filesystem::path& file) {
     return c;
 }
 
+void require_reveal_allowed(const std::filesystem::path& file) {
+    if (load_course(file).allow_reveal) return;
+    throw UsageError("this course does not allow --reveal (allow_reveal: false in " + file.string() +
+                     ")\n  fix: leave out --reveal: graded values show as '?' until you submit, and `lab submit` grades your claims");
+}
+
 std::string normalise_student(const std::string& student) {
     std::string out;
     bool pending_space = false;

@@ -20,6 +20,10 @@ struct CourseConfig {
 // Throws InputError (file:line) on a malformed file, unknown key or bad value.
 CourseConfig load_course(const std::filesystem::path& file);
 
+// Throws UsageError when the course at `file` does not allow --reveal, naming the file and what
+// to do instead.
+void require_reveal_allowed(const std::filesystem::path& file);
+
 // Trimmed, lower-cased; internal whitespace collapsed to one '_'.
 std::string normalise_student(const std::string& student);
 

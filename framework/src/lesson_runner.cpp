@@ -13,6 +13,7 @@
 #include "ceiling_trust.hpp"
 #include "ceilings_cache.hpp"
 #include "chrome_trace.hpp"
+#include "format.hpp"
 #include "gzip.hpp"
 #include "child_process.hpp"
 #include "errors.hpp"
@@ -333,10 +334,17 @@ ChildResult execute(const ChildRequest& req) {
                           " MiB and was stopped; no run record written (LAB_MEMORY_LIMIT sets the limit)");
     if (outcome.timed_out) {
         std::string phase = "the lesson";
+        double limit_s = 0;
         for (const auto& m : outcome.messages)
-            if (m.value("type", "") == "phase") phase = m.value("phase", "") == "calibrate" ? "calibration" : "the lesson";
-        throw DeviceError(what + ": " + phase + " exceeded its time budget after " +
-                          std::to_string(static_cast<int>(outcome.wall_s)) + " s and was stopped; no run record written");
+            if (m.value("type", "") == "phase") {
+                phase = m.value("phase", "") == "calibrate" ? "calibration" : "the lesson";
+                limit_s = m.value("limit_s", 0.0);
+            }
+        const std::string budget = limit_s > 0 ? " of " + format::number(limit_s, {.whole_below = 1e9}) + " s" : "";
+        throw DeviceError(what + ": " + phase + " exceeded its time budget" + budget + " and was stopped (" +
+                          std::to_string(static_cast<int>(outcome.wall_s)) + " s in all); no run record written\n"
+                          "  fix: other programs busy on this machine slow every kernel: run it again when it is quieter, "
+                          "or allow more time with --timeout S (or LAB_TIMEOUT)");
     }
     if (!outcome.exited || outcome.exit_code != 0)
         throw DeviceError(what + " " + outcome.describe() + "; no run record written");

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <system_error>
 
+#include "elf_build_id.hpp"
 #include "errors.hpp"
 
 namespace fs = std::filesystem;
@@ -171,6 +172,10 @@ Catalog discover(const std::vector<fs::path>& dirs, bool lessons_too) {
                     id = inspect_plugin(f, "lesson");
                 } catch (const InputError& e) {
                     cat.warnings.push_back(std::string("skipped ") + e.what());
+                    // lab_02_13.so -> "02.13"; the first refusal of an ID is the one reported.
+                    std::string implied = name.substr(4, name.size() - 4 - 3);
+                    std::replace(implied.begin(), implied.end(), '_', '.');
+                    cat.refused.emplace(implied, e.what());
                     continue;
                 }
             }
@@ -184,12 +189,17 @@ Catalog discover(const std::vector<fs::path>& dirs, bool lessons_too) {
             }
             in_this_folder[key] = f;
             if (auto existing = table.find(id.name); existing != table.end()) {
-                // The same version found twice (a build tree beside its installed copy) is no
-                // news; a different one is: the user may be running the one they did not mean.
-                const std::string mine = plugin_version(f, lesson), theirs = plugin_version(existing->second.file, lesson);
-                if (mine != theirs)
+                // One build found twice (a build tree beside its installed copy: one GNU build ID)
+                // is no news; two builds are, even of one version (a rebuilt lesson keeps
+                // "1.0.0"): the user may be running the one they did not mean.
+                if (!same_build(f, existing->second.file)) {
+                    const std::string mine = plugin_version(f, lesson), theirs = plugin_version(existing->second.file, lesson);
+                    const std::string builds = mine == theirs ? ", another build of the same version" : "";
                     cat.warnings.push_back(f.string() + " (" + id.kind + " " + id.name + " " + mine + ") is shadowed by " +
-                                           existing->second.file.string() + " (" + theirs + "), found earlier on the plugin path");
+                                           existing->second.file.string() + " (" + theirs + builds +
+                                           "), found earlier on the plugin path\n  fix: remove the copy you do not mean, or "
+                                           "reorder LAB_PLUGIN_PATH");
+                }
                 continue;
             }
             table[id.name] = id;
@@ -203,6 +213,8 @@ const PluginIdentity& find_lesson(const Catalog& cat, const std::string& id) {
         throw InputError("", c->second);
     auto it = cat.lessons.find(id);
     if (it != cat.lessons.end()) return it->second;
+    if (auto r = cat.refused.find(id); r != cat.refused.end())
+        throw InputError("", "lesson " + id + "'s plugin was found but refused: " + r->second);
     std::string known;
     for (const auto& [k, v] : cat.lessons) known += (known.empty() ? "" : ", ") + k;
     throw UsageError("unknown lesson ID '" + id + "'; lessons found: " + (known.empty() ? "none" : known) +

@@ -50,6 +50,9 @@ struct Catalog {
     std::map<std::string, PluginIdentity> backends;   // by device kind
     std::vector<std::string> warnings;                // shadowed plugins, broken files
     std::map<std::string, std::string> conflicts;     // ID -> error: two plugins, one folder
+    // ID its file name implies (lab_02_13.so -> 02.13) -> why the loader refused that file: asked
+    // for that lesson, the user hears the reason rather than "unknown lesson".
+    std::map<std::string, std::string> refused;
 };
 
 // Scans the folders in order. A folder that does not exist is skipped; one that exists but cannot

@@ -232,6 +232,25 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
     }
 }
 
+TEST_CASE("an audit's summary counts each verdict under its own name, with what to do about it", "[integrity-cli]") {
+    auto row = [](const char* folder, const char* verdict) {
+        lab::cli::Audited a;
+        a.task.folder = folder, a.task.student = folder, a.verdict = verdict;
+        return a;
+    };
+    const std::vector<lab::cli::Audited> results = {row("a", "reproduces"), row("b", "does_not_reproduce"), row("c", "inconclusive"),
+                                                    row("d", "not_audited"), row("e", "not_audited"), row("f", "other_hardware")};
+    std::ostringstream out;
+    lab::cli::print_audit(out, results, {6, 1});
+    CHECK_THAT(out.str(), Catch::Contains("1 reproduce, 1 do not, 1 inconclusive (the audit ran beside other work") &&
+                              Catch::Contains("1 recorded on other hardware") && Catch::Contains("2 not audited (see each row's detail)"));
+    const json j = lab::cli::audit_json(results, {6, 1});
+    CHECK(j["inconclusive"] == 1);
+    CHECK(j["not_audited"] == 2);
+    CHECK(j["other_hardware"] == 1);
+    CHECK(lab::cli::audit_exit_code(results) == 1);
+}
+
 TEST_CASE("an audit compares medians within the noise both runs measured, and the ceilings", "[integrity-cli]") {
     json rec = lab::record::read_record(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json");
     const lab::RawRun run = lab::record::raw_run_from_record(rec);

@@ -91,7 +91,7 @@ TEST_CASE("lab report --reveal shows graded values where the course allows it or
 
     auto refused = run_lab({"report", fixture("02.01-quick.json").string(), "--out", (d / "a.html").string(), "--reveal"}, strict);
     CHECK(refused.exit_code == 2);
-    CHECK_THAT(refused.err, Catch::Contains("does not allow --reveal"));
+    CHECK_THAT(refused.err, Catch::Contains("does not allow --reveal") && Catch::Contains("course.yaml)") && Catch::Contains("fix: leave out --reveal"));
     CHECK_FALSE(fs::exists(d / "a.html"));
 
     auto allowed = run_lab({"report", fixture("02.01-quick.json").string(), "--out", (d / "b.html").string(), "--reveal"});

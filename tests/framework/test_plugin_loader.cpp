@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "errors.hpp"
+#include "elf_build_id.hpp"
 #include "plugin_loader.hpp"
 #include "test_support.hpp"
 
@@ -73,6 +74,20 @@ TEST_CASE("discovery skips broken files with a warning and keeps the good ones",
     CHECK_THAT(c.warnings[0], Catch::Contains("lab_wrong_api.so") && Catch::Contains("API 99.0"));
 }
 
+TEST_CASE("asking for a lesson whose plugin was refused gives the refusal, not 'unknown lesson'", "[loader]") {
+    lab_test::TempDir d;
+    fs::copy_file(lab_test::fixture_plugin("wrong_api"), d / "lab_98_01.so");
+    Catalog c = discover({d.path()});
+    try {
+        find_lesson(c, "98.01");
+        FAIL("a refused lesson was found");
+    } catch (const InputError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("lesson 98.01's plugin was found but refused") && Catch::Contains("lab_98_01.so") &&
+                                 Catch::Contains("API 99.0") && Catch::Contains("fix: "));
+    }
+    CHECK_THROWS_WITH(find_lesson(c, "98.02"), Catch::Contains("unknown lesson ID '98.02'"));
+}
+
 TEST_CASE("a plugin found earlier on the path shadows a later one, with a warning naming both when they differ", "[loader]") {
     lab_test::TempDir first, second;
     fs::copy_file(lab_test::fixture_plugin("throwing_lesson"), first / "lab_99_03.so");
@@ -92,6 +107,31 @@ TEST_CASE("the same version found twice (a build tree beside its install) shadow
     Catalog c = discover({first.path(), second.path()});
     CHECK(c.lessons.at("02.01").file == first / "lab_02_01.so");
     CHECK(c.warnings.empty());
+}
+
+TEST_CASE("another build of the same version found later on the path is shadowed with a warning", "[loader]") {
+    lab_test::TempDir first, second;
+    fs::copy_file(lesson_plugin("02_01"), first / "lab_02_01.so");
+    fs::copy_file(lesson_plugin("02_01"), second / "lab_02_01.so");
+    // A rebuild of the same source keeps its version string but not its GNU build ID: change one
+    // byte of the ID in the second copy.
+    const std::string id = gnu_build_id(second / "lab_02_01.so");
+    REQUIRE(id.size() >= 16);
+    std::string bytes = lab_test::read_file(second / "lab_02_01.so");
+    std::string raw;
+    for (std::size_t i = 0; i < id.size(); i += 2) raw += static_cast<char>(std::stoi(id.substr(i, 2), nullptr, 16));
+    const auto at = bytes.find(raw);
+    REQUIRE(at != std::string::npos);
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
+    lab_test::write_file(second / "lab_02_01.so", bytes);
+    CHECK(gnu_build_id(second / "lab_02_01.so") != id);
+    CHECK_FALSE(same_build(first / "lab_02_01.so", second / "lab_02_01.so"));
+    Catalog c = discover({first.path(), second.path()});
+    CHECK(c.lessons.at("02.01").file == first / "lab_02_01.so");
+    REQUIRE(c.warnings.size() == 1);
+    CHECK_THAT(c.warnings[0], Catch::Contains("shadowed") && Catch::Contains("another build of the same version") &&
+                                  Catch::Contains("fix: "));
+    CHECK(gnu_build_id(lab_test::source_root() / "README.md").empty());  // not ELF: no ID
 }
 
 TEST_CASE("two plugins with one lesson ID in one folder are an error naming both", "[loader]") {
