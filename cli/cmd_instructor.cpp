@@ -70,6 +70,7 @@ int cmd_validate(const Args& args) {
 
     fs::path spec_file = vm.count("spec") ? fs::path(vm["spec"].as<std::string>()) : find_spec(file, i.id);
     std::string spec_line = "no grading spec found (" + spec_file.string() + ")";
+    std::vector<std::string> spec_problems;  // the spec's, kept apart: their fix is in the YAML, not the plugin
     if (fs::exists(spec_file)) {
         CourseConfig course = load_course(paths::config_dir() / "course.yaml");
         grader::GradingSpec spec = grader::load_spec(spec_file, course.accept_quick, course.show_expected);
@@ -78,7 +79,8 @@ int cmd_validate(const Args& args) {
             spec_line = fmt::format("grading spec {}: {} questions, every metric declared", spec_file.string(), spec.questions.size());
             for (const auto& w : grader::spec_warnings(spec, i)) spec_line += "\n  warning: " + w;
         } catch (const InputError& e) {
-            problems.push_back(e.what());
+            spec_problems.push_back(e.what());
+            spec_line = "grading spec " + spec_file.string() + ": does not fit the lesson (below)";
         }
     } else if (vm.count("spec")) {
         throw InputError(spec_file.string(), "no such grading spec");
@@ -93,12 +95,13 @@ int cmd_validate(const Args& args) {
               << (problems.empty() ? "every declared metric produced, none undeclared" : "see the problems below") << "\n";
     std::cout << "  " << spec_line << "\n";
     std::cout << "  CUDA companion: " << (fs::exists(companion) ? companion.string() : "none (the lesson runs on CPUs only)") << "\n";
-    if (!problems.empty()) {
-        std::string all;
-        for (const auto& p : problems) all += "\n  - " + p;
-        throw InputError(file.string(), "the plugin's declarations have problems:" + all,
+    std::string all;
+    for (const auto& p : problems) all += "\n  - " + p;
+    for (const auto& p : spec_problems) all += "\n  - " + p;  // each carries its own file:line and fix
+    if (!problems.empty())
+        throw InputError(file.string(), std::string("the plugin's declarations have problems") + (spec_problems.empty() ? "" : ", and its grading spec") + ":" + all,
                          "fix the declarations in the lesson's info(), or set each declared metric in derive()");
-    }
+    if (!spec_problems.empty()) throw InputError(spec_file.string(), "the grading spec does not fit lesson " + i.id + ":" + all);
     std::cout << "valid\n";
     return 0;
 }

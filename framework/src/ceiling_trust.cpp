@@ -134,7 +134,8 @@ void InRunCeilings::recheck_untrusted() {
         std::optional<Measurement> m = probe(key);
         if (!m) continue;
         double rate = rate_of(key, *m);
-        story += fmt::format("{}{} {} -> {}", story.empty() ? "" : ", ", key, format::quantity(c.value, c.unit), format::quantity(rate, c.unit));
+        story += fmt::format("{}{} {} -> {}{}", story.empty() ? "" : ", ", key, format::quantity(c.value, c.unit), format::quantity(rate, c.unit),
+                             rate < c.value ? " (kept: a run never lowers a ceiling, it only raises it)" : "");
         if (rate > roofline::kRoofMargin * c.value) raised_beyond_margin_ = true;
         add({key, "remeasure", {}, *m}, {});
     }

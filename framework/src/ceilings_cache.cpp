@@ -149,6 +149,22 @@ std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::p
     return best;
 }
 
+Ceilings provenance_for_cache(Ceilings ceilings, const std::string& lesson_id, const std::string& at) {
+    auto rewrite = [&](std::string& text, const std::string& from, const std::string& to) {
+        if (auto p = text.find(from); p != std::string::npos) text.replace(p, from.size(), to);
+    };
+    for (auto* table : {&ceilings.flops_per_s, &ceilings.bandwidth_bytes_per_s})
+        for (auto& [key, c] : *table) {
+            const bool remeasured = c.source.rfind("re-measured in this run", 0) == 0, raised = c.source.rfind("raised to the rate of workload", 0) == 0;
+            if (!remeasured && !raised) continue;
+            rewrite(c.source, "in this run", "in a run of lesson " + lesson_id);
+            rewrite(c.source, "of workload", "of lesson " + lesson_id + "'s workload");
+            rewrite(c.method, "in this run", "in a run of lesson " + lesson_id);
+            c.measured_at = at;
+        }
+    return ceilings;
+}
+
 void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& c) {
     nlohmann::json j = {{"schema", kCacheSchema},
                         {"device_identity", identity(facts)},

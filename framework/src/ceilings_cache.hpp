@@ -41,4 +41,8 @@ std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::p
 
 void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& ceilings);
 
+// A run's ceilings as the cache keeps them: what the run re-measured or raised says which lesson's
+// run it was and when (`at`, ISO 8601), so a later run or `lab device` does not read "in this run".
+Ceilings provenance_for_cache(Ceilings ceilings, const std::string& lesson_id, const std::string& at);
+
 }  // namespace lab

@@ -284,7 +284,7 @@ int child_main(const ChildRequest& req) {
             // A cached ceiling the run found stale (beaten by more than the margin) is replaced, so
             // the next run starts from what this machine was seen to do.
             if (in_run.raised_beyond_margin()) {
-                store_ceilings(cache, dev.facts(), in_run.current());
+                store_ceilings(cache, dev.facts(), provenance_for_cache(in_run.current(), lesson.info.id, format::utc_iso8601(std::time(nullptr))));
                 note("updated the cached ceilings in " + cache.string() + " with the ones measured in this run");
             }
             result["facts"] = record::to_json(dev.facts());  // facts learnt while running (NVML's) included

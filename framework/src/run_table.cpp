@@ -51,8 +51,9 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
 }
 
 std::string ceiling_status(const Ceiling& c) {
-    if (c.source.rfind("raised", 0) == 0) return c.source;
-    if (c.source.rfind("re-measured", 0) == 0) return "re-measured in this run";
+    // "re-measured in this run (reference)", "raised to the rate of workload 'x'", or, read back
+    // from the cache, "re-measured in a run of lesson 02.05 (reference)": each says where it came from.
+    if (c.source.rfind("raised", 0) == 0 || c.source.rfind("re-measured", 0) == 0) return c.source;
     if (!c.trusted) return "not trusted: measured under load or noisy; runs re-measure it";
     return "";
 }

@@ -428,3 +428,18 @@ TEST_CASE("lab validate finds the grading spec beside the plugin's folder, run f
     REQUIRE(std::system(cmd.c_str()) == 0);
     CHECK_THAT(lab_test::read_file(d / "02_05/build/out.txt"), Catch::Contains("grading spec " + (d / "02_05/02.05.yaml").string()));
 }
+
+TEST_CASE("lab validate with a spec that does not fit a sound plugin blames the spec, not the plugin", "[usage]") {
+    lab_test::TempDir d;
+    std::string spec = lab_test::read_file(lab_test::source_root() / "configs/grading/02.05.yaml");
+    const auto at = spec.find("metric: ");
+    REQUIRE(at != std::string::npos);
+    spec.insert(at + 8, "no_such_");  // the first question's metric, misspelt
+    lab_test::write_file(d / "02.05.yaml", spec);
+    auto r = run_lab({"validate", (lab_test::build_root() / "labs/02_05/lab_02_05.so").string(), "--spec", (d / "02.05.yaml").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.out, Catch::Contains("every declared metric produced, none undeclared") && Catch::Contains("does not fit the lesson"));
+    CHECK_THAT(r.out, !Catch::Contains("no grading spec found"));
+    CHECK_THAT(r.err, Catch::Contains("the grading spec does not fit lesson 02.05") && Catch::Contains("02.05.yaml:") &&
+                          Catch::Contains("no_such_") && !Catch::Contains("info()"));
+}

@@ -62,3 +62,34 @@ TEST_CASE("the cache keeps the ceilings a calibration skipped, with their reason
     REQUIRE(loaded);
     CHECK(loaded->skipped == c.skipped);
 }
+
+TEST_CASE("a ceiling a run re-measured says so with the re-measure's statistics, and the cache says which run", "[ceilings_cache]") {
+    lab::Ceilings start;
+    lab::Ceiling& copy = start.bandwidth_bytes_per_s["copy"];
+    copy.value = 1e10, copy.unit = "B/s", copy.samples = 22, copy.spread = 0.15, copy.noise_met = false;
+    copy.method = "a[i] = b[i] over 256 MiB, 2 threads; median of 22 samples of 2 back-to-back invocations, spread 15.0% (noise target not met)";
+    copy.measured_at = "2026-12-01T10:32:00Z";
+    lab::CeilingMeasurement cm;
+    cm.ceiling = "bandwidth.copy", cm.purpose = "reference";
+    cm.measurement.workload.bytes = 2e10;
+    cm.measurement.time.median = 1.0, cm.measurement.time.samples = 5, cm.measurement.time.batch = 4;
+    cm.measurement.time.noise = 0.002, cm.measurement.time.noise_met = true;
+    const lab::Ceilings now = lab::effective_ceilings(start, {cm}, {});
+    const lab::Ceiling& raised = now.bandwidth_bytes_per_s.at("copy");
+    REQUIRE(raised.value == 2e10);
+    CHECK(raised.source == "re-measured in this run (reference)");
+    // The kernel's description stays; the statistics are the re-measure's, as its fields say.
+    CHECK(raised.method == "a[i] = b[i] over 256 MiB, 2 threads; median of 5 samples of 4 back-to-back invocations, spread 0.2%");
+    CHECK(raised.samples == 5);
+
+    const lab::Ceilings cached = lab::provenance_for_cache(now, "02.05", "2026-12-01T13:22:00Z");
+    CHECK(cached.bandwidth_bytes_per_s.at("copy").source == "re-measured in a run of lesson 02.05 (reference)");
+    CHECK(cached.bandwidth_bytes_per_s.at("copy").measured_at == "2026-12-01T13:22:00Z");
+    lab::Ceilings evidence = raised_by_evidence();
+    evidence.bandwidth_bytes_per_s["read"].source = "raised to the rate of workload 'fma_few'";
+    evidence.bandwidth_bytes_per_s["read"].method = "the rate workload 'fma_few' reached in this run";
+    const lab::Ceilings e = lab::provenance_for_cache(evidence, "02.05", "2026-12-01T13:22:00Z");
+    CHECK(e.bandwidth_bytes_per_s.at("read").source == "raised to the rate of lesson 02.05's workload 'fma_few'");
+    CHECK(e.bandwidth_bytes_per_s.at("read").method == "the rate workload 'fma_few' reached in a run of lesson 02.05");
+    CHECK(e.bandwidth_bytes_per_s.at("copy").source.empty());  // a calibrated ceiling is left as it was
+}

@@ -12,6 +12,8 @@
 //             derives the standard metrics of every placed workload first.
 #pragma once
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -170,6 +172,18 @@ inline Ceilings effective_ceilings(const Ceilings& start, const std::vector<Ceil
             target.unit = table == &c.flops_per_s ? "FLOP/s" : "B/s";
             target.source = cm.purpose == "evidence" ? "raised to the rate of workload '" + cm.workloads.front() + "'"
                                                      : "re-measured in this run (" + cm.purpose + ")";
+            // The method says how this value was measured, not how the one it replaces was: the
+            // kernel's description stays, its statistics are the re-measure's.
+            const std::string kernel = target.method.substr(0, target.method.find("; median of"));
+            if (cm.purpose == "evidence") {
+                target.method = "the rate workload '" + cm.workloads.front() + "' reached in this run";
+            } else {
+                char stats[160];
+                std::snprintf(stats, sizeof stats, "median of %d samples of %d back-to-back invocations, spread %.1f%%%s",
+                              cm.measurement.time.samples, cm.measurement.time.batch, 100 * cm.measurement.time.noise,
+                              cm.measurement.time.noise_met ? "" : " (noise target not met)");
+                target.method = (kernel.empty() ? "" : kernel + "; ") + stats;
+            }
             target.samples = cm.purpose == "evidence" ? 0 : cm.measurement.time.samples;
             target.spread = cm.purpose == "evidence" ? 0 : cm.measurement.time.noise;
             target.noise_met = cm.purpose == "evidence" || cm.measurement.time.noise_met;
