@@ -245,6 +245,7 @@ TEST_CASE("a run that is not graded shows no verdicts, hints or points", "[gradi
         CHECK(q["verdict"] == "not graded");
         CHECK(q["hint"] == "");
     }
-    for (const auto& t : gradescope_results(r, 0.1)["tests"])
+    const auto results = gradescope_results(r, 0.1);
+    for (const auto& t : results["tests"])
         CHECK_THAT(t["output"].get<std::string>(), Catch::Contains("Verdict: not graded") && !Catch::Contains("Hint:"));
 }
