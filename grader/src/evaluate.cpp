@@ -18,6 +18,7 @@
 #include "paths.hpp"
 #include "errors.hpp"
 #include "lab/roofline.hpp"
+#include "sweep.hpp"
 #include "units.hpp"
 
 namespace lab::grader {
@@ -71,6 +72,11 @@ std::string describe_tolerance(const Question& q, const std::string& unit) {
     return s.empty() ? "exactly" : "within " + s;
 }
 
+// A value in the question's unit, as the student wrote it ("91 KiB", "512").
+std::string in_unit(double si_value, const std::string& unit) {
+    return format::number(units::to_unit(si_value, unit)) + (unit.empty() ? "" : " " + unit);
+}
+
 std::vector<double> sweep_points(const Question& q, const RawRun& raw) {
     std::vector<double> pts = q.tolerance.sweep;
     if (!q.tolerance.sweep_param.empty())
@@ -80,13 +86,6 @@ std::vector<double> sweep_points(const Question& q, const RawRun& raw) {
     std::sort(pts.begin(), pts.end());
     pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
     return pts;
-}
-
-int index_of_nearest(const std::vector<double>& pts, double v) {
-    int best = 0;
-    for (int i = 1; i < static_cast<int>(pts.size()); ++i)
-        if (std::fabs(pts[i] - v) < std::fabs(pts[best] - v)) best = i;
-    return best;
 }
 
 bool parse_bool(std::string s, bool& out) {
@@ -101,6 +100,21 @@ std::string lower(std::string s) {
     return s;
 }
 
+// A choice as the grader compares it: case, spaces, hyphens and underscores do not matter, as
+// in regimes (`throughput bound`, `Overhead-bound` and `overhead_bound` are one option).
+std::string option_key(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == ' ' || c == '-' || c == '_' || c == '\t') {
+            if (!out.empty() && out.back() != '_') out += '_';
+        } else {
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    if (!out.empty() && out.back() == '_') out.pop_back();
+    return out;
+}
+
 // A wrong number that is right but for a power of ten is usually a unit slip (a fraction where
 // percent is asked, GFLOP/s written as FLOP/s): say so. The grade stays as written.
 std::string unit_slip_hint(const std::string& text, double value, double expected, const Question& q, const std::string& unit) {
@@ -111,12 +125,27 @@ std::string unit_slip_hint(const std::string& text, double value, double expecte
     for (int k : {2, -2, 3, -3, 6, -6, 9, -9, 12, -12}) {
         const double f = std::pow(10.0, k);
         if (!within(value * f, expected, q.tolerance, 1)) continue;
+        // `value` is already SI (0.241 read as 0.241% is 0.00241): the fraction meant is value * f.
         if (unit == "%" && k == 2 && bare)
-            return "; " + trimmed + " was read as " + trimmed + "%: did you mean " + format::number(value * 100) + "%?";
+            return "; " + trimmed + " was read as " + trimmed + "%: did you mean " + format::percent(value * f) + "?";
         return fmt::format("; your answer is off by exactly 10^{}: check the unit{}", -k,
                            bare && !unit.empty() ? " (a bare number is read in " + unit + ")" : "");
     }
     return "";
+}
+
+// "12853 tokens" in a question whose noun is token: the claim without the noun (singular or
+// plural, any case), else the claim as written.
+std::string without_noun(const std::string& claim, const std::string& noun) {
+    if (noun.empty()) return claim;
+    const std::size_t end = claim.find_last_not_of(" \t");
+    if (end == std::string::npos) return claim;
+    const std::size_t blank = claim.find_last_of(" \t", end);
+    if (blank == std::string::npos) return claim;
+    const std::string word = lower(claim.substr(blank + 1, end - blank)), n = lower(noun);
+    const bool plural_y = n.size() > 1 && n.back() == 'y' && word == n.substr(0, n.size() - 1) + "ies";
+    if (word == n || word == n + "s" || word == n + "es" || plural_y) return claim.substr(0, blank);
+    return claim;
 }
 
 void grade_number(QuestionResult& r, const Question& q, double expected, const RawRun& raw, const std::string& default_unit) {
@@ -132,10 +161,16 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     else r.expected = units::format(expected, dim);
     units::Quantity claim;
     try {
-        claim = units::parse_claim(r.claim, unit);
+        claim = units::parse_claim(without_noun(r.claim, q.noun), unit);
     } catch (const units::UnitError& e) {
         r.verdict = Verdict::invalid;
         r.feedback = e.what();
+        return;
+    }
+    // parse_claim lets a plain count take any unit and says which it got: "6 GB" is no count.
+    if (dim.empty() && !claim.dimension.empty()) {
+        r.verdict = Verdict::invalid;
+        r.feedback = "a plain count is asked for, not a quantity in " + claim.dimension + ": write the number alone";
         return;
     }
     if (q.type == QuestionType::integer && claim.value != std::floor(claim.value)) {
@@ -150,12 +185,28 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
             r.feedback = "the run holds no sweep to compare with";
             return;
         }
-        int d = std::abs(index_of_nearest(pts, claim.value) - index_of_nearest(pts, expected));
-        bool on_sweep = std::fabs(pts[index_of_nearest(pts, claim.value)] - claim.value) <= 1e-9 * std::fabs(claim.value);
-        if (on_sweep && d <= *q.tolerance.steps) r.verdict = Verdict::correct;
-        else if (on_sweep && q.partial.within > 0 && d <= *q.tolerance.steps * q.partial.within) r.verdict = Verdict::partial;
+        // Claim and expected value are each placed on their nearest point (sweep.hpp). A claim
+        // written to the precision `lab` prints the expected value in is that value, even where
+        // rounding would tip it over the midway between two points.
+        const int want = nearest_point(pts, expected);
+        const bool as_shown = std::fabs(claim.value - expected) <= 1e-3 * std::fabs(expected);
+        const int nearest = nearest_point(pts, claim.value);
+        const bool tipped = as_shown && nearest != want;
+        const int got = tipped ? want : nearest;
+        const int d = std::abs(got - want);
+        if (d <= *q.tolerance.steps) r.verdict = Verdict::correct;
+        else if (q.partial.within > 0 && d <= *q.tolerance.steps * q.partial.within) r.verdict = Verdict::partial;
         else r.verdict = Verdict::wrong;
-        r.feedback = describe_tolerance(q, unit) + (on_sweep ? "" : "; your answer is not one of the sweep's points");
+        r.feedback = "accepted " + describe_tolerance(q, unit);
+        if (!on_sweep(pts, claim.value)) {
+            // Said whatever the verdict: the student learns how their answer was read, and
+            // nothing about the expected value.
+            r.feedback += "; " + r.claim + " is not a point of the sweep: ";
+            r.feedback += tipped ? std::string("it is the value itself, to the precision `lab` prints it")
+                                   : "it counts as " + in_unit(pts[got], unit) + ", the point nearest to it" +
+                                         (geometric_sweep(pts) ? " on the sweep's log scale" : "");
+            r.advises = true;
+        }
         return;
     }
     if (within(claim.value, expected, q.tolerance, 1)) r.verdict = Verdict::correct;
@@ -392,19 +443,24 @@ GradeReport grade(const Submission& s) {
             std::string want = metric ? metric->text : *q.expected.value;
             r.expected = want;
             bool known = false;
-            for (const auto& o : q.options) known = known || lower(o) == lower(r.claim);
+            std::string listed;
+            for (const auto& o : q.options) {
+                known = known || option_key(o) == option_key(r.claim);
+                listed += (listed.empty() ? "" : ", ") + o;
+            }
             if (!known) {
                 r.verdict = Verdict::invalid;
-                r.feedback = "not one of the options";
+                r.feedback = "not one of the options: write one of " + listed;
             } else {
                 // "A or B": the run sat on the boundary between two options (02.11's doubling
                 // verdict at a ratio of 1.2); either is a fair reading of it.
                 std::vector<std::string> accepted;
                 for (std::size_t b = 0, e; b <= want.size(); b = e + 4) {
                     e = std::min(want.find(" or ", b), want.size());
-                    accepted.push_back(lower(want.substr(b, e - b)));
+                    accepted.push_back(option_key(want.substr(b, e - b)));
                 }
-                r.verdict = std::find(accepted.begin(), accepted.end(), lower(r.claim)) != accepted.end() ? Verdict::correct : Verdict::wrong;
+                r.verdict = std::find(accepted.begin(), accepted.end(), option_key(r.claim)) != accepted.end() ? Verdict::correct
+                                                                                                                : Verdict::wrong;
                 if (accepted.size() > 1) r.feedback = "the run sits on the boundary between " + want + ": either is accepted";
             }
         } else {

@@ -19,6 +19,25 @@ std::string shown_expected(const GradeReport& r, const QuestionResult& q) {
     return q.expected;
 }
 
+// A run that is not graded (a quick run the spec does not accept, an implausible run) has no
+// verdicts: "correct 0/2" would read as a mark. Its rows say "not graded" and keep only what
+// does not depend on the run's values: why an answer is unreadable or a question void, a
+// misspelt id. Hints and unit-slip advice would tell right from wrong without grading.
+bool judged(const GradeReport& r, const QuestionResult& q) { return r.graded || q.verdict == Verdict::void_question; }
+
+std::string verdict_text(const GradeReport& r, const QuestionResult& q) {
+    return judged(r, q) ? to_string(q.verdict) : "not graded";
+}
+
+std::string feedback_text(const GradeReport& r, const QuestionResult& q) {
+    if (judged(r, q) || q.verdict == Verdict::invalid || (q.verdict == Verdict::missing && q.advises)) return q.feedback;
+    return "";
+}
+
+std::string hint_text(const GradeReport& r, const QuestionResult& q) {
+    return judged(r, q) && q.verdict != Verdict::correct ? q.question.hint : "";
+}
+
 // What a student may see of the total: hidden questions' points stay out of it, or their
 // verdicts could be read off by subtraction.
 struct Visible {
@@ -118,13 +137,15 @@ std::string console_report(const GradeReport& r) {
         } else {
             std::string notes;
             // Said whenever it tells the student something: why void or unreadable, a unit slip
-            // ("0.296 was read as 0.296%"), a misspelt id.
-            if (q.verdict == Verdict::void_question || q.verdict == Verdict::invalid || q.advises) notes = q.feedback;
-            else if (q.verdict != Verdict::correct && !q.question.hint.empty()) notes = "hint: " + q.question.hint;
+            // ("0.296 was read as 0.296%"), a misspelt id, how an answer off a sweep was placed.
+            if (q.verdict == Verdict::void_question || q.verdict == Verdict::invalid || q.advises) notes = feedback_text(r, q);
+            if (notes.empty() && !hint_text(r, q).empty()) notes = "hint: " + hint_text(r, q);
             std::string exp = shown_expected(r, q);
             if (!exp.empty() && q.verdict != Verdict::void_question) notes = "expected " + exp + (notes.empty() ? "" : "; " + notes);
-            row.verdict = to_string(q.verdict);
-            row.points = q.verdict == Verdict::void_question ? "void" : points(r.graded ? q.points : 0) + "/" + points(q.max_points);
+            row.verdict = judged(r, q) ? to_string(q.verdict) : "\u2014";
+            row.points = q.verdict == Verdict::void_question ? "void"
+                         : judged(r, q)                      ? points(q.points) + "/" + points(q.max_points)
+                                                             : "\u2014/" + points(q.max_points);
             row.notes = notes;
         }
         if (cut_answer) row.notes = "your answer: " + claim + (row.notes.empty() ? "" : "; " + row.notes);
@@ -162,11 +183,11 @@ nlohmann::json json_report(const GradeReport& r) {
         nlohmann::json j = {{"id", q.question.id},
                             {"prompt", q.question.prompt},
                             {"claim", q.claim},
-                            {"verdict", q.question.hidden ? "hidden" : to_string(q.verdict)},
+                            {"verdict", q.question.hidden ? "hidden" : verdict_text(r, q)},
                             {"points", q.question.hidden ? nlohmann::json(nullptr) : nlohmann::json(r.graded ? q.points : 0.0)},
                             {"max_points", q.max_points},
-                            {"feedback", q.question.hidden ? "" : q.feedback},
-                            {"hint", q.verdict == Verdict::correct || q.question.hidden ? "" : q.question.hint}};
+                            {"feedback", q.question.hidden ? "" : feedback_text(r, q)},
+                            {"hint", q.question.hidden ? "" : hint_text(r, q)}};
         std::string exp = shown_expected(r, q);
         if (!exp.empty()) j["expected"] = exp;
         qs.push_back(j);
@@ -184,9 +205,10 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
         ++n;
         if (q.verdict == Verdict::void_question) continue;
         std::string output = "Your answer: " + (q.claim.empty() ? std::string("(none)") : q.claim) + "\nVerdict: " +
-                             to_string(q.verdict);
-        if (!q.feedback.empty() && (q.verdict != Verdict::missing || q.advises)) output += "\n" + q.feedback;
-        if (q.verdict != Verdict::correct && !q.question.hint.empty()) output += "\nHint: " + q.question.hint;
+                             verdict_text(r, q);
+        const std::string feedback = feedback_text(r, q);
+        if (!feedback.empty() && (q.verdict != Verdict::missing || q.advises)) output += "\n" + feedback;
+        if (const std::string hint = hint_text(r, q); !hint.empty()) output += "\nHint: " + hint;
         std::string exp = r.show_expected && !q.expected.empty() ? q.expected : "";
         if (!exp.empty()) output += "\nExpected: " + exp;
         double score = r.graded ? q.points : 0;

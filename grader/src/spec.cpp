@@ -53,11 +53,18 @@ const std::vector<KeyDoc>& schema() {
         {"question", "hint", "shown to the student when the answer is not correct", "none"},
         {"question", "unit", "the unit a bare number is read in (GB/s, us, %, ...); its dimension must match the metric's",
          "the metric's SI unit"},
+        {"question", "noun", "count questions (integer, or number with no unit): what is counted, singular (token); an answer "
+         "may end with it or its plural (12853 tokens)", "none (a word after a count is refused with a message)"},
         {"question", "applies_to", "device kinds the question applies to ([cpu], [cuda]); elsewhere it is void", "all"},
         {"tolerance", "rel", "relative tolerance, a fraction below 1 (0.1 = 10%; wider: use factor)", "0"},
         {"tolerance", "abs", "absolute tolerance, in the question's unit (at most 100 in a % question)", "0"},
         {"tolerance", "factor", "within x/÷ factor of the expected value (> 1)", "none"},
-        {"tolerance", "steps", "within N points of a sweep (a whole number, 0 or more)", "none"},
+        {"tolerance", "steps",
+         "within N points of a sweep (a whole number, 0 or more); the answer and the expected value each count as their "
+         "nearest point (on a log scale when the sweep is geometric), so a value between points, such as an interpolated "
+         "crossover, scores as the point nearest to it, and the expected value itself, to the precision lab prints it, "
+         "always scores",
+         "none"},
         {"tolerance", "sweep", "the sweep's points, in the question's unit: a list of at least two numbers", "none"},
         {"tolerance", "sweep_param", "a workload parameter whose values in the run form the sweep", "none"},
         {"partial", "within", "multiple of the tolerance that still earns partial credit (> 1)", "required"},
@@ -251,6 +258,17 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         if (!units::dimension_of(out.unit))
             throw InputError(c.at(q["unit"]), "unknown unit '" + out.unit + "'", "use SI units such as s, us, GB/s, TFLOP/s, FLOP/B, %");
     }
+    if (q["noun"]) {
+        out.noun = get<std::string>(c, q["noun"], "noun");
+        const bool word = !out.noun.empty() && std::all_of(out.noun.begin(), out.noun.end(), [](char ch) {
+            return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+        });
+        if (!word) throw InputError(c.at(q["noun"]), "noun: '" + excerpt(out.noun) + "' is not one word of letters", "write it singular, such as noun: token");
+        if (out.type != QuestionType::number && out.type != QuestionType::integer)
+            throw InputError(c.at(q["noun"]), "'noun' applies to count questions (integer or number) only");
+        if (!out.unit.empty() && units::dimension_of(out.unit) != "")
+            throw InputError(c.at(q["noun"]), "'noun' applies to plain counts, not to a question in " + out.unit);
+    }
     if (q["tolerance"]) parse_tolerance(c, q["tolerance"], out);
     if (q["partial"]) {
         const YAML::Node& p = q["partial"];
@@ -392,6 +410,9 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
                                         "' is a number");
         if (q.type == QuestionType::integer && m->kind != MetricKind::integer)
             throw InputError(where, "question '" + q.id + "' asks for an integer but metric '" + m->name + "' is not one");
+        if (!q.noun.empty() && units::dimension_of(q.unit.empty() ? m->unit : q.unit).value_or("?") != "")
+            throw InputError(where, "question '" + q.id + "' has a noun ('" + q.noun + "') but asks for a quantity with a unit",
+                             "give a noun to plain counts only; an answer with a unit carries its unit");
         if (numeric) {
             auto metric_dim = units::dimension_of(m->unit);
             auto q_dim = units::dimension_of(q.unit.empty() ? m->unit : q.unit);

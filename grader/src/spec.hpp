@@ -48,6 +48,7 @@ struct Question {
     bool hidden = false;
     std::string hint;
     std::string unit;                   // the unit a bare number is read in ("GB/s", "us", "%")
+    std::string noun;                   // a count's noun ("token"): "12853 tokens" reads as 12853
     std::vector<std::string> applies_to;  // device kinds; empty = all
     int line = 0;                       // where it starts in the spec file
 };

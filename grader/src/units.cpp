@@ -13,7 +13,8 @@
 // - FLOP: FLOP and FLOPs (a plural count) with k M G T P; rate: the same followed by "/s", or
 //   FLOPS, kFLOPS ... PFLOPS (capital S: per second, as datasheets write it);
 // - intensity: FLOP/B, FLOP/byte, FLOPs/B, FLOPs/byte; frequency Hz kHz MHz GHz; power mW W kW;
-//   energy mJ J kJ; ratio: a bare fraction, "%", or an "x"/"×" suffix ("2.5x"); counts: no unit.
+//   energy mJ J kJ; ratio: a bare fraction, "%", or an "x"/"×" suffix ("2.5x"); counts: no unit,
+//   or a decimal prefix alone, as `lab` prints them (k M G T P: "78.7 k").
 // - numbers: optional sign, digits with optional thousands commas (groups of three, before the
 //   decimal point only) or underscores between digits, one decimal point, an exponent; then
 //   optional whitespace and the unit. "~" / "≈", inf, NaN and numbers a double cannot hold are
@@ -116,8 +117,14 @@ constexpr Unit kUnits[] = {
     {"%", "ratio", 0.01},
     {"x", "ratio", 1},
     {"\u00d7", "ratio", 1},
-    // Plain counts have no unit.
+    // Plain counts have no unit, but may carry the decimal prefix `lab` prints them with
+    // ("78.7 k", "8.39 M" in a run table).
     {"", "", 1},
+    {"k", "", 1e3},
+    {"M", "", 1e6},
+    {"G", "", 1e9},
+    {"T", "", 1e12},
+    {"P", "", 1e15},
 };
 
 struct Known {
@@ -257,7 +264,8 @@ std::string hint_for(std::string_view unit) {
     if (squeezed != unit && find_unit(squeezed)) return fmt::format("write '{}' without spaces", squeezed);
     std::vector<std::string> candidates;
     for (const auto& [spelling, known] : known_units())
-        if (!spelling.empty() && equal_ignoring_case(spelling, unit))
+        // A count's bare prefix is no likely meaning of another unit's slip ("m" is not "M").
+        if (!known.dimension.empty() && equal_ignoring_case(spelling, unit))
             candidates.push_back(fmt::format("'{}' ({})", spelling, info_of(known.dimension).noun));
     if (candidates.empty()) return "";
     std::string listed = candidates.front();
@@ -411,6 +419,12 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
         q.dimension = question->dimension;
     } else {
         const Known* known = find_unit(unit);
+        const std::string_view number_text = trim(claim.substr(0, claim.size() - rest.size()));
+        if (!known && want.dimension.empty() && hint_for(unit).empty())
+            // A word after a count is usually what is counted ("12853 tokens"): say what to write.
+            throw UnitError(fmt::format("cannot read '{}': '{}' is not a unit, and the question asks for a plain count: write "
+                                        "the number alone ({}), with k, M or G for thousands, millions, billions if you like",
+                                        claim, unit, number_text));
         if (!known)
             throw UnitError(fmt::format("cannot read '{}': {}{}", claim, unknown_unit_message(unit),
                                         want.dimension.empty() ? "" : "; expected " + expected));

@@ -148,14 +148,14 @@ TEST_CASE("a steps tolerance counts points of a sweep taken from a workload para
         {"4", Verdict::partial},
         {"2", Verdict::wrong},      // three steps
         {"1", Verdict::wrong},
-        {"20", Verdict::wrong},     // not a point of the sweep
+        {"20", Verdict::correct},   // not a point of the sweep: counts as 16, its nearest
         {"16.5", Verdict::invalid}, // not a whole number
     }));
     CAPTURE(claim);
     GradeReport r = syn.grade(g, q, {{"crossover", claim}});
     REQUIRE(r.graded);
     CHECK(result(r, "crossover").verdict == verdict);
-    if (claim == "20") CHECK_THAT(result(r, "crossover").feedback, Catch::Contains("not one of the sweep's points"));
+    if (claim == "20") CHECK_THAT(result(r, "crossover").feedback, Catch::Contains("20 is not a point of the sweep: it counts as 16"));
 }
 
 TEST_CASE("a steps tolerance with a sweep written in the question's unit", "[grading]") {
@@ -175,7 +175,9 @@ TEST_CASE("a steps tolerance with a sweep written in the question's unit", "[gra
         {"16 KiB", Verdict::correct},   // one step
         {"4 KiB", Verdict::correct},
         {"32 KiB", Verdict::wrong},     // two steps, no partial credit
-        {"8 kB", Verdict::wrong},       // 8000 B: not on the sweep (kB is not KiB)
+        {"8 kB", Verdict::correct},     // 8000 B: not on the sweep (kB is not KiB), nearest 8 KiB
+        {"12 KiB", Verdict::correct},   // between 8 and 16: nearest 16 on the log scale, one step
+        {"23 KiB", Verdict::wrong},     // nearest 32: two steps
         {"8 ms", Verdict::invalid},     // a time
     }));
     CAPTURE(claim);

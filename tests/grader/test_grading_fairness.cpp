@@ -1,0 +1,251 @@
+// What an honest student writes must be read as they meant it (the review walk of all twelve
+// lessons): an interpolated value on a sweep, the "%" slip advice, choices spelt like regimes,
+// counts with lab's own prefixes and their nouns, hand-computed integers, and a run that is not
+// graded showing no verdicts.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+#include "format.hpp"
+#include "grading_fixtures.hpp"
+#include "reports.hpp"
+#include "sweep.hpp"
+#include "units.hpp"
+
+using namespace lab::grader;
+using namespace lab_test::grading;
+
+// ---------------------------------------------------------------------------------------------
+// Sweeps: the expected value between points (02.06's crossover 701.3 on 1..1024)
+
+TEST_CASE("a sweep's scale: powers of two and 02.03's mixed sweep are geometric, 1..8 is not", "[grading]") {
+    CHECK(geometric_sweep({1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}));
+    CHECK(geometric_sweep({4096, 6144, 8192, 11264, 16384, 23552, 32768, 46080, 65536, 93184, 131072}));
+    CHECK_FALSE(geometric_sweep({1, 2, 3, 4, 5, 6, 7, 8}));
+    CHECK_FALSE(geometric_sweep({0, 1, 2, 4}));
+    const std::vector<double> pow2 = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+    CHECK(pow2[nearest_point(pow2, 701.3)] == 512);    // log: 701 is 1.37x 512, 1024 is 1.46x 701
+    CHECK(pow2[nearest_point(pow2, 730)] == 1024);     // past the log midpoint 724
+    CHECK(nearest_point({1, 2, 3, 4}, 1.45) == 0);     // linear: nearer 1
+}
+
+namespace {
+
+// A synthetic lesson whose crossover is interpolated between the sweep's points.
+struct Interpolated : Synthetic {
+    explicit Interpolated(double crossover) {
+        info.metrics.push_back({"crossover_interp", "", lab::MetricKind::number, "interpolated crossover"});
+        derived.number("crossover_interp", crossover, "");
+    }
+};
+
+std::string crossover_question(int steps) {
+    return fmt::format(R"(  - id: crossover
+    prompt: "At which batch of the sweep do the FLOP/s stop growing?"
+    expected: {{metric: crossover_interp}}
+    tolerance: {{steps: {}, sweep: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]}}
+    partial: {{within: 2, credit: 0.5}}
+)",
+                       steps);
+}
+
+}  // namespace
+
+TEST_CASE("an answer between two sweep points counts as the nearest, so the revealed value scores", "[grading]") {
+    Grading g;
+    Interpolated syn(701.3);
+    auto [claim, verdict] = GENERATE(table<std::string, Verdict>({
+        {"701.3", Verdict::correct},   // as lab show --reveal prints it
+        {"701", Verdict::correct},
+        {"700", Verdict::correct},
+        {"512", Verdict::correct},
+        {"1024", Verdict::correct},    // one step from 512
+        {"256", Verdict::correct},
+        {"128", Verdict::partial},     // two steps
+        {"64", Verdict::wrong},
+    }));
+    CAPTURE(claim);
+    GradeReport r = syn.grade(g, crossover_question(1), {{"crossover", claim}});
+    REQUIRE(r.graded);
+    const auto& q = result(r, "crossover");
+    CHECK(q.verdict == verdict);
+    if (claim == "701" || claim == "700") {
+        // Shown in the notes, not only the hint.
+        CHECK(q.advises);
+        CHECK_THAT(q.feedback, Catch::Contains(claim + " is not a point of the sweep: it counts as 512"));
+        CHECK_THAT(console_report(r), Catch::Contains("counts as 512"));
+    }
+    if (claim == "512") CHECK_FALSE(q.advises);
+}
+
+TEST_CASE("the revealed value scores even where rounding tips it past the midway between points", "[grading]") {
+    // 724.2 is past the log midpoint of 512 and 1024 (724.08); written as 724 it would be nearer 512.
+    Grading g;
+    Interpolated syn(724.2);
+    GradeReport r = syn.grade(g, crossover_question(0), {{"crossover", "724"}});
+    CHECK(result(r, "crossover").verdict == Verdict::correct);
+    CHECK(result(syn.grade(g, crossover_question(0), {{"crossover", "512"}}), "crossover").verdict == Verdict::wrong);
+}
+
+TEST_CASE("02.06's crossover and 02.03's L2 capacity score as lab prints them", "[grading]") {
+    Grading g;
+    SECTION("02.06: batch") {
+        Run run = fixture_run("02.06-quick-reveal.json");
+        const std::string q = R"(  - id: crossover_batch
+    prompt: "At which batch of the sweep do the GEMM's FLOP/s stop growing with the batch (the crossover)?"
+    type: number
+    expected: {metric: crossover_batch}
+    tolerance: {steps: 1, sweep_param: batch}
+)";
+        const double v = run.number("crossover_batch");
+        GradeReport r = g.grade(g.spec(spec_yaml(q, "02.06")), run, {{"crossover_batch", fmt::format("{:.4g}", v)}});
+        CHECK(result(r, "crossover_batch").verdict == Verdict::correct);
+    }
+    SECTION("02.03: KiB") {
+        Run run = fixture_run("02.03-quick-reveal.json");
+        const std::string q = R"(  - id: l2_capacity
+    prompt: "What L2 capacity does your latency curve show, in KiB?"
+    type: number
+    unit: KiB
+    expected: {metric: l2.capacity_bytes}
+    tolerance: {steps: 1, sweep_param: bytes}
+)";
+        const double kib = run.number("l2.capacity_bytes") / 1024;
+        for (const std::string& claim : {fmt::format("{:.4g}", kib), fmt::format("{:.4g} KiB", kib), fmt::format("{:.0f}", kib)}) {
+            CAPTURE(claim);
+            GradeReport r = g.grade(g.spec(spec_yaml(q, "02.03")), run, {{"l2_capacity", claim}});
+            CHECK(result(r, "l2_capacity").verdict == Verdict::correct);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The "%" slip
+
+TEST_CASE("a fraction written in a % question is offered as the percent it is", "[grading]") {
+    // 0.241 read as 0.241%: the advice is 24.1%, not 0.241% again.
+    Grading g;
+    Run run = fixture_run();
+    const double fraction = run.number("triad.roof_fraction");
+    const std::string claim = num(fraction);
+    GradeReport r = g.grade(g.spec(spec_yaml(kTriadFraction)), run, {{"triad_roof_fraction", claim}});
+    const auto& q = result(r, "triad_roof_fraction");
+    REQUIRE(q.verdict == Verdict::wrong);
+    CHECK_THAT(q.feedback, Catch::Contains("did you mean " + lab::format::percent(std::stod(claim)) + "?"));
+    CHECK_THAT(q.feedback, !Catch::Contains("did you mean " + claim + "%"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Choices, counts and their nouns
+
+TEST_CASE("a choice is read like a regime: case, spaces, hyphens and underscores do not matter", "[grading]") {
+    Grading g;
+    Run run = fixture_run("02.11-quick-reveal.json");
+    const std::string q = R"(  - id: small_verdict
+    prompt: "What does the small update's doubling ratio say it is: overhead_bound or throughput_bound?"
+    type: choice
+    options: [overhead_bound, throughput_bound]
+    expected: {metric: small_verdict}
+)";
+    GradingSpec spec = g.spec(spec_yaml(q, "02.11"));
+    std::string want = run.text("small_verdict");
+    want = want.substr(0, want.find(" or "));
+    const std::string word = want.substr(0, want.find('_'));   // overhead or throughput
+    for (const std::string& claim : {want, word + " bound", word + "-bound", word + "  Bound"}) {
+        CAPTURE(claim);
+        CHECK(result(g.grade(spec, run, {{"small_verdict", claim}}), "small_verdict").verdict == Verdict::correct);
+    }
+    const auto& bad = result(g.grade(spec, run, {{"small_verdict", "launch bound"}}), "small_verdict");
+    CHECK(bad.verdict == Verdict::invalid);
+    CHECK_THAT(bad.feedback, Catch::Contains("overhead_bound, throughput_bound"));
+}
+
+TEST_CASE("a count may carry the decimal prefix lab prints counts with", "[grading]") {
+    using lab::units::parse_claim;
+    CHECK(parse_claim("78.7 k", "").value == Approx(78700));
+    CHECK(parse_claim("8.39 M", "").value == Approx(8.39e6));
+    CHECK(parse_claim("1.2G", "").value == Approx(1.2e9));
+    // Not a bytes prefix: "5 k" in a bytes question is a count, of the wrong dimension.
+    CHECK_THROWS_WITH(parse_claim("5 k", "GB"), Catch::Contains("plain count"));
+    // A count's prefix is no suggestion for another unit's slip.
+    CHECK_THROWS_WITH(parse_claim("5 m", "s"), !Catch::Contains("plain count"));
+    // A word after a count: what to write instead.
+    CHECK_THROWS_WITH(parse_claim("12853 tokens", ""), Catch::Contains("plain count") && Catch::Contains("(12853)"));
+}
+
+TEST_CASE("02.11's threshold takes 78.7 k and its noun; another word or unit is unreadable, with a reason", "[grading]") {
+    Grading g;
+    Run run = fixture_run("02.11-quick-reveal.json");
+    const std::string q = R"(  - id: threshold_elements
+    prompt: "How many elements must an update touch?"
+    type: number
+    noun: element
+    expected: {metric: threshold_elements}
+    tolerance: {rel: 0.1}
+)";
+    GradingSpec spec = g.spec(spec_yaml(q, "02.11"));
+    const double n = run.number("threshold_elements");
+    auto verdict = [&](const std::string& claim) { return result(g.grade(spec, run, {{"threshold_elements", claim}}), "threshold_elements"); };
+    CHECK(verdict(fmt::format("{:.3g} k", n / 1e3)).verdict == Verdict::correct);
+    CHECK(verdict(num(n) + " elements").verdict == Verdict::correct);
+    CHECK(verdict(num(n) + " Element").verdict == Verdict::correct);
+    CHECK_THAT(verdict(num(n) + " tokens").feedback, Catch::Contains("plain count"));
+    CHECK(verdict(num(n) + " GB").verdict == Verdict::invalid);
+}
+
+TEST_CASE("a noun is for counts only", "[grading]") {
+    Grading g;
+    const std::string q = R"(  - id: attainable
+    prompt: "What is attainable?"
+    unit: GFLOP/s
+    noun: flop
+    expected: {metric: attainable_flops_per_s}
+    tolerance: {rel: 0.05}
+)";
+    CHECK_THAT(input_error([&] { g.spec(spec_yaml(q)); }), Catch::Contains("'noun' applies to plain counts"));
+    CHECK_THAT(input_error([&] { g.spec(spec_yaml(kRidge + "    noun: two words\n")); }), Catch::Contains("not one word"));
+}
+
+TEST_CASE("02.07's shipped spec: the hand-worked context to 3 s.f. or one token, the batch exactly", "[grading]") {
+    Grading g;
+    Run run = fixture_run("02.07-quick-reveal.json");
+    GradingSpec spec = g.spec(lab_test::read_file(lab_test::source_root() / "configs/grading/02.07.yaml"));
+    const double t = run.number("question_overtake_context");
+    const double b = run.number("question_max_batch");
+    auto verdict = [&](const std::string& id, const std::string& claim) { return result(g.grade(spec, run, {{id, claim}}), id).verdict; };
+    const double three_sf = std::round(t / std::pow(10, std::floor(std::log10(t)) - 2)) * std::pow(10, std::floor(std::log10(t)) - 2);
+    CHECK(verdict("kv_exceeds_weights_context", fmt::format("{:.0f}", t)) == Verdict::correct);
+    CHECK(verdict("kv_exceeds_weights_context", fmt::format("{:.0f}", t + 1)) == Verdict::correct);
+    CHECK(verdict("kv_exceeds_weights_context", fmt::format("{:.0f}", three_sf)) == Verdict::correct);
+    CHECK(verdict("kv_exceeds_weights_context", fmt::format("{:.0f} tokens", t)) == Verdict::correct);
+    CHECK(verdict("kv_exceeds_weights_context", fmt::format("{:.0f}", std::round(t * 1.02))) == Verdict::wrong);
+    CHECK(verdict("max_batch", fmt::format("{:.0f} sequences", b)) == Verdict::correct);
+    CHECK(verdict("max_batch", fmt::format("{:.0f}", b + 1)) == Verdict::wrong);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A run that is not graded
+
+TEST_CASE("a run that is not graded shows no verdicts, hints or points", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(kRidge + kTriadSide));
+    spec.accept_quick = false;   // the fixture is a quick run
+    GradeReport r = g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}, {"triad_side", "compute_bound"}});
+    REQUIRE_FALSE(r.graded);
+    const std::string console = console_report(r);
+    CHECK_THAT(console, Catch::Contains("Not graded"));
+    CHECK_THAT(console, Catch::Contains("\u2014/2") && Catch::Contains("\u2014/1"));
+    CHECK_THAT(console, !Catch::Contains("correct") && !Catch::Contains("wrong") && !Catch::Contains("hint:"));
+    const auto j = json_report(r);
+    for (const auto& q : j["questions"]) {
+        CHECK(q["verdict"] == "not graded");
+        CHECK(q["hint"] == "");
+    }
+    const auto results = gradescope_results(r, 0.1);
+    for (const auto& t : results["tests"])
+        CHECK_THAT(t["output"].get<std::string>(), Catch::Contains("Verdict: not graded") && !Catch::Contains("Hint:"));
+}
