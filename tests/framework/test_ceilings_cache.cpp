@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ceilings_cache.hpp"
+#include "lab/lesson.hpp"
 #include "test_support.hpp"
 
 namespace {
