@@ -190,7 +190,8 @@ int cmd_new(const Args& args) {
     std::cout << "created " << folder.string() << "\n"
               << "next:\n  cd " << folder.string() << " && meson setup build && meson compile -C build\n"
               << "  LAB_PLUGIN_PATH=$PWD/build lab validate build/lab_" << scaffold_stem(vm["id"].as<std::string>()) << ".so\n"
-              << "  LAB_PLUGIN_PATH=$PWD/build lab run " << vm["id"].as<std::string>() << " --quick\n";
+              << "  LAB_PLUGIN_PATH=$PWD/build lab run " << vm["id"].as<std::string>() << " --quick --student you --out /tmp/"
+              << scaffold_stem(vm["id"].as<std::string>()) << "-run.json\n";
     return 0;
 }
 

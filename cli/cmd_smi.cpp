@@ -2,6 +2,7 @@
 // default table, -q, --query-gpu CSV and dmon), as a table or with --json (the keys are a
 // contract: docs/smi.md), and in words what it does and does not tell. Absent fields are null,
 // never 0. A file that is no capture, or one cut short, exits 2 naming the line.
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "options.hpp"
+#include "paths.hpp"
 #include "smi_capture.hpp"
 
 namespace lab::cli {
@@ -101,7 +103,10 @@ int cmd_smi(const Args& args) {
     pos.add("capture", 1);
     po::variables_map vm;
     if (!parse("smi", kUsage, args, opts, pos, vm)) return 0;
-    const std::string file = vm["capture"].as<std::string>();
+    std::string file = vm["capture"].as<std::string>();
+    // A bare name the lessons mention ("read l40s_idle_query_gpu.csv with lab smi") is the shipped file.
+    if (std::error_code ec; !std::filesystem::exists(file, ec))
+        if (const auto shipped = paths::shipped_file(file); !shipped.empty()) file = shipped.string();
     std::vector<std::string> columns;
     if (vm.count("columns")) {
         std::istringstream in(vm["columns"].as<std::string>());

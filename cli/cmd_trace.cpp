@@ -4,6 +4,7 @@
 // counts imply (with AI and the roofline position where the counters hold DRAM bytes and a device
 // is given). The --json keys are a contract (docs/trace.md). Kernel names: shortened in the
 // table, whole in JSON.
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "device_choice.hpp"
 #include "errors.hpp"
 #include "options.hpp"
+#include "paths.hpp"
 #include "trace_summary.hpp"
 
 namespace lab::cli {
@@ -127,7 +129,10 @@ int cmd_trace(const Args& args) {
         std::string why;
         dev = choose_device("trace", vm["device-spec"].as<std::string>(), why);
     }
-    const std::string file = vm["trace"].as<std::string>();
+    std::string file = vm["trace"].as<std::string>();
+    // A bare name the lessons mention ("read l40s_idle_query_gpu.csv with lab smi") is the shipped file.
+    if (std::error_code ec; !std::filesystem::exists(file, ec))
+        if (const auto shipped = paths::shipped_file(file); !shipped.empty()) file = shipped.string();
     const json out = to_json(trace::read(file), vm["top"].as<std::size_t>(), dev);
     if (vm.count("json")) std::cout << out.dump(2) << "\n";
     else print(std::cout, out, file);

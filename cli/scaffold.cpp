@@ -2,6 +2,7 @@
 // part an instructor must write, each with a comment saying what to change.
 #include "scaffold.hpp"
 
+#include <algorithm>
 #include <regex>
 
 #include "atomic_file.hpp"
@@ -24,7 +25,7 @@ shared_module('lab_{{STEM}}', 'lab_{{STEM}}.cpp', name_prefix: '', dependencies:
   gnu_symbol_visibility: 'hidden', install: true, install_dir: plugindir)
 if not get_option('gpu').disabled() and add_languages('cuda', required: get_option('gpu'), native: false)
   shared_module('lab_{{STEM}}_cuda', 'lab_{{STEM}}_cuda.cu', name_prefix: '', dependencies: [sdk],
-    cuda_args: ['-std=c++17', '-gencode=arch=compute_75,code=sm_75', '-gencode=arch=compute_80,code=sm_80',
+    cuda_args: ['-gencode=arch=compute_75,code=sm_75', '-gencode=arch=compute_80,code=sm_80',
                 '-gencode=arch=compute_90,code=sm_90', '-gencode=arch=compute_90,code=compute_90'],
     link_args: ['-cudart=shared'], gnu_symbol_visibility: 'hidden', install: true, install_dir: plugindir,
     # the toolkit's shared runtime, found beside nvcc
@@ -169,7 +170,7 @@ Scaffolded by `lab new`. Build it against the installed lab SDK and run it:
 
     meson setup build && meson compile -C build
     LAB_PLUGIN_PATH=$PWD/build lab validate build/lab_{{STEM}}.so
-    LAB_PLUGIN_PATH=$PWD/build lab run {{ID}} --quick
+    LAB_PLUGIN_PATH=$PWD/build lab run {{ID}} --quick --student you --out /tmp/{{STEM}}-run.json
     LAB_PLUGIN_PATH=$PWD/build lab check {{ID}} --quick
 
 | file | what to change |
@@ -203,8 +204,10 @@ std::string scaffold_stem(const std::string& id) {
 fs::path scaffold_lesson(const std::string& id, const std::string& title, const fs::path& dir) {
     static const std::regex ok("[0-9]{2}\\.[0-9]{2}");
     if (!std::regex_match(id, ok)) throw UsageError("lesson ID '" + id + "' is not of the form NN.NN (e.g. 02.13)");
-    if (title.empty() || title.find('"') != std::string::npos || title.find('\\') != std::string::npos)
-        throw UsageError("give a --title without quotes or backslashes");
+    // The title lands in a C++ string literal and a YAML comment: one line of printable text.
+    const bool control = std::any_of(title.begin(), title.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+    if (title.empty() || title.find('"') != std::string::npos || title.find('\\') != std::string::npos || control)
+        throw UsageError("give a --title of one line, without quotes, backslashes or control characters");
     const std::string stem = scaffold_stem(id);
     fs::path folder = dir / ("lesson_" + stem);
     if (fs::exists(folder)) throw InputError(folder.string(), "already exists", "choose another --dir, or remove it");

@@ -43,6 +43,25 @@ fs::path config_dir() {
     return installed(LAB_REL_DATA_DIR, LAB_INSTALL_DATA_DIR) / "configs";
 }
 
+fs::path shipped_file(const std::string& name) {
+    if (name.empty() || name.find('/') != std::string::npos) return {};
+    std::vector<fs::path> dirs;
+    if (running_from_build_tree()) {
+        std::error_code ec;
+        for (const auto& lesson : fs::directory_iterator(fs::path(LAB_SOURCE_ROOT) / "labs", ec))
+            if (lesson.is_directory(ec)) dirs.push_back(lesson.path()), dirs.push_back(lesson.path() / "captures");
+        std::sort(dirs.begin(), dirs.end());
+    } else {
+        const fs::path data = installed(LAB_REL_DATA_DIR, LAB_INSTALL_DATA_DIR);
+        dirs = {data / "nvidia-smi", data / "traces"};
+    }
+    for (const auto& d : dirs) {
+        std::error_code ec;
+        if (fs::is_regular_file(d / name, ec)) return d / name;
+    }
+    return {};
+}
+
 std::vector<fs::path> plugin_dirs() {
     std::vector<fs::path> dirs;
     if (const char* env = std::getenv("LAB_PLUGIN_PATH"); env && *env) {

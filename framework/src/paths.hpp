@@ -16,6 +16,12 @@ bool running_from_build_tree();
 // configs/: $LAB_CONFIG_DIR, else the source tree's configs/ (build tree), else <datadir>/lab/configs.
 std::filesystem::path config_dir();
 
+// A file the lessons ship for students to read (02.09's nvidia-smi captures, 02.10's and 02.12's
+// traces), by its bare name: <datadir>/lab/{nvidia-smi,traces}/NAME installed, the lessons'
+// folders (labs/*/ and labs/*/captures/) of the source tree when running from the build tree.
+// Empty when there is none.
+std::filesystem::path shipped_file(const std::string& name);
+
 // Plugin folders in discovery order: each folder of $LAB_PLUGIN_PATH (colon-separated), then the
 // build tree's plugin and lesson folders (when running from it), then the install folder.
 std::vector<std::filesystem::path> plugin_dirs();

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "errors.hpp"
+#include "prompt_fill.hpp"
+#include "run_record.hpp"
 #include "yaml_file.hpp"
 
 namespace lab::grader {
@@ -114,8 +116,23 @@ std::string answers_template(const GradingSpec& spec, const nlohmann::json& reco
         << "student: " << quoted(record.value("student", "")) << "\n"
         << "run: " << quoted(record.value("digest", "")) << "\n"
         << "answers:\n";
+    // The run's own variant in the prompts (question_seq -> 2048), from the values the record
+    // shows: a withheld (graded) value is not among them.
+    auto shown = [&](const std::string& name) -> std::optional<std::string> {
+        const auto& metrics = record.contains("metrics") && record["metrics"].is_object() ? record["metrics"] : nlohmann::json::object();
+        if (!metrics.contains(name) || !metrics[name].is_object() || !metrics[name].contains("value")) return std::nullopt;
+        const auto& m = metrics[name];
+        MetricValue v;
+        v.name = name;
+        v.unit = m.value("unit", "");
+        const std::string kind = m.value("kind", "number");
+        if (m["value"].is_string()) v.kind = MetricKind::category, v.text = m["value"].get<std::string>();
+        else if (m["value"].is_number()) v.kind = kind == "integer" ? MetricKind::integer : MetricKind::number, v.number = m["value"].get<double>();
+        else return std::nullopt;
+        return record::format_value(v);
+    };
     for (const auto& q : spec.questions) {
-        out << "  # " << q.prompt;
+        out << "  # " << fill_prompt(q.prompt, shown);
         if (!q.unit.empty()) out << " [" << q.unit << "]";
         if (q.type == QuestionType::choice) {
             out << " (one of:";

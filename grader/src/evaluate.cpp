@@ -12,6 +12,7 @@
 #include "course.hpp"
 #include "format.hpp"
 #include "identity.hpp"
+#include "prompt_fill.hpp"
 #include "suggest.hpp"
 #include "run_record.hpp"
 #include "device_summary.hpp"
@@ -384,6 +385,14 @@ GradeReport grade(const Submission& s) {
     for (const auto& q : s.spec.questions) {
         QuestionResult r;
         r.question = q;
+        // The student's own variant in the prompt (question_seq -> 2048): the run's parameters,
+        // never a graded value.
+        r.question.prompt = fill_prompt(q.prompt, [&](const std::string& name) -> std::optional<std::string> {
+            const auto decl = std::find_if(s.info.metrics.begin(), s.info.metrics.end(), [&](const MetricDecl& m) { return m.name == name; });
+            const MetricValue* v = s.derivation.find(name);
+            if (decl == s.info.metrics.end() || decl->graded || !v) return std::nullopt;
+            return record::format_value(*v);
+        });
         r.max_points = q.points;
         auto claim = s.answers.answers.find(q.id);
         if (claim != s.answers.answers.end() && !claim->second.empty) r.claim = claim->second.text;

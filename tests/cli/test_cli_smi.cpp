@@ -2,6 +2,8 @@
 // format does not hold, and a broken file exiting 2 with the line named and nothing on stdout.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -50,4 +52,20 @@ TEST_CASE("lab smi refuses a cut or foreign file with exit 2 and the line", "[sm
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("not an nvidia-smi capture"));
     CHECK(run_lab({"smi", (d / "missing.txt").string()}).exit_code == 2);
+}
+
+TEST_CASE("lab smi and lab trace read a file the lessons ship by its bare name, from any folder", "[smi]") {
+    lab_test::TempDir elsewhere;
+    const std::string cmd = "cd '" + elsewhere.path().string() + "' && '" + lab_test::lab_executable().string() +
+                            "' smi h100_idle_query_gpu.csv --json > smi.json 2> smi.err && '" + lab_test::lab_executable().string() +
+                            "' trace a100_simple_add.json.gz --json > trace.json 2> trace.err";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const auto smi = nlohmann::json::parse(lab_test::read_file(elsewhere / "smi.json"));
+    CHECK_THAT(smi["file"].get<std::string>(), Catch::EndsWith("labs/02_09/captures/h100_idle_query_gpu.csv"));
+    const auto trace = nlohmann::json::parse(lab_test::read_file(elsewhere / "trace.json"));
+    CHECK(trace["kernels"]["count"].get<int>() > 0);
+    // A name that is neither a file here nor a shipped one is still refused, naming it.
+    auto missing = run_lab({"smi", "no_such_capture.csv"});
+    CHECK(missing.exit_code == 2);
+    CHECK_THAT(missing.err, Catch::Contains("no_such_capture.csv"));
 }

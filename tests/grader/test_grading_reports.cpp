@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "grading_fixtures.hpp"
+#include "prompt_fill.hpp"
+#include "run_record.hpp"
 #include "reports.hpp"
 #include "units.hpp"
 
@@ -107,6 +109,34 @@ TEST_CASE("show_expected: never hides expected values, always shows them, after_
 
 // ---------------------------------------------------------------------------------------------
 // The answers template
+
+TEST_CASE("a prompt's question_<name> words become the run's own variant, never a graded value", "[grading]") {
+    const std::map<std::string, std::string> run = {{"question_seq", "2048"}, {"question_dtype", "nvfp4"}};
+    auto value_of = [&](const std::string& n) -> std::optional<std::string> {
+        auto it = run.find(n);
+        return it == run.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    CHECK(fill_prompt("prefill of question_seq tokens, weights in question_dtype?", value_of) == "prefill of 2048 tokens, weights in nvfp4?");
+    CHECK(fill_prompt("(question_seq)", value_of) == "(2048)");
+    CHECK(fill_prompt("question_flops stays, myquestion_seq and question_seqs too", value_of) ==
+          "question_flops stays, myquestion_seq and question_seqs too");
+
+    // 02.02's spec on its recorded run: the template and the graded report both name the
+    // student's sequence length and dtype; its graded FLOPs stay unnamed.
+    Run r = fixture_run("02.02-quick-reveal.json");
+    GradingSpec spec = load_spec(lab_test::source_root() / "configs/grading/02.02.yaml", true, "never");
+    const std::string t = answers_template(spec, r.record);
+    const std::string seq = lab::record::format_value(*r.derived.find("question_seq"));
+    CHECK_THAT(t, Catch::Contains("prefill of " + seq + " tokens") && !Catch::Contains("question_seq"));
+    Grading g;
+    GradeReport rep = g.grade(spec, r, {});
+    bool filled = false;
+    for (const auto& q : rep.results) {
+        CHECK_THAT(q.question.prompt, !Catch::Contains("question_seq") && !Catch::Contains("question_dtype"));
+        filled |= q.question.prompt.find(seq + " tokens") != std::string::npos;
+    }
+    CHECK(filled);
+}
 
 TEST_CASE("the answers template names every question, the student and the run's digest", "[grading]") {
     Run run = fixture_run();

@@ -16,10 +16,15 @@ export XDG_CACHE_HOME="$work/cache" PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR
 echo "installed lab: $lab"
 
 "$lab" new 97.01 --title "A scaffolded lesson" --dir "$work/src"
+# A title that would break the generated C++ string literal is refused (exit 2), nothing written.
+if "$lab" new 97.02 --title "$(printf 'two\nlines')" --dir "$work/src2" 2>/dev/null; then echo "a two-line title was accepted"; exit 1; fi
+[ ! -e "$work/src2" ] || { echo "a refused lab new wrote $work/src2"; exit 1; }
 cd "$work/src/lesson_97_01"
 # The CUDA companion compiles when nvcc is on PATH (CI); it is not needed to run on the CPU.
 meson setup build -Dgpu=auto >/dev/null
-meson compile -C build >/dev/null
+compiled=$(meson compile -C build 2>&1) || { echo "$compiled"; exit 1; }
+# The SDK's pkg-config flags carry the C++ standard; the scaffold must not pass another to nvcc.
+if echo "$compiled" | grep -q "incompatible redefinition"; then echo "$compiled"; echo "nvcc got two -std flags"; exit 1; fi
 export LAB_PLUGIN_PATH="$PWD/build"
 
 "$lab" validate build/lab_97_01.so --spec 97.01.yaml
