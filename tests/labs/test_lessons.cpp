@@ -8,10 +8,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "lab/pointer_chase.hpp"
 #include "lab/transformer.hpp"
@@ -1033,6 +1036,30 @@ TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captu
     RawRun bare = run;
     for (auto& m : bare.measurements) m.telemetry.clear();
     CHECK(l.lesson->derivation(bare).find("chase.telemetry_busy_fraction") == nullptr);
+    // The busy share is worked out from what lab run prints: the telemetry's readings, stated
+    // plainly while the graded share itself is withheld.
+    {
+        const auto withheld = record::withheld_metrics(l.info, false, run.device_kind);
+        std::string shown;
+        for (const auto& line : d.teaching) shown += record::render_teaching(line, d, withheld) + "\n";
+        char busiest[64];
+        std::snprintf(busiest, sizeof busiest, "Telemetry over chase: busiest core %.1f%% busy", chase.telemetry.at("cpu_busy_pct.max_core"));
+        CHECK_THAT(shown, Catch::Contains(busiest));
+        CHECK_THAT(shown, Catch::Contains("Telemetry over read_all: busiest core"));
+        CHECK_THAT(shown, Catch::Contains("this process"));
+    }
+    // On a GPU, the CUDA backend reports GPU-Util as a ratio (nvml_telemetry.hpp): 0.9 is 90%.
+    {
+        RawRun g = run;
+        g.device_kind = DeviceKind::cuda;
+        g.facts.compute_units = 132;
+        for (auto& m : g.measurements) m.telemetry = {{"utilization_gpu.mean", 0.9}, {"utilization_gpu.max", 1.0}, {"utilization_memory.mean", 0.05}};
+        const Derivation gd = l.lesson->derivation(g);
+        CHECK_THAT(gd.find("chase.telemetry_busy_fraction")->number, WithinRel(0.9, 1e-12));
+        std::string shown;
+        for (const auto& line : gd.teaching) shown += line + "\n";
+        CHECK_THAT(shown, Catch::Contains("Telemetry over chase: GPU-Util 90.0% (mean of its samples; max 100.0%)"));
+    }
     // Every capture a student can draw, read by lab smi from the copy the lesson ships.
     std::set<std::string> files;
     for (std::uint64_t seed = 0; seed < 8; ++seed) {
@@ -1045,9 +1072,12 @@ TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captu
         REQUIRE(r.exit_code == 0);
         const auto g = nlohmann::json::parse(r.out)["gpus"][0];
         CHECK(v.find("capture.power_draw_w")->number == g["power_draw_w"].get<double>());
-        CHECK(v.find("capture.memory_used_mib")->number == g["memory_used_mib"].get<double>());
+        // Metrics are in SI units (the grader reads them so): lab smi's MiB and MHz, as B and Hz.
+        CHECK(v.find("capture.memory_used")->number == g["memory_used_mib"].get<double>() * 1048576);
+        CHECK(v.find("capture.memory_used")->unit == "B");
         CHECK(v.find("capture.pstate")->text == g["pstate"].get<std::string>());
-        CHECK(v.find("capture.sm_clock_mhz")->number == g["sm_clock_mhz"].get<double>());
+        CHECK(v.find("capture.sm_clock")->number == g["sm_clock_mhz"].get<double>() * 1e6);
+        CHECK(v.find("capture.sm_clock")->unit == "Hz");
         CHECK(lab_test::read_file(lab_test::source_root() / "labs/02_09/captures" / file) ==
               lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi" / file));
     }
