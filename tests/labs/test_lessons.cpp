@@ -1019,6 +1019,39 @@ TEST_CASE("02.03 states exact counts and finds its levels from its own latency c
         if (mk.label == "L1" || mk.label == "DRAM" || mk.label == "L2 found") CHECK(!mk.metric.empty());
 }
 
+TEST_CASE("02.03 prints the statistic it grades: each point's fastest time per hop, in a table", "[lessons]") {
+    auto l = lesson("02_03");
+    const RawRun run = fixture_run("02.03-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    const auto withheld = record::withheld_metrics(l.info, false, run.device_kind);
+    std::string shown;
+    for (const auto& line : d.teaching) shown += record::render_teaching(line, d, withheld) + "\n";
+    // Every chase point's fastest sample per hop, in ns, as the levels are derived from it (the
+    // run table's time is the median, which the levels are not read from).
+    int rows = 0;
+    for (const auto& m : run.measurements) {
+        const auto& w = m.workload;
+        if (w.name.rfind("chase_", 0) != 0) continue;
+        char cell[32];
+        std::snprintf(cell, sizeof cell, "%.3f", m.time.min / w.params.at(1).value * 1e9);
+        INFO(w.name << ": " << cell);
+        CHECK_THAT(shown, Catch::Contains(cell));
+        ++rows;
+    }
+    CHECK(rows > 0);
+    CHECK_THAT(shown, Catch::Contains("chase, ns per hop"));
+    CHECK_THAT(shown, Catch::Contains("(the run table above shows medians)"));
+    // The metric says which statistic it is.
+    for (const auto& m : l.info.metrics)
+        if (m.name == "dram.latency_s") CHECK_THAT(m.description, Catch::Contains("fastest"));
+    // Plain sentences: the bandwidth ratio is a number of times, and the levels found are stated
+    // without the old parenthetical.
+    CHECK_THAT(shown, Catch::Contains("? times more at the smallest working set"));
+    CHECK_THAT(shown, Catch::Contains("levels were found as plateaus"));
+    CHECK_THAT(shown, !Catch::Contains("3 means no L3 plateau"));
+    CHECK_THAT(shown, !Catch::Contains("{"));  // every placeholder resolved or withheld
+}
+
 // ---- 02.09 ------------------------------------------------------------------------------------
 
 TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captures as lab smi does", "[lessons]") {
