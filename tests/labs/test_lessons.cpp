@@ -687,7 +687,7 @@ TEST_CASE("02.08 counts each format's exact bytes, and its questions follow the 
     CHECK(d.find("largest_error")->text == "mxfp4");
     namespace tf = lab::transformer;
     const auto p = tf::param_counts(tf::llama_2_7b());
-    std::set<std::string> dtypes;
+    std::set<std::string> dtypes, ckpts;
     for (std::uint64_t seed = 0; seed < 36; ++seed) {
         run.options.seed = seed;
         const Derivation v = l.lesson->derivation(run);
@@ -699,8 +699,25 @@ TEST_CASE("02.08 counts each format's exact bytes, and its questions follow the 
         CHECK(v.find("question_bytes_per_param")->number == bpp.at(q));
         const double linear = double(p.attention + p.mlp), rest = double(p.embedding + p.norm + p.lm_head);
         CHECK_THAT(v.find("question_ckpt_bytes")->number, WithinRel(linear * bpp.at(c) + 2 * rest, 1e-9));
+        // Never a moot checkpoint (bf16 linears beside the bf16 rest), never the bytes question's
+        // dtype (that answer would give the other away); the same seed, the same draw.
+        CHECK(c != "bf16");
+        CHECK(c != q);
+        CHECK(l.lesson->derivation(run).find("question_ckpt_dtype")->text == c);
+        ckpts.insert(c);
     }
     CHECK(dtypes.size() == 6);
+    CHECK(ckpts.size() == 5);
+    // Every format the run measured is in its B/s line and its error line (largest_error offers
+    // all of them).
+    std::string shown;
+    for (const auto& line : d.teaching) shown += record::render_teaching(line, d, record::withheld_metrics(l.info, false, run.device_kind)) + "\n";
+    for (const char* f : {"fp32", "fp16", "bf16", "int8", "mxfp4", "nvfp4"}) {
+        INFO(f);
+        CHECK_THAT(shown, Catch::Contains(std::string(f) + " " + record::format_value(*d.find(std::string("gemv_") + f + ".bytes_per_s"))));
+        CHECK_THAT(shown, Catch::Contains(std::string(f) + " " + record::format_value(*d.find(std::string(f) + ".rel_error"))));
+    }
+    CHECK_THAT(shown, !Catch::Contains("{"));
 }
 
 // ---- 02.07 ------------------------------------------------------------------------------------
