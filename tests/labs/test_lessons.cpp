@@ -498,6 +498,35 @@ TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from it
     CHECK(d.plots[1].marks[0].metric == "crossover_batch");
 }
 
+TEST_CASE("02.06 says what the batch did to the time as measured, and names the withheld regime", "[lessons]") {
+    auto l = lesson("02_06");
+    const RawRun run = fixture_run("02.06-quick-reveal.json");
+    const auto withheld = record::withheld_metrics(l.info, false, run.device_kind);
+    auto shown = [&](const RawRun& r) {
+        const Derivation d = l.lesson->derivation(r);
+        std::string out;
+        for (const auto& line : d.teaching) out += record::render_teaching(line, d, withheld) + "\n";
+        return out;
+    };
+    CHECK_THAT(shown(run), Catch::Contains("AI ?, predicted regime ?."));
+    // The sentence follows t(16) / t(1): barely moving, growing slower than the batch, or not
+    // slower at all (a recorded CPU run took 4.3x the time for 16x the work).
+    const double t1 = run.at("gemm_b1").time.median;
+    for (const auto& [ratio, says, ratio_text] : std::vector<std::tuple<double, std::string, std::string>>{
+             {1.1, "it barely moves", "1.1x for 16x the work"},
+             {4.3, "it grows far slower than the batch", "4.3x for 16x the work"},
+             {16, "the FLOP/s grew little or not at all", "16.0x for 16x the work"}}) {
+        RawRun r = run;
+        for (auto& m : r.measurements)
+            if (m.workload.name == "gemm_b16") m.time.median = m.time.min = m.time.mean = t1 * ratio;
+        const std::string text = shown(r);
+        INFO(text);
+        CHECK_THAT(text, Catch::Contains(says));
+        CHECK_THAT(text, Catch::Contains(ratio_text));
+        if (ratio > 2) CHECK_THAT(text, !Catch::Contains("barely moves"));
+    }
+}
+
 // ---- 02.02 ------------------------------------------------------------------------------------
 
 namespace {
