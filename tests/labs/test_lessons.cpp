@@ -96,6 +96,13 @@ TEST_CASE("02.01's per-element ratio is (t(1)/1) / (t(n)/n)", "[lessons]") {
     double n = g.workload.params.at(0).value;
     CHECK_THAT(d.find("per_element_ratio")->number, WithinRel((s.time.median / 1) / (g.time.median / n), 1e-12));
     CHECK(d.find("chain.measured_regime")->text == "latency_bound");
+    // Quick runs use 2^24 elements, full runs 2^26: the description says both, the run its own.
+    CHECK(n == 16777216);
+    std::string shown;
+    for (const auto& line : d.teaching) shown += line + "\n";
+    CHECK_THAT(shown, Catch::Contains("in one launch of 2^24 (this run's n)"));
+    for (const auto& m : l.info.metrics)
+        if (m.name == "per_element.large_s") CHECK_THAT(m.description, Catch::Contains("2^26") && Catch::Contains("2^24 (--quick"));
 }
 
 TEST_CASE("02.05 derives the ridge and the attainable FLOP/s from the recorded ceilings", "[lessons]") {
