@@ -184,6 +184,56 @@ TEST_CASE("every lesson with a grading spec grades exactly the metrics its quest
     CHECK(specs >= 2);
 }
 
+// A prompt's per-student values (question_* words: the grader does not fill them in) are metrics
+// the lesson declares, not graded, and its run prints each of them plainly in its teaching lines.
+TEST_CASE("every per-student value a prompt names is declared and printed by lab run", "[lessons]") {
+    int tokens = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(lab_test::source_root() / "configs/grading")) {
+        if (entry.path().extension() != ".yaml") continue;
+        const YAML::Node spec = YAML::LoadFile(entry.path().string());
+        const std::string id = spec["lesson"].as<std::string>();
+        INFO("lesson " << id);
+        auto l = lesson(id.substr(0, 2) + "_" + id.substr(3));
+        std::filesystem::path fixture;
+        for (const auto& f : std::filesystem::directory_iterator(lab_test::source_root() / "tests/fixtures/runs/cpu"))
+            if (f.path().filename().string().rfind(id + "-quick", 0) == 0 && f.path().filename().string().find("before") == std::string::npos) fixture = f.path();
+        REQUIRE(!fixture.empty());
+        const RawRun run = record::raw_run_from_record(record::read_record(fixture));
+        const Derivation d = l.lesson->derivation(run);
+        std::string shown, raw;
+        for (const auto& line : d.teaching) shown += record::render_teaching(line, d, record::withheld_metrics(l.info, false, run.device_kind)) + "\n", raw += line;
+        for (const auto& q : spec["questions"]) {
+            const std::string prompt = q["prompt"].as<std::string>();
+            for (std::size_t at = prompt.find("question_"); at != std::string::npos; at = prompt.find("question_", at + 1)) {
+                std::size_t end = at;
+                while (end < prompt.size() && (std::islower(static_cast<unsigned char>(prompt[end])) || std::isdigit(static_cast<unsigned char>(prompt[end])) || prompt[end] == '_')) ++end;
+                const std::string name = prompt.substr(at, end - at);
+                INFO(q["id"].as<std::string>() << ": " << name);
+                const auto decl = std::find_if(l.info.metrics.begin(), l.info.metrics.end(), [&](const MetricDecl& m) { return m.name == name; });
+                REQUIRE(decl != l.info.metrics.end());
+                CHECK_FALSE(decl->graded);
+                CHECK_THAT(raw, Catch::Contains("{" + name + "}"));
+                REQUIRE(d.find(name) != nullptr);
+                CHECK_THAT(shown, Catch::Contains(record::format_value(*d.find(name))));
+                ++tokens;
+            }
+        }
+    }
+    CHECK(tokens >= 15);
+}
+
+// Run records hold metric values in SI units (DESIGN.md): every number a lesson declares is in one.
+TEST_CASE("every lesson declares its metrics in SI units", "[lessons]") {
+    const std::set<std::string> si = {"", "s", "B", "B/s", "FLOP", "FLOP/s", "FLOP/B", "Hz", "W", "J", "ratio"};
+    for (const char* dir : {"02_01", "02_02", "02_03", "02_04", "02_05", "02_06", "02_07", "02_08", "02_09", "02_10", "02_11", "02_12"}) {
+        auto l = lesson(dir);
+        for (const auto& m : l.info.metrics) {
+            INFO(dir << ": " << m.name << " [" << m.unit << "]");
+            if (m.kind != MetricKind::category) CHECK(si.count(m.unit) == 1);
+        }
+    }
+}
+
 TEST_CASE("fractions of a ceiling are shown in percent, other ratios as plain numbers", "[lessons]") {
     auto value = [](const std::string& name, double v, const std::string& unit) {
         return record::format_value(MetricValue{name, MetricKind::number, unit, v, {}});
