@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <map>
 #include <optional>
 
 namespace {
@@ -26,6 +28,7 @@ constexpr std::size_t kLine = 64, kMinSet = 4096;
 const char* kLevels[] = {"l1", "l2", "l3", "dram"};
 
 std::string kib(std::size_t b) { return std::to_string(b / 1024) + "k"; }
+std::string fixed(const char* f, double v) { char s[48]; std::snprintf(s, sizeof s, f, v); return s; }
 std::size_t round_kib(double b) { return static_cast<std::size_t>(std::llround(b / 1024)) * 1024; }
 // The largest working set: the power of two past 4x the last-level cache (L2 on a GPU); 1 GiB on
 // a CPU unless --quick.
@@ -62,7 +65,7 @@ public:
         for (const char* l : kLevels) {
             const std::string n = l;
             const std::vector<std::string> on = n == "l3" ? std::vector<std::string>{"cpu"} : std::vector<std::string>{"cpu", "cuda"};
-            i.metrics.push_back({.name = n + ".latency_s", .unit = "s", .description = "latency of one load from " + n + " (median of its plateau)", .graded = n == "l1" || n == "dram", .devices = on});
+            i.metrics.push_back({.name = n + ".latency_s", .unit = "s", .description = "latency of one load from " + n + ": the median over its plateau of each point's fastest time per hop", .graded = n == "l1" || n == "dram", .devices = on});
             i.metrics.push_back({.name = n + ".latency_cycles", .description = n + " latency in core cycles at the measured clock", .graded = n == "l1" || n == "dram", .devices = on});
             if (n == "dram") continue;
             i.metrics.push_back({.name = n + ".capacity_bytes", .unit = "B", .description = "where the latency leaves the " + n + " plateau (halfway to the next, log scale)", .graded = n == "l2", .devices = on});
@@ -73,7 +76,7 @@ public:
         i.metrics.push_back({.name = "register.latency_cycles", .description = "the same, in cycles"});
         i.metrics.push_back({.name = "shared.latency_s", .unit = "s", .description = "one hop of a chase in shared memory", .devices = {"cuda"}});
         i.metrics.push_back({.name = "dram_over_l1", .unit = "ratio", .description = "DRAM latency / L1 latency", .graded = true});
-        i.metrics.push_back({.name = "bandwidth_ratio", .unit = "ratio", .description = "read bandwidth at the smallest / at the largest working set", .graded = true});
+        i.metrics.push_back({.name = "bandwidth_ratio", .unit = "ratio", .description = "read bandwidth (fastest sample) at the smallest / at the largest working set", .graded = true});
         i.metrics.push_back({.name = "levels_found", .kind = MetricKind::integer, .description = "levels found as plateaus (3 on a CPU: no L3 plateau, as on many VMs; 2 on a GPU: no L2 plateau)"});
         i.metrics.push_back({.name = "check.counts", .kind = MetricKind::integer, .description = "1 when every chase states 64 B per hop and every read reps x size"});
         i.expectations = {
@@ -133,7 +136,8 @@ public:
 
     void derive(const RawRun& run, Derivation& d) const override {
         const double clock = run.ceilings.clock_hz.value;
-        // Each point's fastest sample: on a shared machine, the one least disturbed by others.
+        // Each point's fastest sample: on a shared machine, the one least disturbed by others
+        // (docs/student.md). The run table shows medians: the teaching table prints these.
         std::vector<double> size, lat, bsize, bw;
         bool counts = true;
         for (const auto& m : run.measurements) {
@@ -212,17 +216,33 @@ public:
             "  DRAM: {dram.latency_s} ({dram.latency_cycles} cycles), {dram_over_l1} times L1.",
             "Capacities where the latency leaves each plateau: L1 {l1.capacity_bytes} (reported {l1.reported_bytes}),",
             "  L2 {l2.capacity_bytes} (reported {l2.reported_bytes}, per core).",
-            "L3 is reported as {l3.reported_bytes}; found: {l3.latency_s} up to {l3.capacity_bytes} ({levels_found} levels found as",
-            "  plateaus: 3 means no L3 plateau, and L3 was read at twice the reported L2). A VM's guest may own only part of a",
-            "  shared L3 and its neighbours evict it: the latency then climbs from a few MiB, not the reported size. Not graded.",
             "A register holds its value for the next add in {register.latency_cycles} cycles ({register.latency_s});",
             "  the L1-resident chase pays {l1.latency_cycles} cycles: even the nearest cache costs several registers' worth.",
-            "Read bandwidth falls level by level: {bandwidth_ratio} more at the smallest working set than at the largest.",
+            "Read bandwidth falls level by level: {bandwidth_ratio} times more at the smallest working set than at the largest.",
             "Buffers are 2 MiB aligned and asked for huge pages (madvise MADV_HUGEPAGE); granted when",
             "  /sys/kernel/mm/transparent_hugepage/enabled says [always] or [madvise]. Without them, the DRAM latency",
             "  keeps climbing past the TLB's reach (each hop also walks the page table).",
         };
         if (run.device_kind == DeviceKind::cuda) d.teaching.push_back("On a GPU, a chase in shared memory takes {shared.latency_s} per hop: between a register and L1.");
+        // Which levels were plateaus, and where a missing one was read instead (after the capacities).
+        std::vector<std::string> found{std::string("{levels_found} levels were found as plateaus") +
+                                       (i2 ? "." : "; L2 was not one, so it was read at half its reported size.")};
+        if (run.device_kind == DeviceKind::cpu)
+            found.insert(found.end(), {l3 ? "L3 is reported as {l3.reported_bytes}; its plateau: {l3.latency_s}, up to {l3.capacity_bytes}."
+                                          : "L3 is reported as {l3.reported_bytes}; no L3 plateau was found, so it was read at twice the "
+                                            "reported L2: {l3.latency_s}, up to {l3.capacity_bytes}.",
+                                       "  A VM's guest may own only part of a shared L3 and its neighbours evict it: the latency then climbs",
+                                       "  from a few MiB, not the reported size. L3 is not graded."});
+        d.teaching.insert(d.teaching.begin() + 5, found.begin(), found.end());
+        // The numbers the levels are read from: each point's fastest sample, per hop and per byte.
+        std::map<double, std::pair<double, double>> points;  // working set -> (s per hop, read B/s); 0: not measured
+        for (std::size_t i = 0; i < size.size(); ++i) points[size[i]].first = lat[i];
+        for (std::size_t i = 0; i < bsize.size(); ++i) points[bsize[i]].second = bw[i];
+        d.teaching.push_back("Each point's fastest sample (the run table above shows medians), the numbers the levels are read from:");
+        d.teaching.push_back("     working set    chase, ns per hop    read, GB/s");
+        for (const auto& [b, p] : points)
+            d.teaching.push_back(fixed(b < 1048576 ? "%12.0f KiB" : "%12.4g MiB", b / (b < 1048576 ? 1024 : 1048576)) +
+                                 (p.first > 0 ? fixed("%21.3f", p.first * 1e9) : std::string(21, ' ')) + (p.second > 0 ? fixed("%14.4g", p.second / 1e9) : ""));
     }
 };
 

@@ -85,7 +85,8 @@ public:
             i.metrics.push_back({.name = t + ".knee_ai", .unit = "FLOP/B", .description = "where the " + t + " sweep's FLOP/s stop growing with AI (measured)",
                                  .graded = s.dtype == Dtype::fp32, .devices = s.devices});
             i.metrics.push_back({.name = t + ".ridge_ai", .unit = "FLOP/B", .description = "the " + t + " ridge point: peak " + t + " FLOP/s / peak bandwidth", .devices = s.devices});
-            i.metrics.push_back({.name = t + ".knee_over_ridge", .unit = "ratio", .description = "measured knee / ridge point", .devices = s.devices});
+            if (s.dtype != Dtype::fp32)  // fp32's would give its graded knee away (times the ridge, which is shown)
+                i.metrics.push_back({.name = t + ".knee_over_ridge", .unit = "ratio", .description = "measured knee / ridge point", .devices = s.devices});
         }
         i.metrics.push_back({.name = "check.sweep_counts", .kind = MetricKind::integer, .description = "1 when every sweep point states 2kn FLOP and 2en bytes"});
         i.metrics.push_back({.name = "question_kernel", .kind = MetricKind::category, .description = "the named kernel of your questions"});
@@ -151,7 +152,7 @@ public:
             const double ridge = peak > 0 && bw > 0 ? peak / bw : 0;
             d.set(t + ".knee_ai", knee);
             d.set(t + ".ridge_ai", ridge);
-            d.set(t + ".knee_over_ridge", ridge > 0 ? knee / ridge : 0.0);
+            if (sw.dtype != Dtype::fp32) d.set(t + ".knee_over_ridge", ridge > 0 ? knee / ridge : 0.0);
             plot.series.push_back(measured);
             if (peak > 0) plot.series.push_back(roof);
             if (sw.dtype == Dtype::fp32) {
@@ -170,8 +171,8 @@ public:
         d.set("question_regime", std::string(ai < ridge ? "memory_bound" : "compute_bound"));
         d.teaching = {
             "The sweep's AI is k/e: k FMAs (2k FLOP) per element of e bytes read and written.",
-            "fp32: the FLOP/s stop growing at AI {fp32.knee_ai}; the ridge point predicts {fp32.ridge_ai} ({fp32.knee_over_ridge} of it).",
-            "fp64: at {fp64.knee_ai}, against a ridge of {fp64.ridge_ai}.",
+            "fp32: the FLOP/s stop growing at AI {fp32.knee_ai}; the ridge point (peak FLOP/s / peak bandwidth) predicts {fp32.ridge_ai}.",
+            "fp64: they stop at {fp64.knee_ai}, against a ridge of {fp64.ridge_ai} (the knee at {fp64.knee_over_ridge} times the ridge).",
             "The knee sits near, not on, the ridge: at the ridge a kernel needs both roofs at once, and memory and",
             "  arithmetic do not overlap perfectly, so the turn is rounded; a busy machine moves it too.",
             "Yours: the AI of {question_kernel} in {question_dtype} (n = {question_n}), and its regime on this device.",

@@ -68,7 +68,14 @@ double rel_error(Dtype d) {
     return errors.at(d);
 }
 Dtype question_dtype(std::uint64_t seed) { return kFormats[1 + seed % 6]; }
-Dtype checkpoint_dtype(std::uint64_t seed) { return (const Dtype[]){Dtype::bf16, Dtype::fp8_e4m3, Dtype::int8, Dtype::int4, Dtype::mxfp4, Dtype::nvfp4}[(seed / 6) % 6]; }
+// The checkpoint's linear layers: never bf16 (the rest of the model is bf16: the split would be
+// moot) and never the bytes question's dtype (its bytes per parameter would be given away).
+Dtype checkpoint_dtype(std::uint64_t seed) {
+    std::vector<Dtype> from;
+    for (Dtype d : {Dtype::fp8_e4m3, Dtype::int8, Dtype::int4, Dtype::mxfp4, Dtype::nvfp4})
+        if (d != question_dtype(seed)) from.push_back(d);
+    return from[(seed / 6) % from.size()];
+}
 
 class Precision : public Lesson {
 public:
@@ -159,11 +166,19 @@ public:
         const auto p = transformer::param_counts(transformer::llama_2_7b());
         d.set("question_ckpt_dtype", std::string(to_string(c)));
         d.set("question_ckpt_bytes", storage_bytes(c, double(p.attention + p.mlp)) + 2.0 * double(p.embedding + p.norm + p.lm_head));
+        std::string rates, errors;  // every format this run measured
+        for (Dtype f : kFormats)
+            if (run.find(gemv_name(f))) {
+                const std::string t = to_string(f);
+                rates += (rates.empty() ? "" : ", ") + t + " {" + gemv_name(f) + ".bytes_per_s}";
+                errors += (errors.empty() ? "" : ", ") + t + " {" + t + ".rel_error}";
+            }
         d.teaching = {
-            "Each GEMV moves its weights once: compare their B/s: fp32 {gemv_fp32.bytes_per_s}, fp16 {gemv_fp16.bytes_per_s},",
-            "  int8 {gemv_int8.bytes_per_s}, MXFP4 {gemv_mxfp4.bytes_per_s}. Equal B/s means time tracks bytes; a format",
-            "  whose B/s falls is paying for its dequantising arithmetic instead (4-bit lookups on a CPU).",
-            "Errors against fp64 on the same data: bf16 {bf16.rel_error}, int8 {int8.rel_error}, MXFP4 {mxfp4.rel_error}, NVFP4 {nvfp4.rel_error}.",
+            "Each GEMV moves its weights once: compare their B/s:",
+            "  " + rates + ".",
+            "  Equal B/s means time tracks bytes; a format whose B/s falls is paying for its dequantising arithmetic",
+            "  instead (4-bit lookups on a CPU).",
+            "Errors against fp64 on the same data: " + errors + ".",
             "Yours: bytes per parameter of {question_dtype}; the fp16 -> int8 GEMV speedup; the format with the largest error;",
             "  and the bytes of Llama-2-7B with its attention and MLP weights in {question_ckpt_dtype}, the rest in bf16.",
         };

@@ -12,7 +12,9 @@
 #include <lab/lab.hpp>
 
 #include <array>
+#include <cstdio>
 #include <cstring>
+#include <map>
 
 namespace {
 
@@ -20,7 +22,8 @@ using namespace lab;
 
 // The captures in labs/02_09/captures (installed as share/lab/nvidia-smi), with what `lab smi`
 // reads from them (a test keeps the two equal): power draw (W; -q: the average), memory used
-// (MiB), P-state, SM clock (MHz).
+// (MiB, as nvidia-smi prints it), P-state, SM clock (MHz). The metrics are in SI units (B, Hz).
+constexpr double kMiB = 1048576, kMHz = 1e6;
 struct Capture {
     const char* file;
     double power_w, memory_mib;
@@ -36,6 +39,21 @@ constexpr std::array<Capture, 8> kCaptures = {{{"h100_idle_q.txt", 69.85, 0, "P0
                                                {"l40s_idle_query_gpu.csv", 144.97, 0, "P0", 2520},
                                                {"l40s_load_query_gpu.csv", 110.23, 1235, "P0", 2520}}};
 const Capture& capture_for(std::uint64_t seed) { return kCaptures[seed % kCaptures.size()]; }
+
+// A workload's telemetry readings, as the device reported them: a CPU's /proc busy shares (percent)
+// and its process's CPU time (100% = one core); a GPU's NVML GPU-Util and memory utilisation (ratios).
+std::string readings(const std::map<std::string, double>& t, bool gpu) {
+    auto pct = [&](const char* key, double scale) {
+        char s[32];
+        std::snprintf(s, sizeof s, "%.1f%%", t.count(key) ? t.at(key) * scale : 0.0);
+        return t.count(key) ? std::string(s) : std::string("n/a");
+    };
+    if (gpu) return "GPU-Util " + pct("utilization_gpu.mean", 100) + " (mean of its samples; max " + pct("utilization_gpu.max", 100) +
+                    "), memory utilisation " + pct("utilization_memory.mean", 100) + ".";
+    const int cores = t.count("cores") ? static_cast<int>(t.at("cores")) : 0;
+    return "busiest core " + pct("cpu_busy_pct.max_core", 1) + " busy, all " + std::to_string(cores) + " cores " +
+           pct("cpu_busy_pct.machine", 1) + ", this process " + pct("process_cpu_pct", 1) + " of one core.";
+}
 
 class ReadingTheDevice : public Lesson {
 public:
@@ -54,9 +72,9 @@ public:
             {.name = "chase.units_used_fraction", .unit = "ratio", .description = "the share of the device's threads (SMs) the chase runs on", .graded = true},
             {.name = "question_capture", .kind = MetricKind::category, .description = "your nvidia-smi capture (share/lab/nvidia-smi)"},
             {.name = "capture.power_draw_w", .unit = "W", .description = "its power draw", .graded = true},
-            {.name = "capture.memory_used_mib", .unit = "MiB", .description = "its memory used", .graded = true},
+            {.name = "capture.memory_used", .unit = "B", .description = "its memory used (nvidia-smi prints MiB, 2^20 B)", .graded = true},
             {.name = "capture.pstate", .kind = MetricKind::category, .description = "its performance state", .graded = true},
-            {.name = "capture.sm_clock_mhz", .unit = "MHz", .description = "its SM clock", .graded = true},
+            {.name = "capture.sm_clock", .unit = "Hz", .description = "its SM clock (nvidia-smi prints MHz)", .graded = true},
         };
         i.expectations = {
             {.metric = "chase.predicted_regime", .equals = "memory_bound", .why = "a chase moves bytes and does no arithmetic"},
@@ -94,9 +112,11 @@ public:
 
     void derive(const RawRun& run, Derivation& d) const override {
         const bool gpu = run.device_kind == DeviceKind::cuda;
+        // The CUDA backend's NVML summary is a ratio (0..1); /proc's busy shares are percent.
         const char* busy = gpu ? "utilization_gpu.mean" : "cpu_busy_pct.max_core";
+        const double per = gpu ? 1 : 100;
         for (const char* w : {"chase", "read_all"})
-            if (const Measurement* m = run.find(w); m && m->telemetry.count(busy)) d.set(std::string(w) + ".telemetry_busy_fraction", m->telemetry.at(busy) / 100);
+            if (const Measurement* m = run.find(w); m && m->telemetry.count(busy)) d.set(std::string(w) + ".telemetry_busy_fraction", m->telemetry.at(busy) / per);
         if (const Measurement* m = run.find("chase"); m && m->telemetry.count("cpu_busy_pct.machine")) {
             d.set("chase.telemetry_machine_fraction", m->telemetry.at("cpu_busy_pct.machine") / 100);
             d.set("chase.sampler_cost_s", m->telemetry.count("sampler_cost_s") ? m->telemetry.at("sampler_cost_s") : 0.0);
@@ -106,17 +126,21 @@ public:
         const Capture& c = capture_for(run.options.seed);
         d.set("question_capture", std::string(c.file));
         d.set("capture.power_draw_w", c.power_w);
-        d.set("capture.memory_used_mib", c.memory_mib);
+        d.set("capture.memory_used", c.memory_mib * kMiB);
         d.set("capture.pstate", std::string(c.pstate));
-        d.set("capture.sm_clock_mhz", c.sm_clock_mhz);
+        d.set("capture.sm_clock", c.sm_clock_mhz * kMHz);
         d.teaching = {
-            "(a) One thread chasing pointers: telemetry says its unit was {chase.telemetry_busy_fraction} busy,",
+            "(a) One thread chasing pointers: telemetry says its unit was {chase.telemetry_busy_fraction} busy (read it off the telemetry lines below),",
             "  yet it runs on {chase.units_used_fraction} of the device's units and reaches {chase.roof_fraction} of the memory roof:",
             "  busy means something was scheduled there, waiting on memory counts as busy.",
             "(b) Every thread reading: {read_all.telemetry_busy_fraction} busy, and {read_all.roof_fraction} of the roof.",
             "Reading the telemetry cost {chase.sampler_cost_s} over the chase (two reads of /proc at its ends).",
             "Yours to read with `lab smi`: the capture {question_capture} (share/lab/nvidia-smi; labs/02_09/captures in a build tree).",
         };
+        // What the telemetry read over each workload's samples, as it reported it (the run record
+        // keeps the same under workloads[].telemetry): the busy share is read off here.
+        for (const char* w : {"chase", "read_all"})
+            if (const Measurement* m = run.find(w); m && !m->telemetry.empty()) d.teaching.push_back(std::string("Telemetry over ") + w + ": " + readings(m->telemetry, gpu));
     }
 };
 

@@ -8,10 +8,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "lab/pointer_chase.hpp"
 #include "lab/transformer.hpp"
@@ -93,6 +96,13 @@ TEST_CASE("02.01's per-element ratio is (t(1)/1) / (t(n)/n)", "[lessons]") {
     double n = g.workload.params.at(0).value;
     CHECK_THAT(d.find("per_element_ratio")->number, WithinRel((s.time.median / 1) / (g.time.median / n), 1e-12));
     CHECK(d.find("chain.measured_regime")->text == "latency_bound");
+    // Quick runs use 2^24 elements, full runs 2^26: the description says both, the run its own.
+    CHECK(n == 16777216);
+    std::string shown;
+    for (const auto& line : d.teaching) shown += line + "\n";
+    CHECK_THAT(shown, Catch::Contains("in one launch of 2^24 (this run's n)"));
+    for (const auto& m : l.info.metrics)
+        if (m.name == "per_element.large_s") CHECK_THAT(m.description, Catch::Contains("2^26") && Catch::Contains("2^24 (--quick"));
 }
 
 TEST_CASE("02.05 derives the ridge and the attainable FLOP/s from the recorded ceilings", "[lessons]") {
@@ -172,6 +182,56 @@ TEST_CASE("every lesson with a grading spec grades exactly the metrics its quest
         }
     }
     CHECK(specs >= 2);
+}
+
+// A prompt's per-student values (question_* words: the grader does not fill them in) are metrics
+// the lesson declares, not graded, and its run prints each of them plainly in its teaching lines.
+TEST_CASE("every per-student value a prompt names is declared and printed by lab run", "[lessons]") {
+    int tokens = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(lab_test::source_root() / "configs/grading")) {
+        if (entry.path().extension() != ".yaml") continue;
+        const YAML::Node spec = YAML::LoadFile(entry.path().string());
+        const std::string id = spec["lesson"].as<std::string>();
+        INFO("lesson " << id);
+        auto l = lesson(id.substr(0, 2) + "_" + id.substr(3));
+        std::filesystem::path fixture;
+        for (const auto& f : std::filesystem::directory_iterator(lab_test::source_root() / "tests/fixtures/runs/cpu"))
+            if (f.path().filename().string().rfind(id + "-quick", 0) == 0 && f.path().filename().string().find("before") == std::string::npos) fixture = f.path();
+        REQUIRE(!fixture.empty());
+        const RawRun run = record::raw_run_from_record(record::read_record(fixture));
+        const Derivation d = l.lesson->derivation(run);
+        std::string shown, raw;
+        for (const auto& line : d.teaching) shown += record::render_teaching(line, d, record::withheld_metrics(l.info, false, run.device_kind)) + "\n", raw += line;
+        for (const auto& q : spec["questions"]) {
+            const std::string prompt = q["prompt"].as<std::string>();
+            for (std::size_t at = prompt.find("question_"); at != std::string::npos; at = prompt.find("question_", at + 1)) {
+                std::size_t end = at;
+                while (end < prompt.size() && (std::islower(static_cast<unsigned char>(prompt[end])) || std::isdigit(static_cast<unsigned char>(prompt[end])) || prompt[end] == '_')) ++end;
+                const std::string name = prompt.substr(at, end - at);
+                INFO(q["id"].as<std::string>() << ": " << name);
+                const auto decl = std::find_if(l.info.metrics.begin(), l.info.metrics.end(), [&](const MetricDecl& m) { return m.name == name; });
+                REQUIRE(decl != l.info.metrics.end());
+                CHECK_FALSE(decl->graded);
+                CHECK_THAT(raw, Catch::Contains("{" + name + "}"));
+                REQUIRE(d.find(name) != nullptr);
+                CHECK_THAT(shown, Catch::Contains(record::format_value(*d.find(name))));
+                ++tokens;
+            }
+        }
+    }
+    CHECK(tokens >= 15);
+}
+
+// Run records hold metric values in SI units (DESIGN.md): every number a lesson declares is in one.
+TEST_CASE("every lesson declares its metrics in SI units", "[lessons]") {
+    const std::set<std::string> si = {"", "s", "B", "B/s", "FLOP", "FLOP/s", "FLOP/B", "Hz", "W", "J", "ratio"};
+    for (const char* dir : {"02_01", "02_02", "02_03", "02_04", "02_05", "02_06", "02_07", "02_08", "02_09", "02_10", "02_11", "02_12"}) {
+        auto l = lesson(dir);
+        for (const auto& m : l.info.metrics) {
+            INFO(dir << ": " << m.name << " [" << m.unit << "]");
+            if (m.kind != MetricKind::category) CHECK(si.count(m.unit) == 1);
+        }
+    }
 }
 
 TEST_CASE("fractions of a ceiling are shown in percent, other ratios as plain numbers", "[lessons]") {
@@ -495,6 +555,35 @@ TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from it
     CHECK(d.plots[1].marks[0].metric == "crossover_batch");
 }
 
+TEST_CASE("02.06 says what the batch did to the time as measured, and names the withheld regime", "[lessons]") {
+    auto l = lesson("02_06");
+    const RawRun run = fixture_run("02.06-quick-reveal.json");
+    const auto withheld = record::withheld_metrics(l.info, false, run.device_kind);
+    auto shown = [&](const RawRun& r) {
+        const Derivation d = l.lesson->derivation(r);
+        std::string out;
+        for (const auto& line : d.teaching) out += record::render_teaching(line, d, withheld) + "\n";
+        return out;
+    };
+    CHECK_THAT(shown(run), Catch::Contains("AI ?, predicted regime ?."));
+    // The sentence follows t(16) / t(1): barely moving, growing slower than the batch, or not
+    // slower at all (a recorded CPU run took 4.3x the time for 16x the work).
+    const double t1 = run.at("gemm_b1").time.median;
+    for (const auto& [ratio, says, ratio_text] : std::vector<std::tuple<double, std::string, std::string>>{
+             {1.1, "it barely moves", "1.1x for 16x the work"},
+             {4.3, "it grows far slower than the batch", "4.3x for 16x the work"},
+             {16, "the FLOP/s grew little or not at all", "16.0x for 16x the work"}}) {
+        RawRun r = run;
+        for (auto& m : r.measurements)
+            if (m.workload.name == "gemm_b16") m.time.median = m.time.min = m.time.mean = t1 * ratio;
+        const std::string text = shown(r);
+        INFO(text);
+        CHECK_THAT(text, Catch::Contains(says));
+        CHECK_THAT(text, Catch::Contains(ratio_text));
+        if (ratio > 2) CHECK_THAT(text, !Catch::Contains("barely moves"));
+    }
+}
+
 // ---- 02.02 ------------------------------------------------------------------------------------
 
 namespace {
@@ -609,7 +698,19 @@ TEST_CASE("02.04's sweep states k/e FLOP/B exactly and finds each dtype's knee f
         CHECK_THAT(measured, WithinRel(knee ? knee->x : ai.front(), 1e-12));
         const double ridge = run.ceilings.peak_flops(std::string(dtype) + ".simt") / run.ceilings.peak_bandwidth();
         CHECK_THAT(d.find(std::string(dtype) + ".ridge_ai")->number, WithinRel(ridge, 1e-12));
-        CHECK_THAT(d.find(std::string(dtype) + ".knee_over_ridge")->number, WithinRel(measured / ridge, 1e-12));
+        // fp32's knee is graded: no value shown beside its (shown) ridge may give it away.
+        if (std::string(dtype) == "fp32") CHECK(d.find("fp32.knee_over_ridge") == nullptr);
+        else CHECK_THAT(d.find(std::string(dtype) + ".knee_over_ridge")->number, WithinRel(measured / ridge, 1e-12));
+    }
+    {
+        const auto withheld = record::withheld_metrics(l.info, false, run.device_kind);
+        CHECK(withheld.count("fp32.knee_ai") == 1);
+        std::string shown;
+        for (const auto& line : d.teaching) shown += record::render_teaching(line, d, withheld) + "\n";
+        CHECK_THAT(shown, Catch::Contains("fp32: the FLOP/s stop growing at AI ?; the ridge point (peak FLOP/s / peak bandwidth) predicts"));
+        CHECK_THAT(shown, !Catch::Contains(" of it)"));
+        CHECK_THAT(shown, !Catch::Contains("{"));
+        for (const auto& decl : l.info.metrics) CHECK(decl.name != "fp32.knee_over_ridge");
     }
     CHECK(d.find("check.sweep_counts")->number == 1);
     CHECK(d.find("fp16.knee_ai") == nullptr);  // a CPU sweeps fp32 and fp64 only
@@ -672,7 +773,7 @@ TEST_CASE("02.08 counts each format's exact bytes, and its questions follow the 
     CHECK(d.find("largest_error")->text == "mxfp4");
     namespace tf = lab::transformer;
     const auto p = tf::param_counts(tf::llama_2_7b());
-    std::set<std::string> dtypes;
+    std::set<std::string> dtypes, ckpts;
     for (std::uint64_t seed = 0; seed < 36; ++seed) {
         run.options.seed = seed;
         const Derivation v = l.lesson->derivation(run);
@@ -684,8 +785,25 @@ TEST_CASE("02.08 counts each format's exact bytes, and its questions follow the 
         CHECK(v.find("question_bytes_per_param")->number == bpp.at(q));
         const double linear = double(p.attention + p.mlp), rest = double(p.embedding + p.norm + p.lm_head);
         CHECK_THAT(v.find("question_ckpt_bytes")->number, WithinRel(linear * bpp.at(c) + 2 * rest, 1e-9));
+        // Never a moot checkpoint (bf16 linears beside the bf16 rest), never the bytes question's
+        // dtype (that answer would give the other away); the same seed, the same draw.
+        CHECK(c != "bf16");
+        CHECK(c != q);
+        CHECK(l.lesson->derivation(run).find("question_ckpt_dtype")->text == c);
+        ckpts.insert(c);
     }
     CHECK(dtypes.size() == 6);
+    CHECK(ckpts.size() == 5);
+    // Every format the run measured is in its B/s line and its error line (largest_error offers
+    // all of them).
+    std::string shown;
+    for (const auto& line : d.teaching) shown += record::render_teaching(line, d, record::withheld_metrics(l.info, false, run.device_kind)) + "\n";
+    for (const char* f : {"fp32", "fp16", "bf16", "int8", "mxfp4", "nvfp4"}) {
+        INFO(f);
+        CHECK_THAT(shown, Catch::Contains(std::string(f) + " " + record::format_value(*d.find(std::string("gemv_") + f + ".bytes_per_s"))));
+        CHECK_THAT(shown, Catch::Contains(std::string(f) + " " + record::format_value(*d.find(std::string(f) + ".rel_error"))));
+    }
+    CHECK_THAT(shown, !Catch::Contains("{"));
 }
 
 // ---- 02.07 ------------------------------------------------------------------------------------
@@ -1016,6 +1134,39 @@ TEST_CASE("02.03 states exact counts and finds its levels from its own latency c
         if (mk.label == "L1" || mk.label == "DRAM" || mk.label == "L2 found") CHECK(!mk.metric.empty());
 }
 
+TEST_CASE("02.03 prints the statistic it grades: each point's fastest time per hop, in a table", "[lessons]") {
+    auto l = lesson("02_03");
+    const RawRun run = fixture_run("02.03-quick-reveal.json");
+    const Derivation d = l.lesson->derivation(run);
+    const auto withheld = record::withheld_metrics(l.info, false, run.device_kind);
+    std::string shown;
+    for (const auto& line : d.teaching) shown += record::render_teaching(line, d, withheld) + "\n";
+    // Every chase point's fastest sample per hop, in ns, as the levels are derived from it (the
+    // run table's time is the median, which the levels are not read from).
+    int rows = 0;
+    for (const auto& m : run.measurements) {
+        const auto& w = m.workload;
+        if (w.name.rfind("chase_", 0) != 0) continue;
+        char cell[32];
+        std::snprintf(cell, sizeof cell, "%.3f", m.time.min / w.params.at(1).value * 1e9);
+        INFO(w.name << ": " << cell);
+        CHECK_THAT(shown, Catch::Contains(cell));
+        ++rows;
+    }
+    CHECK(rows > 0);
+    CHECK_THAT(shown, Catch::Contains("chase, ns per hop"));
+    CHECK_THAT(shown, Catch::Contains("(the run table above shows medians)"));
+    // The metric says which statistic it is.
+    for (const auto& m : l.info.metrics)
+        if (m.name == "dram.latency_s") CHECK_THAT(m.description, Catch::Contains("fastest"));
+    // Plain sentences: the bandwidth ratio is a number of times, and the levels found are stated
+    // without the old parenthetical.
+    CHECK_THAT(shown, Catch::Contains("? times more at the smallest working set"));
+    CHECK_THAT(shown, Catch::Contains("levels were found as plateaus"));
+    CHECK_THAT(shown, !Catch::Contains("3 means no L3 plateau"));
+    CHECK_THAT(shown, !Catch::Contains("{"));  // every placeholder resolved or withheld
+}
+
 // ---- 02.09 ------------------------------------------------------------------------------------
 
 TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captures as lab smi does", "[lessons]") {
@@ -1033,6 +1184,30 @@ TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captu
     RawRun bare = run;
     for (auto& m : bare.measurements) m.telemetry.clear();
     CHECK(l.lesson->derivation(bare).find("chase.telemetry_busy_fraction") == nullptr);
+    // The busy share is worked out from what lab run prints: the telemetry's readings, stated
+    // plainly while the graded share itself is withheld.
+    {
+        const auto withheld = record::withheld_metrics(l.info, false, run.device_kind);
+        std::string shown;
+        for (const auto& line : d.teaching) shown += record::render_teaching(line, d, withheld) + "\n";
+        char busiest[64];
+        std::snprintf(busiest, sizeof busiest, "Telemetry over chase: busiest core %.1f%% busy", chase.telemetry.at("cpu_busy_pct.max_core"));
+        CHECK_THAT(shown, Catch::Contains(busiest));
+        CHECK_THAT(shown, Catch::Contains("Telemetry over read_all: busiest core"));
+        CHECK_THAT(shown, Catch::Contains("this process"));
+    }
+    // On a GPU, the CUDA backend reports GPU-Util as a ratio (nvml_telemetry.hpp): 0.9 is 90%.
+    {
+        RawRun g = run;
+        g.device_kind = DeviceKind::cuda;
+        g.facts.compute_units = 132;
+        for (auto& m : g.measurements) m.telemetry = {{"utilization_gpu.mean", 0.9}, {"utilization_gpu.max", 1.0}, {"utilization_memory.mean", 0.05}};
+        const Derivation gd = l.lesson->derivation(g);
+        CHECK_THAT(gd.find("chase.telemetry_busy_fraction")->number, WithinRel(0.9, 1e-12));
+        std::string shown;
+        for (const auto& line : gd.teaching) shown += line + "\n";
+        CHECK_THAT(shown, Catch::Contains("Telemetry over chase: GPU-Util 90.0% (mean of its samples; max 100.0%)"));
+    }
     // Every capture a student can draw, read by lab smi from the copy the lesson ships.
     std::set<std::string> files;
     for (std::uint64_t seed = 0; seed < 8; ++seed) {
@@ -1045,9 +1220,12 @@ TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captu
         REQUIRE(r.exit_code == 0);
         const auto g = nlohmann::json::parse(r.out)["gpus"][0];
         CHECK(v.find("capture.power_draw_w")->number == g["power_draw_w"].get<double>());
-        CHECK(v.find("capture.memory_used_mib")->number == g["memory_used_mib"].get<double>());
+        // Metrics are in SI units (the grader reads them so): lab smi's MiB and MHz, as B and Hz.
+        CHECK(v.find("capture.memory_used")->number == g["memory_used_mib"].get<double>() * 1048576);
+        CHECK(v.find("capture.memory_used")->unit == "B");
         CHECK(v.find("capture.pstate")->text == g["pstate"].get<std::string>());
-        CHECK(v.find("capture.sm_clock_mhz")->number == g["sm_clock_mhz"].get<double>());
+        CHECK(v.find("capture.sm_clock")->number == g["sm_clock_mhz"].get<double>() * 1e6);
+        CHECK(v.find("capture.sm_clock")->unit == "Hz");
         CHECK(lab_test::read_file(lab_test::source_root() / "labs/02_09/captures" / file) ==
               lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi" / file));
     }
