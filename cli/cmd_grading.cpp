@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -227,7 +228,19 @@ int cmd_check_spec(const Args& args) {
     }
     if (!vm.count("file")) throw UsageError("lab check-spec: give a spec file, or --keys");
     grader::GradingContext ctx;
-    grader::GradingSpec spec = grader::load_spec(vm["file"].as<std::string>(), ctx.course().accept_quick, ctx.course().show_expected);
+    const std::string file = vm["file"].as<std::string>();
+    grader::GradingSpec spec = grader::load_spec(file, ctx.course().accept_quick, ctx.course().show_expected);
+    try {
+        ctx.lesson(spec.lesson);
+    } catch (const UsageError& e) {
+        // Most often a typo in the spec's `lesson:`: point at that line, then say what lab found.
+        std::size_t line = 0, n = 1;
+        std::ifstream text(file);
+        for (std::string l; std::getline(text, l); ++n)
+            if (l.rfind("lesson:", 0) == 0) line = n;
+        throw InputError(file + (line ? ":" + std::to_string(line) : ""), "lesson '" + spec.lesson + "' is not one lab finds: " + e.what(),
+                         "correct `lesson:` in the spec, or add the lesson plugin's folder to LAB_PLUGIN_PATH");
+    }
     grader::check_spec_against(spec, ctx.lesson(spec.lesson).info);
     const auto warnings = grader::spec_warnings(spec, ctx.lesson(spec.lesson).info);
     for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";

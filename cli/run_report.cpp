@@ -46,9 +46,21 @@ void print_run(std::ostream& out, const RunView& v) {
     // Counted: the graded values, i.e. what `lab answers` asks (check.* helpers are withheld too,
     // but nobody is asked for them).
     const std::vector<std::string> asked = withheld_graded(v);
+    // Revealed (or a course that withholds nothing): the graded values, listed, since a lesson's
+    // lines need not print each one (02.02's do not).
+    std::vector<const MetricValue*> shown;
+    for (const auto& decl : v.info.metrics)
+        if (const MetricValue* m = v.derivation.find(decl.name); decl.graded && m && !v.withheld.count(decl.name)) shown.push_back(m);
+    if (asked.empty() && !shown.empty()) {
+        out << "\nGraded values (revealed)\n";
+        std::size_t width = 0;
+        for (const auto* m : shown) width = std::max(width, m->name.size());
+        for (const auto* m : shown) out << fmt::format("  {:<{}}  {}\n", m->name, width, record::format_value(*m));
+    }
     if (!asked.empty()) {
-        out << fmt::format("\n{} graded value{} shown as '?': work {} out from the measurements above.\n", asked.size(),
-                           asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "them");
+        out << fmt::format("\n{} graded value{} withheld ('?' where a line above shows {}): work {} out from the measurements "
+                           "above.\n",
+                           asked.size(), asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "one", asked.size() == 1 ? "it" : "them");
         // Which each '?' is (and those no line shows): the answers `lab answers ID` asks for.
         std::string line = "  withheld:";
         for (std::size_t i = 0; i < asked.size(); ++i) {

@@ -274,7 +274,7 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
         // A model device's telemetry: the keys the real backends report, the work assumed to
         // keep what it runs on busy (a plan check, never shown as a measurement).
         if (w.telemetry)
-            m.telemetry = kind == DeviceKind::cuda ? std::map<std::string, double>{{"utilization_gpu.mean", 100}, {"utilization_memory.mean", 50}}
+            m.telemetry = kind == DeviceKind::cuda ? std::map<std::string, double>{{"utilization_gpu.mean", 1.0}, {"utilization_memory.mean", 0.5}}  // ratios, as NVML's telemetry reports them
                                                    : std::map<std::string, double>{{"cpu_busy_pct.max_core", 100}, {"cpu_busy_pct.machine", 100},
                                                                                    {"process_cpu_pct", 100}, {"interval_s", 1}};
         m.load = 0;

@@ -235,7 +235,7 @@ std::string render_teaching(const std::string& line, const Derivation& d, const 
         std::string name = line.substr(open + 1, close - open - 1);
         if (withheld.count(name)) out += "?";
         else if (const MetricValue* v = d.find(name)) out += format_value(*v);
-        else out += "{" + name + "}";
+        else out += "n/a";  // a metric this run does not have (one of another device kind): never a raw {name}
         i = close + 1;
     }
     out += line.substr(i);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "format.hpp"
@@ -11,12 +12,21 @@ namespace lab {
 
 namespace {
 
+// A workload's parameters for the table: a count of a million or more with a decimal prefix, a
+// byte count (a name ending "_B") as a size, so a row keeps its width (02.07's allocation ledger:
+// "weights_B=13.5 GB", not "weights_B=13476839424"); the record keeps every digit.
 std::string params_text(const Workload& w) {
     std::string params;
     for (const auto& p : w.params) {
         const bool integral = std::fabs(p.value) < 1e15 && p.value == std::floor(p.value);
-        params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name,
-                              integral ? fmt::format("{}", static_cast<long long>(p.value)) : fmt::format("{:g}", p.value));
+        const bool bytes = p.name.size() > 2 && p.name.compare(p.name.size() - 2, 2, "_B") == 0;
+        std::string value;
+        if (integral && std::fabs(p.value) >= 1e6)
+            value = format::si(p.value, bytes ? "B" : "", {.digits = 3, .lowest_prefix = 0, .highest_prefix = 15});
+        else
+            value = integral ? fmt::format("{}", static_cast<long long>(p.value)) : fmt::format("{:g}", p.value);
+        value.erase(std::remove(value.begin(), value.end(), ' '), value.end());  // one token per parameter
+        params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name, value);
     }
     return params;
 }

@@ -185,7 +185,23 @@ YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path&
                                              opened->first, opened->second, e.mark.line + 1, e.msg),
                                  fmt::format("close it with '{}' on line {}", opened->first == '[' ? ']' : '}', opened->second));
         // Malformed YAML, and anything else yaml-cpp refuses (its own nesting guard included).
-        throw InputError(at_line(file, e.mark), "malformed YAML: " + e.msg, malformed_fix);
+        // yaml-cpp's words ("end of map not found") do not say what to do; the usual causes do.
+        std::string fix = malformed_fix;
+        if (fix.empty()) {
+            const int line = e.mark.line + 1;
+            std::size_t tab_line = 0, n = 1;
+            for (std::size_t at = 0; at < text.size() && n <= static_cast<std::size_t>(line); ++n) {
+                const std::size_t end = std::min(text.find('\n', at), text.size());
+                const std::size_t indent_end = text.find_first_not_of(" \t", at);
+                if (indent_end != std::string::npos && indent_end < end && text.find('\t', at) < indent_end) tab_line = n;
+                at = end + 1;
+            }
+            fix = tab_line ? fmt::format("line {} is indented with a tab: YAML indents with spaces only", tab_line)
+                           : fmt::format("check the indentation on line {} and the lines above it: the keys of one mapping start "
+                                         "in the same column, the '- ' of one list too; put text holding ': ' or ' #' in quotes",
+                                         line);
+        }
+        throw InputError(at_line(file, e.mark), "malformed YAML: " + e.msg, fix);
     }
 }
 

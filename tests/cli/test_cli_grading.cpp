@@ -318,6 +318,19 @@ TEST_CASE("lab check-spec accepts a good spec and refuses a broken one with its 
     CHECK(bad.out.empty());
 }
 
+TEST_CASE("lab check-spec names the spec's lesson: line when no lesson has that ID", "[grading-cli][grading]") {
+    lab_test::TempDir d;
+    std::string spec = lab_test::read_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml");
+    const auto at = spec.find("\"02.05\"");
+    REQUIRE(at != std::string::npos);
+    spec.replace(at, 7, "\"02.31\"");
+    lab_test::write_file(d / "typo.yaml", spec);
+    auto r = run_lab({"check-spec", (d / "typo.yaml").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains((d / "typo.yaml").string() + ":") && Catch::Contains("lesson '02.31' is not one lab finds") &&
+                          Catch::Contains("fix: correct `lesson:` in the spec"));
+}
+
 TEST_CASE("lab check-spec --keys lists every key with its meaning and default", "[grading-cli][grading]") {
     auto r = run_lab({"check-spec", "--keys"});
     REQUIRE(r.exit_code == 0);

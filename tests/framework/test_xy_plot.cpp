@@ -6,7 +6,12 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 
+#include "format.hpp"
 #include "xy_plot.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
 
 using namespace lab;
 
@@ -86,4 +91,18 @@ TEST_CASE("a linear plot has round ticks, and an undrawable plot is named with w
     CHECK(problems[0].find("'Bad Name'") != std::string::npos);
     CHECK(problems[1].find("point 1") != std::string::npos);
     CHECK(problems[2].find("2 x values and 1 y values") != std::string::npos);
+}
+
+TEST_CASE("the terminal plot's y axis lines up when a tick label has a multi-byte unit (µs)", "[plot]") {
+    Plot p{.name = "launch", .title = "Time against size", .x = {.label = "size", .unit = "B", .log = true},
+           .y = {.label = "time", .unit = "s", .log = true}};
+    p.series = {{.name = "kernel", .x = {1e3, 1e6, 1e9}, .y = {1e-6, 1e-4, 0.1}}};
+    const std::string text = plot::render_plot_terminal(p, {}, 40, 10);
+    std::vector<std::size_t> bars;  // the column of each row's axis bar, as a terminal shows it
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (auto at = line.find(" |"); at != std::string::npos) bars.push_back(format::columns(line.substr(0, at)));
+    REQUIRE(bars.size() == 10);
+    CHECK(std::count(bars.begin(), bars.end(), bars.front()) == 10);
+    CHECK(text.find("µs") != std::string::npos);
 }

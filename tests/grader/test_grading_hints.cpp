@@ -96,3 +96,16 @@ TEST_CASE("an unclosed [ or { is reported on the line that opened it", "[grading
     CHECK_THAT(e, Catch::Contains("unclosed.yaml:6: malformed YAML: the '[' opened on line 6 is never closed"));
     CHECK_THAT(e, Catch::Contains("close it with ']' on line 6"));
 }
+
+TEST_CASE("malformed YAML says what to do: a tab in the indentation by its line, else where to look", "[grading]") {
+    Grading g;
+    const std::string head = "lesson: \"02.05\"\naccept_quick: true\nquestions:\n  - id: ridge\n    prompt: \"p\"\n";
+    // A key indented one space too far: yaml-cpp says "end of sequence not found" or the like.
+    const fs::path shifted = g.write("shifted.yaml", head + "    type: number\n     points: 2\n");
+    const std::string e1 = input_error([&] { load_spec(shifted, true, "never"); });
+    CHECK_THAT(e1, Catch::Contains("shifted.yaml:") && Catch::Contains("malformed YAML") &&
+                       Catch::Contains("fix: check the indentation on line"));
+    const fs::path tabbed = g.write("tabbed.yaml", head + "\tpoints: 2\n");
+    const std::string e2 = input_error([&] { load_spec(tabbed, true, "never"); });
+    CHECK_THAT(e2, Catch::Contains("tabbed.yaml:") && Catch::Contains("fix: line 6 is indented with a tab"));
+}

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -147,8 +148,11 @@ TEST_CASE("the answers template names every question, the student and the run's 
     CHECK_THAT(t, Catch::Contains("lesson: \"02.05\""));
     for (const auto& q : spec.questions) {
         CHECK_THAT(t, Catch::Contains("  " + q.id + ":\n"));
-        CHECK_THAT(t, Catch::Contains(q.prompt));
+        // The prompt, with the run's own AI in place of question_ai (prompt_fill.hpp).
+        const std::string ai = lab::record::format_value(*run.derived.find("question_ai"));
+        CHECK_THAT(t, Catch::Contains(std::regex_replace(q.prompt, std::regex("\\bquestion_ai\\b"), ai)));
     }
+    CHECK_THAT(t, !Catch::Contains("question_ai"));
     CHECK_THAT(t, Catch::Contains("[GFLOP/s]"));
     // Filled in as it is, it is a valid answers file with every answer blank.
     Grading g;
