@@ -80,7 +80,7 @@ Dtype checkpoint_dtype(std::uint64_t seed) {
 class Precision : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.08", .title = "Precision", .version = "1.0.0"};
+        LessonInfo i{.id = "02.08", .title = "Precision", .version = "2.0.0"};  // 2: the checkpoint variant redrawn (never bf16 twice)
         i.objectives = {"Relate a dtype's bytes per parameter to the speed of a memory-bound kernel.",
                         "Measure what each dtype costs in error, against an fp64 reference on the same data."};
         i.experiments = {{"gemv", "y = W x, W 4096 x 4096 in each format, dequantised in the kernel, over copies >= 4x the LLC/L2"},
