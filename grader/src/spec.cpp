@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <climits>
 #include <cmath>
 #include <set>
@@ -92,17 +93,27 @@ void check_keys(const Ctx& c, const YAML::Node& map, const char* where) {
         std::string key = kv.first.as<std::string>();
         if (!allowed.count(key))
             throw InputError(c.at(kv.first),
-                             std::string("unknown key '") + excerpt(key) + "' in a " + where +
+                             std::string("unknown key '") + excerpt(key) + "' in " + (std::string("aeiou").find(where[0]) != std::string::npos ? "an " : "a ") + where +
                                  did_you_mean_text(key, std::vector<std::string>(allowed.begin(), allowed.end())),
                              std::string("allowed keys: ") + list);
     }
+}
+
+// What a key of type T holds, said in words for the refusal's fix.
+template <class T> const char* expected_kind() {
+    if constexpr (std::is_same_v<T, bool>) return "true or false";
+    else if constexpr (std::is_integral_v<T>) return "a whole number";
+    else if constexpr (std::is_floating_point_v<T>) return "a number";
+    else return "text";
 }
 
 template <class T> T get(const Ctx& c, const YAML::Node& n, const char* what) {
     try {
         return n.as<T>();
     } catch (const YAML::Exception&) {
-        throw InputError(c.at(n), std::string("'") + what + "' has a value of the wrong type");
+        const std::string held = n.IsScalar() ? " ('" + excerpt(n.Scalar(), 40) + "')" : n.IsSequence() ? " (a list)" : n.IsMap() ? " (a mapping)" : "";
+        throw InputError(c.at(n), std::string("'") + what + "' has a value of the wrong type" + held,
+                         std::string("write ") + expected_kind<T>());
     }
 }
 
@@ -235,7 +246,8 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     if (!q["id"]) throw InputError(c.at(q), "a question without an 'id'");
     out.id = get<std::string>(c, q["id"], "id");
     if (!valid_id(out.id))
-        throw InputError(c.at(q["id"]), "question id '" + excerpt(out.id) + "' has characters other than letters, digits, _ . -");
+        throw InputError(c.at(q["id"]), "question id '" + excerpt(out.id) + "' has characters other than letters, digits, _ . -",
+                         "the id is the answers file's key: write it with _ for spaces (e.g. ridge_point)");
     if (!q["prompt"]) throw InputError(c.at(q), "question '" + out.id + "' has no 'prompt'");
     out.prompt = get<std::string>(c, q["prompt"], "prompt");
     if (q["type"]) out.type = parse_type(c, q["type"]);
@@ -279,7 +291,7 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         out.partial.credit = non_negative(c, p["credit"], "credit");
         if (out.partial.within <= 1) throw InputError(c.at(p["within"]), "'within' must be more than 1 (a multiple of the tolerance)");
         if (out.partial.credit <= 0 || out.partial.credit >= 1)
-            throw InputError(c.at(p["credit"]), "'credit' must be between 0 and 1 (a fraction of the points)");
+            throw InputError(c.at(p["credit"]), "'credit' must be between 0 and 1 (a fraction of the points)", "write 0.5 for half the points");
     }
     if (q["near_ridge_either"]) {
         out.near_ridge_either = non_negative(c, q["near_ridge_either"], "near_ridge_either");
@@ -339,7 +351,8 @@ GradingSpec read_spec(const Ctx& c, const YAML::Node& root, bool default_accept_
     if (root["accept_quick"]) s.accept_quick = get<bool>(c, root["accept_quick"], "accept_quick");
     if (root["show_expected"]) s.show_expected = get<std::string>(c, root["show_expected"], "show_expected");
     if (s.show_expected != "never" && s.show_expected != "after_due_date" && s.show_expected != "always")
-        throw InputError(c.at(root["show_expected"]), "show_expected must be never, after_due_date or always");
+        throw InputError(c.at(root["show_expected"]), "show_expected must be never, after_due_date or always",
+                         "write one of them (after_due_date needs a due: date)");
     if (root["due"]) {
         s.due = get<std::string>(c, root["due"], "due");
         if (!valid_date(s.due))
@@ -379,12 +392,25 @@ bool has_tolerance(const Tolerance& t) {
 
 std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo& info) {
     std::vector<std::string> out;
-    for (const auto& q : spec.questions)
-        for (const auto& d : info.metrics)
-            if (d.name == q.expected.metric && !d.graded)
-                out.push_back(spec.file + ":" + std::to_string(q.line) + ": question '" + q.id + "' grades metric '" + d.name +
-                              "', which lesson " + info.id + " does not mark graded, so `lab run` shows its value to every "
-                              "student\n  fix: mark it graded in the lesson's declarations (MetricDecl::graded), or ask another metric");
+    for (const auto& q : spec.questions) {
+        const std::string at = spec.file + ":" + std::to_string(q.line) + ": question '" + q.id + "'";
+        for (const auto& d : info.metrics) {
+            if (d.name != q.expected.metric || d.graded) continue;
+            // A placed workload's standard metrics (scale.roof_fraction) are marked graded on the
+            // placement, not by a MetricDecl of the lesson's own.
+            const auto placed = std::find_if(info.placed.begin(), info.placed.end(),
+                                             [&](const PlacedWorkload& p) { return d.name.rfind(p.name + ".", 0) == 0; });
+            const std::string how = placed != info.placed.end()
+                                        ? "add \"" + d.name.substr(placed->name.size() + 1) + "\" to the placement's graded list (PlacedWorkload::graded of '" +
+                                              placed->name + "')"
+                                        : "mark it graded in the lesson's declarations (MetricDecl::graded)";
+            out.push_back(at + " grades metric '" + d.name + "', which lesson " + info.id +
+                          " does not mark graded, so `lab run` shows its value to every student\n  fix: " + how + ", or ask another metric");
+        }
+        if (q.type != QuestionType::choice && !q.options.empty())
+            out.push_back(at + " lists options, which only a choice question reads: they are ignored\n  fix: remove them, or make it "
+                               "type: choice");
+    }
     return out;
 }
 
@@ -404,12 +430,17 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
         bool numeric = q.type == QuestionType::number || q.type == QuestionType::integer;
         if (numeric && m->kind == MetricKind::category)
             throw InputError(where, "question '" + q.id + "' is a " + to_string(q.type) + " question but metric '" + m->name +
-                                        "' is a category");
+                                        "' is a category",
+                             m->name.size() > 7 && m->name.compare(m->name.size() - 7, 7, "_regime") == 0
+                                 ? "use type: regime"
+                                 : "use type: choice with the category's values as options");
         if (!numeric && m->kind != MetricKind::category && q.type != QuestionType::boolean)
             throw InputError(where, "question '" + q.id + "' is a " + to_string(q.type) + " question but metric '" + m->name +
-                                        "' is a number");
+                                        "' is a number",
+                             "use type: number (or integer) with a tolerance");
         if (q.type == QuestionType::integer && m->kind != MetricKind::integer)
-            throw InputError(where, "question '" + q.id + "' asks for an integer but metric '" + m->name + "' is not one");
+            throw InputError(where, "question '" + q.id + "' asks for an integer but metric '" + m->name + "' is not one",
+                             "use type: number with a tolerance");
         if (!q.noun.empty() && units::dimension_of(q.unit.empty() ? m->unit : q.unit).value_or("?") != "")
             throw InputError(where, "question '" + q.id + "' has a noun ('" + q.noun + "') but asks for a quantity with a unit",
                              "give a noun to plain counts only; an answer with a unit carries its unit");

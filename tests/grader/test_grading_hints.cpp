@@ -84,7 +84,29 @@ TEST_CASE("check-spec warns of a question on a metric the lesson does not withho
         if (m.name == "ridge_point") m.graded = false;
     const auto w = spec_warnings(spec, info);
     REQUIRE(w.size() == 1);
-    CHECK_THAT(w[0], Catch::Contains("ridge_point") && Catch::Contains("shows its value to every student"));
+    CHECK_THAT(w[0], Catch::Contains("ridge_point") && Catch::Contains("shows its value to every student") &&
+                         Catch::Contains("MetricDecl::graded"));
+
+    // A placed workload's metric is marked graded on its placement: the fix names that list.
+    GradingSpec placed = g.spec(spec_yaml(R"(  - id: few_ai
+    prompt: "What is fma_few's AI?"
+    expected: {metric: fma_few.ai}
+    tolerance: {rel: 0.05}
+)"));
+    const auto wp = spec_warnings(placed, lesson("02.05").info);
+    REQUIRE(wp.size() == 1);
+    CHECK_THAT(wp[0], Catch::Contains("add \"ai\" to the placement's graded list (PlacedWorkload::graded of 'fma_few')"));
+
+    // Options on a question that is not a choice are read by nothing: said, not silently kept.
+    GradingSpec options = g.spec(spec_yaml(R"(  - id: few_regime
+    prompt: "Which side of the ridge is fma_few?"
+    type: regime
+    options: [memory_bound, compute_bound]
+    expected: {metric: fma_few.predicted_regime}
+)"));
+    const auto wo = spec_warnings(options, lesson("02.05").info);
+    REQUIRE(wo.size() == 1);
+    CHECK_THAT(wo[0], Catch::Contains("lists options, which only a choice question reads"));
 }
 
 TEST_CASE("an unclosed [ or { is reported on the line that opened it", "[grading]") {

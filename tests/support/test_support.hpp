@@ -34,6 +34,11 @@ struct LabResult {
 LabResult run_lab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {});
 
 std::string read_file(const std::filesystem::path& p);
+
+// An audit verdict that says the re-measure was compared with the run: reproduces,
+// does_not_reproduce, or inconclusive (the slower run was measured beside other work). Which
+// one an honest run gets is the machine's business, never asserted.
+inline bool compared_verdict(const std::string& v) { return v == "reproduces" || v == "does_not_reproduce" || v == "inconclusive"; }
 void write_file(const std::filesystem::path& p, const std::string& content);
 std::string gunzip_file(const std::filesystem::path& p);
 
