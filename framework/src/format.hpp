@@ -40,14 +40,6 @@ std::string si(double value, std::string_view unit, const Style& style = {});
 // The same without a unit: "9.28", "1e-4", "1234".
 std::string number(double value, const Style& style = {});
 
-// The columns a terminal gives `text`: its UTF-8 code points ("1 µs" is 4, though 5 bytes), for
-// padding what lab prints.
-inline std::size_t columns(std::string_view text) {
-    std::size_t n = 0;
-    for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    return n;
-}
-
 // A measured value as lab prints it in records, tables and teaching lines: times in s down to
 // ps ("527 ns", "8.85 ms"), rates, sizes and counts with k..P ("7.58 GFLOP/s", "268 MB",
 // "67.1 M" for unit ""), small unitless numbers to four digits ("3.142"), ratios and

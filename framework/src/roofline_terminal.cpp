@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "format.hpp"
 #include "roofline_layout.hpp"
 #include "roofline_plot.hpp"
 #include "roofline_text.hpp"
@@ -152,13 +151,13 @@ struct Text {
 void write_plot(Text& t, const RooflineChart& chart, const Layout& m, const Grid& g) {
     const std::vector<std::string> ylabels = y_labels(g, m);
     std::size_t margin = 0;
-    for (const auto& l : ylabels) margin = std::max(margin, format::columns(l));
+    for (const auto& l : ylabels) margin = std::max(margin, code_points(l));
     margin += 1;
 
     t.line(ascii_only(chart.title.empty() ? std::string("Roofline") : chart.title));
     for (int r = 0; r < g.height(); ++r) {
         const auto& l = ylabels[static_cast<std::size_t>(r)];
-        t.line(std::string(margin - 1 - format::columns(l), ' ') + l + " |" + g.line(r));
+        t.line(std::string(margin - 1 - code_points(l), ' ') + l + " |" + g.line(r));
     }
     t.line(std::string(margin, ' ') + "+" + std::string(static_cast<std::size_t>(g.width()), '-'));
     t.line(x_labels(m, g.width(), margin));

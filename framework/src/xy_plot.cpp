@@ -7,7 +7,7 @@
 #include <cmath>
 #include <regex>
 
-#include "format.hpp"
+#include "roofline_text.hpp"
 #include "run_record.hpp"
 
 namespace lab::plot {
@@ -196,11 +196,11 @@ std::string render_plot_terminal(const Plot& p, const std::set<std::string>& wit
     }
     auto value_at = [](const Scale& s, double unit_pos) { const double a = s.lo + unit_pos * (s.hi - s.lo); return s.log ? std::pow(10.0, a) : a; };
     const std::string ytop = tick_label(value_at(sy, 1), p.y.unit), ybottom = tick_label(value_at(sy, 0), p.y.unit);
-    const std::size_t margin = std::max(format::columns(ytop), format::columns(ybottom)) + 1;
+    const std::size_t margin = std::max(detail::code_points(ytop), detail::code_points(ybottom)) + 1;
     std::string out = p.title + "\n" + std::string(margin, ' ') + axis_title(p.y) + (p.y.log ? " (log)" : "") + "\n";
     for (int r = 0; r < height; ++r) {
         const std::string label = r == 0 ? ytop : r == height - 1 ? ybottom : "";
-        out += std::string(margin - format::columns(label) - 1, ' ') + label + " |" + grid[static_cast<std::size_t>(r)] + "\n";
+        out += std::string(margin - detail::code_points(label) - 1, ' ') + label + " |" + grid[static_cast<std::size_t>(r)] + "\n";
     }
     out += std::string(margin, ' ') + "+" + std::string(static_cast<std::size_t>(width), '-') + "\n";
     const std::string xl = tick_label(value_at(sx, 0), p.x.unit), xr = tick_label(value_at(sx, 1), p.x.unit);

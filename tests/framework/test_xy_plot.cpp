@@ -6,7 +6,7 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 
-#include "format.hpp"
+#include "roofline_text.hpp"
 #include "xy_plot.hpp"
 
 #include <algorithm>
@@ -101,7 +101,7 @@ TEST_CASE("the terminal plot's y axis lines up when a tick label has a multi-byt
     std::vector<std::size_t> bars;  // the column of each row's axis bar, as a terminal shows it
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);)
-        if (auto at = line.find(" |"); at != std::string::npos) bars.push_back(format::columns(line.substr(0, at)));
+        if (auto at = line.find(" |"); at != std::string::npos) bars.push_back(plot::detail::code_points(line.substr(0, at)));
     REQUIRE(bars.size() == 10);
     CHECK(std::count(bars.begin(), bars.end(), bars.front()) == 10);
     CHECK(text.find("µs") != std::string::npos);
