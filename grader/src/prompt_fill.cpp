@@ -25,7 +25,10 @@ std::string fill_prompt(const std::string& prompt, const std::function<std::opti
         while (end < prompt.size() && word_char(prompt[end])) ++end;
         const std::string word = prompt.substr(i, end - i);
         const auto value = value_of(word);
-        out += value ? *value : word;
+        // A prompt is one line (the answers template puts it in a YAML comment): a value that
+        // would break it (an edited record's) leaves the word as it is.
+        const bool one_line = value && value->find_first_of("\r\n") == std::string::npos;
+        out += one_line ? *value : word;
         i = end;
     }
     return out;

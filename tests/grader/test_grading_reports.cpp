@@ -119,6 +119,8 @@ TEST_CASE("a prompt's question_<name> words become the run's own variant, never 
     };
     CHECK(fill_prompt("prefill of question_seq tokens, weights in question_dtype?", value_of) == "prefill of 2048 tokens, weights in nvfp4?");
     CHECK(fill_prompt("(question_seq)", value_of) == "(2048)");
+    CHECK(fill_prompt("in question_dtype", [](const std::string&) { return std::optional<std::string>("x\nanswers: {}"); }) ==
+          "in question_dtype");  // never a second line in the template's comment
     CHECK(fill_prompt("question_flops stays, myquestion_seq and question_seqs too", value_of) ==
           "question_flops stays, myquestion_seq and question_seqs too");
 
