@@ -101,21 +101,6 @@ std::string lower(std::string s) {
     return s;
 }
 
-// A choice as the grader compares it: case, spaces, hyphens and underscores do not matter, as
-// in regimes (`throughput bound`, `Overhead-bound` and `overhead_bound` are one option).
-std::string option_key(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == ' ' || c == '-' || c == '_' || c == '\t') {
-            if (!out.empty() && out.back() != '_') out += '_';
-        } else {
-            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        }
-    }
-    if (!out.empty() && out.back() == '_') out.pop_back();
-    return out;
-}
-
 // A wrong number that is right but for a power of ten is usually a unit slip (a fraction where
 // percent is asked, GFLOP/s written as FLOP/s): say so. The grade stays as written.
 std::string unit_slip_hint(const std::string& text, double value, double expected, const Question& q, const std::string& unit) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <set>
@@ -74,6 +75,19 @@ const std::vector<KeyDoc>& schema() {
         {"expected", "value", "a constant", "one of metric/value"},
     };
     return keys;
+}
+
+std::string option_key(const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+        if (ch == ' ' || ch == '-' || ch == '_' || ch == '\t') {
+            if (!out.empty() && out.back() != '_') out += '_';
+        } else {
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        }
+    }
+    if (!out.empty() && out.back() == '_') out.pop_back();
+    return out;
 }
 
 namespace {
@@ -257,6 +271,13 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     }
     if (out.type == QuestionType::choice && out.options.size() < 2)
         throw InputError(c.at(q), "choice question '" + out.id + "' needs 'options' (at least two)");
+    for (std::size_t i = 0; i < out.options.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (option_key(out.options[i]) == option_key(out.options[j]))
+                throw InputError(c.at(q["options"][i]),
+                                 "options '" + out.options[j] + "' and '" + out.options[i] +
+                                     "' are one answer to the grader (case, spaces, hyphens and underscores are not compared)",
+                                 "make the options differ in a letter or a digit, or keep one of them");
     if (!q["expected"]) throw InputError(c.at(q), "question '" + out.id + "' has no 'expected'");
     const YAML::Node& e = q["expected"];
     if (!e.IsMap()) throw InputError(c.at(e), "'expected' must be {metric: NAME} or {value: CONSTANT}");
@@ -325,7 +346,8 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         if (out.type == QuestionType::choice)  // one option, or "A or B": either of two options
             for (std::size_t b = 0, end; b <= v.size(); b = end + 4) {
                 end = std::min(v.find(" or ", b), v.size());
-                if (std::find(out.options.begin(), out.options.end(), v.substr(b, end - b)) == out.options.end())
+                if (std::none_of(out.options.begin(), out.options.end(),
+                                 [&](const std::string& o) { return option_key(o) == option_key(v.substr(b, end - b)); }))
                     throw InputError(c.at(e["value"]), "'" + v + "' is not one of the options (or two of them joined by ' or ')");
             }
         if (out.type == QuestionType::number || out.type == QuestionType::integer) {

@@ -79,6 +79,11 @@ const std::vector<KeyDoc>& schema();
 GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_quick,
                       const std::string& default_show_expected);
 
+// A choice as the grader compares it: case, spaces, hyphens and underscores do not matter, as
+// in regimes (`throughput bound`, `Overhead-bound` and `overhead_bound` are one option). A spec
+// whose options are one answer under this comparison is refused.
+std::string option_key(const std::string& s);
+
 // Whether a number question accepts anything but the exact value: rel or abs above 0, a factor
 // above 1, or steps of a sweep (whose points are exact by nature).
 bool has_tolerance(const Tolerance& t);

@@ -163,6 +163,22 @@ TEST_CASE("a choice is read like a regime: case, spaces, hyphens and underscores
     CHECK_THAT(bad.feedback, Catch::Contains("overhead_bound, throughput_bound"));
 }
 
+TEST_CASE("a constant choice is one of the options as the grader compares them", "[grading]") {
+    // The spec's constant answer is compared like a student's: written 'Memory-Bound' it is the
+    // option 'memory bound', and a student's 'memory_bound' scores.
+    Grading g;
+    Run run = fixture_run();
+    const std::string q = R"(  - id: side
+    prompt: "Which side?"
+    type: choice
+    options: [memory bound, compute bound]
+    expected: {value: Memory-Bound}
+)";
+    GradingSpec spec = g.spec(spec_yaml(q));
+    CHECK(result(g.grade(spec, run, {{"side", "memory_bound"}}), "side").verdict == Verdict::correct);
+    CHECK(result(g.grade(spec, run, {{"side", "compute bound"}}), "side").verdict == Verdict::wrong);
+}
+
 TEST_CASE("a count may carry the decimal prefix lab prints counts with", "[grading]") {
     using lab::units::parse_claim;
     CHECK(parse_claim("78.7 k", "").value == Approx(78700));
