@@ -12,7 +12,8 @@
 # It works to one deadline, 290 s after it starts (LAB_GPU_CHECK_DEADLINE_S), so that the call,
 # a rerun and the machine's start-up fit in the 15 minutes of device time; most valuable first:
 # lab calibrate, lab device (which then reads the ceilings cache), 02.01 full, 02.05 full with a
-# trace, a quick run of every other lesson that has a CUDA companion, the GPU tests. After every
+# trace (checked: every workload's window holds device work, nothing dropped or stopped), a quick
+# run of every other lesson that has a CUDA companion, the GPU tests. After every
 # step it rewrites what comes back, so a call cut short still brings back what was done; $OUT
 # holds at most 4 files (8 may come back):
 #   summary.txt            the issue's targets, each with what was measured and PASS/FAIL; the steps
@@ -186,6 +187,36 @@ if r:
         ai, cai = m.get(f"{k}.ai", {}).get("value"), m.get(f"{k}.counted_ai", {}).get("value")
         if ai and cai: row(f"02.05 {k} counted AI / analytic", f"{cai/ai:.2f}", "about 1", None)
 
+# 02.05's trace: a trace can be written with no GPU timeline (CUPTI refused; the run goes on) or
+# stop part-way (CUPTI refused a later segment, after hardware counters): every workload's
+# traced window must hold device work, and nothing may be dropped or stopped.
+trace_file = os.path.join(work, "02.05-h200.trace.json.gz")
+if os.path.exists(trace_file):
+    import gzip
+    try:
+        with gzip.open(trace_file, "rt") as f:
+            t = json.load(f)
+        ev = t.get("traceEvents", []) if isinstance(t, dict) else t
+        device = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gemm", "memcpy", "memset")]
+        windows = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "workload"]
+        empty = [w["name"] for w in windows
+                 if not any(w["ts"] <= d["ts"] <= w["ts"] + w["dur"] for d in device)]
+        row("02.05 trace: device events", str(len(device)), ">= 1", len(device) > 0)
+        row("02.05 trace: windows without device work", f"{len(empty)} of {len(windows)}" + (f" ({', '.join(empty[:3])})" if empty else ""),
+            "0 of >= 1", bool(windows) and not empty)
+        stopped = [e["name"] for e in ev if str(e.get("name", "")).startswith(("tracing stopped", "dropped "))]
+        row("02.05 trace: stopped or dropped", stopped[0][:60] if stopped else "none", "none", not stopped)
+        untimed = sum(1 for d in device if d.get("dur", 0) <= 0)
+        row("02.05 trace: device events without a duration", str(untimed), "0", untimed == 0)
+    except Exception as e:
+        row("02.05 trace", f"unreadable: {e}"[:60], "a Chrome trace", False)
+elif load("02.05-h200.json"):
+    row("02.05 trace", "not written", "02.05-h200.trace.json.gz", False)
+tr = load("trace-02.05.json")
+if tr:
+    ll = tr.get("launch_latency_us")
+    row("02.05 trace: launch latency (lab trace)", f"{ll:.1f} us over {tr.get('launches_matched')}" if ll else "-", "", None)
+
 steps = [l.rstrip("\n").split("\t") for l in open(os.path.join(work, "steps.tsv"))] if os.path.exists(os.path.join(work, "steps.tsv")) else []
 carried = os.path.join(root, ".gpu-carry")
 size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(carried) for f in fs) / 2**20 if os.path.isdir(carried) else None
@@ -264,6 +295,10 @@ run_lesson() {  # ID QUICK(0/1) CAP [extra lab run options]
 }
 run_lesson 02.01 0 90
 run_lesson 02.05 0 100 --trace "$work/02.05-h200.trace.json.gz" --plots "$files/plots"
+if [ -f "$work/02.05-h200.trace.json.gz" ]; then
+  step trace-02.05 20 "$lab" trace "$work/02.05-h200.trace.json.gz" --json
+  cp -f "$work/trace-02.05.out" "$files/trace-02.05.json" 2>/dev/null
+fi
 save
 mapfile -t companions < <(find "$carry/build/labs" -name 'lab_*_cuda.so' | sort)
 for companion in "${companions[@]}"; do

@@ -91,6 +91,18 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     const bool tracing = trace && trace->active();
     const double untraced_from = tracing ? trace->now() : 0;
     if (tracing) trace->pause();
+    // Tracing resumes however this returns: a workload that throws (every sample throttled, a
+    // failed launch the lesson catches) must not leave the rest of the lesson untraced.
+    struct ResumeTrace {
+        TraceWindows* trace;
+        ~ResumeTrace() {
+            try {
+                if (trace) trace->resume();
+            } catch (...) {
+                // Out of memory restarting the tracer: the trace ends here; the run goes on.
+            }
+        }
+    } resume_trace{tracing ? trace : nullptr};
 
     // One timed invocation (or batch): returns seconds per invocation.
     auto sample = [&](int batch) {
@@ -169,7 +181,6 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     m.time.discarded = discarded;
     m.time.noise_met = met;
     m.time.total_s = std::chrono::duration<double>(clock::now() - t_start).count();
-    if (tracing) trace->resume();
     return m;
 }
 

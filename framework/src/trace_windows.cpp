@@ -8,8 +8,10 @@ namespace lab {
 
 bool TraceWindows::begin(std::string& why) {
     origin_ = Clock::now();
-    segment_offset_s_ = 0;
     if (!device_.trace_begin(why)) return false;
+    // A device's trace counts from the end of its trace_begin (CUPTI reads its clock after its
+    // set-up, which can take milliseconds the first time): the host's clock is read to match.
+    segment_offset_s_ = now();
     started_ = running_ = true;
     return true;
 }
@@ -28,8 +30,8 @@ void TraceWindows::pause() {
             dropped_ += std::strtoull(e.name.c_str() + 8, nullptr, 10);
             continue;
         }
-        // Each segment's times count from its own trace_begin; that began segment_offset_s_ into
-        // the trace on the host's clock (read just before it, so within a microsecond or so).
+        // Each segment's times count from the end of its own trace_begin, which was
+        // segment_offset_s_ into the trace on the host's clock (read just after it returned).
         e.start_s += segment_offset_s_;
         // A device may number launches from 1 again in each trace (the CPU's does): numbers are
         // moved past every earlier segment's, so a launch pairs only with its own work.
@@ -49,14 +51,15 @@ void TraceWindows::pause() {
 
 void TraceWindows::resume() {
     if (!started_ || running_ || failed_) return;
-    segment_offset_s_ = now();
     std::string why;
     if (!device_.trace_begin(why)) {
         // It traced a moment ago; if it now refuses, the trace ends here and says so.
         failed_ = true;
-        add_range("tracing stopped: " + why, "marker", segment_offset_s_, segment_offset_s_);
+        const double at = now();
+        add_range("tracing stopped: " + why, "marker", at, at);
         return;
     }
+    segment_offset_s_ = now();  // as in begin(): the device's segment counts from here
     running_ = true;
 }
 

@@ -34,6 +34,10 @@ public:
     explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
         LAB_CUDA(cudaMalloc(&data_, std::max<std::size_t>(bytes, 256)));
         LAB_CUDA(cudaMemset(data_, 0, std::max<std::size_t>(bytes, 256)));
+        // cudaMemset runs on the legacy stream, asynchronously to the host, and the device's
+        // stream is non-blocking (it does not wait for the legacy stream): without this wait a
+        // fill or kernel queued next could be overwritten by zeros still being written.
+        LAB_CUDA(cudaStreamSynchronize(nullptr));
     }
     ~DeviceBuffer() override { cudaFree(data_); }  // no throw from a destructor; errors resurface on the next call
     void* data() override { return data_; }
@@ -303,15 +307,21 @@ bool CudaDevice::trace_begin(std::string& note) {
 
 std::vector<TraceEvent> CudaDevice::trace_end() {
     if (!tracer_) return {};
-    std::size_t dropped = 0;
-    auto events = tracer_->stop(&dropped);
-    if (dropped) {
+    // CUPTI's flush does not wait for the GPU, and a record of work still running when the flush
+    // hands its buffer back is never completed: wait for the device first, as the CPU device's
+    // trace_end waits for its queue. An error here resurfaces on the next CUDA call.
+    cudaDeviceSynchronize();
+    std::size_t dropped = 0, untimed = 0;
+    auto events = tracer_->stop(&dropped, &untimed);
+    auto marker = [&](std::size_t n, const char* why) {
         TraceEvent e;
-        e.name = "dropped " + std::to_string(dropped) + " events (trace buffer full)";
+        e.name = "dropped " + std::to_string(n) + " events (" + why + ")";
         e.category = "marker";
         e.host = true;
         events.push_back(e);
-    }
+    };
+    if (dropped) marker(dropped, "trace buffer full");
+    if (untimed) marker(untimed, "CUPTI recorded no start or end time");
     return events;
 }
 

@@ -27,9 +27,11 @@ namespace lab::cuda {
 namespace {
 
 // 8 MiB holds ~30,000 kernel records: few enough buffers for a full lesson, small enough that
-// CUPTI's several in-flight buffers cost little. CUPTI wants 8-byte aligned buffers.
+// CUPTI's several in-flight buffers cost little. CUPTI wants 8-byte aligned buffers (calloc's
+// are 16-byte aligned). They are handed over zeroed (calloc maps fresh zero pages lazily), and
+// CUPTI is told so: otherwise it zeroes each 8 MiB on the traced thread, a stall at the start of
+// every traced window.
 constexpr std::size_t kBufferBytes = 8u << 20;
-constexpr std::size_t kBufferAlign = 8;
 
 // Activity kinds traced, with their names for error messages.
 struct Kind {
@@ -64,8 +66,11 @@ struct State {
     std::uint64_t origin_ns = 0;              // cuptiGetTimestamp() at start()
     std::vector<TraceEvent> events;
     std::vector<PendingSync> syncs;
-    std::size_t dropped = 0;                  // over the cap, lost by CUPTI, or untimed
-    std::unordered_map<std::uint32_t, int> thread_track;        // CUPTI thread ID -> 0, 1, 2, ...
+    std::size_t dropped = 0;                  // over the cap, or lost by CUPTI
+    std::size_t untimed = 0;                  // records CUPTI handed back without a start or an end
+    // CUPTI thread ID -> 0, 1, 2, ... in order of first appearance, kept for the whole process so
+    // that a thread keeps its track number in every segment of a windowed trace.
+    std::unordered_map<std::uint32_t, int> thread_track;
     std::unordered_map<std::uint32_t, int> runtime_track;       // correlation -> track, for syncs
     std::unordered_map<const char*, std::string> kernel_names;  // CUPTI shares one name pointer per kernel
     std::unordered_map<std::uint32_t, std::string> api_names;   // runtime callback ID -> name
@@ -180,10 +185,12 @@ bool room(State& s) {
     return false;
 }
 
-// Start and end of 0 mean CUPTI could not time the work (no device memory for timestamps).
+// A record without both times is work CUPTI could not time: no device memory for timestamps,
+// or work still running when a forced flush handed its buffer back (CUPTI never completes such a
+// record later). Counted apart from the records the buffers had no room for.
 bool timed(State& s, std::uint64_t start, std::uint64_t end) {
-    if (start != 0 || end != 0) return true;
-    ++s.dropped;
+    if (start != 0 && end >= start) return true;
+    ++s.untimed;
     return false;
 }
 
@@ -279,7 +286,7 @@ void convert(State& s, const CUpti_Activity* record) {
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
     // A null buffer makes CUPTI drop records (it counts them); better than failing the run.
-    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlign, kBufferBytes));
+    *buffer = static_cast<std::uint8_t*>(std::calloc(1, kBufferBytes));
     *size = *buffer ? kBufferBytes : 0;
     *max_records = 0;  // as many as fit
 }
@@ -307,7 +314,14 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream_id, std::
 bool register_callbacks(std::string& note) {
     static std::once_flag once;
     static CUptiResult result = CUPTI_SUCCESS;
-    std::call_once(once, [] { result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); });
+    std::call_once(once, [] {
+        // Our buffers come zeroed (buffer_requested); if CUPTI refuses to hear it, it zeroes them
+        // itself, which costs a stall and nothing else.
+        std::uint8_t zeroed = 1;
+        std::size_t size = sizeof zeroed;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed);
+        result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    });
     if (result == CUPTI_SUCCESS) return true;
     note = cupti_error(result, "cuptiActivityRegisterCallbacks");
     return false;
@@ -337,41 +351,52 @@ bool ActivityTracer::start(std::string& note) {
         note += untraced;
         return false;
     }
-    std::uint64_t origin = 0;
-    if (CUptiResult r = cuptiGetTimestamp(&origin); r != CUPTI_SUCCESS) {
-        note = cupti_error(r, "cuptiGetTimestamp") + untraced;
-        return false;
-    }
     {
         std::lock_guard lock(s.mutex);
         s.collecting = true;
-        s.origin_ns = origin;
         s.events.clear();
         s.syncs.clear();
         s.dropped = 0;
-        s.thread_track.clear();
+        s.untimed = 0;
         s.runtime_track.clear();
     }
+    auto give_up = [&] {
+        disable_all();
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        std::lock_guard lock(s.mutex);
+        s.collecting = false;
+        s.events.clear();
+        s.syncs.clear();
+    };
     for (const Kind& k : kKinds) {
         if (CUptiResult r = cuptiActivityEnable(k.kind); r != CUPTI_SUCCESS) {
             // Typically another profiler (Nsight Systems, a second CUPTI client) holds CUPTI.
             note = cupti_error(r, (std::string("cuptiActivityEnable(") + k.name + ")").c_str()) + untraced;
-            disable_all();
-            cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-            std::lock_guard lock(s.mutex);
-            s.collecting = false;
-            s.events.clear();
-            s.syncs.clear();
+            give_up();
             return false;
         }
+    }
+    // The origin is read last, after CUPTI's set-up (its first enable can take milliseconds):
+    // the caller reads its own clock when start() returns, and the two must agree. A record from
+    // the moment between the enables and this read gets a slightly negative time.
+    std::uint64_t origin = 0;
+    if (CUptiResult r = cuptiGetTimestamp(&origin); r != CUPTI_SUCCESS) {
+        note = cupti_error(r, "cuptiGetTimestamp") + untraced;
+        give_up();
+        return false;
+    }
+    {
+        std::lock_guard lock(s.mutex);
+        s.origin_ns = origin;
     }
     note.clear();
     running_ = true;
     return true;
 }
 
-std::vector<TraceEvent> ActivityTracer::stop(std::size_t* truncated) {
+std::vector<TraceEvent> ActivityTracer::stop(std::size_t* truncated, std::size_t* untimed) {
     if (truncated) *truncated = 0;
+    if (untimed) *untimed = 0;
     if (!running_) return {};
     running_ = false;
     State& s = state();
@@ -397,6 +422,7 @@ std::vector<TraceEvent> ActivityTracer::stop(std::size_t* truncated) {
     std::stable_sort(out.begin(), out.end(),
                      [](const TraceEvent& a, const TraceEvent& b) { return a.start_s < b.start_s; });
     if (truncated) *truncated = s.dropped;
+    if (untimed) *untimed = s.untimed;
     return out;
 }
 

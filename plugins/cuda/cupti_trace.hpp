@@ -20,8 +20,10 @@ public:
     // (e.g. another profiler holds it); the run goes on untraced.
     bool start(std::string& note);
     // Flushes, disables and converts. Event times are seconds from start(). At most
-    // kMaxEvents are kept; `truncated` says how many were dropped.
-    std::vector<TraceEvent> stop(std::size_t* truncated = nullptr);
+    // kMaxEvents are kept; `truncated` says how many were dropped for want of room, `untimed`
+    // how many CUPTI handed back without times (work still running: the caller synchronises
+    // the device first, so there should be none).
+    std::vector<TraceEvent> stop(std::size_t* truncated = nullptr, std::size_t* untimed = nullptr);
 
     static constexpr std::size_t kMaxEvents = 200000;
 

@@ -52,8 +52,10 @@ TEST_CASE("the decoders agree with the formats' definitions for every code", "[q
         const double v = qz::e4m3_value(static_cast<std::uint8_t>(c));
         INFO(c);
         CHECK(qz::e4m3_float(static_cast<std::uint8_t>(c)) == static_cast<float>(v));
-        if (c != 0x80) CHECK(qz::e4m3_code(v) == c);  // -0 encodes as +0
+        CHECK(qz::e4m3_code(v) == c);
     }
+    CHECK(qz::e4m3_code(-1e-9) == 0x80);  // too small, negative: -0, as __nv_fp8_e4m3 gives
+    CHECK(qz::e4m3_code(1e-9) == 0x00);
     CHECK(qz::e4m3_value(0x7E) == 448);
     CHECK(qz::e4m3_code(1e6) == 0x7E);  // saturates
     CHECK(qz::bf16_value(qz::bf16_bits(1.0f + 1.0f / 256)) == 1.0f);  // a tie rounds to even

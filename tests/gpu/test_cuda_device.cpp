@@ -19,6 +19,7 @@
 #include "lab/stream_kernels.hpp"
 #include "measure_engine.hpp"
 #include "test_support.hpp"
+#include "trace_windows.hpp"
 
 using namespace lab;
 
@@ -59,8 +60,11 @@ using lab_gpu_test::gpu;
 
 namespace {
 
+// cudaMemcpy from pageable memory may return before the copy lands, and it runs on the legacy
+// stream, which the device's non-blocking stream does not wait for: wait here, before a kernel.
 void copy_to_device(Buffer& b, const void* host, std::size_t bytes) {
     REQUIRE(cudaMemcpy(b.data(), host, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 }
 void copy_to_host(void* host, Buffer& b, std::size_t bytes) {
     REQUIRE(cudaMemcpy(host, b.data(), bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
@@ -237,6 +241,7 @@ TEST_CASE("the GPU streaming kernels copy and triad every element once, tails in
     CHECK(wrong == 0);
 
     REQUIRE(cudaMemset(da->data(), 0, n * 4) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);  // the memset ran on the legacy stream
     k->triad(da->as<float>(), db->as<float>(), dc->as<float>(), 0.5f, n)(d.stream());
     d.stream().synchronize();
     copy_to_host(got.data(), *da, n * 4);
@@ -294,6 +299,79 @@ TEST_CASE("a GPU trace holds kernels and the runtime calls that launched them", 
     }
     CHECK(kernels >= 1);
     CHECK(runtime >= 1);
+}
+
+TEST_CASE("a windowed GPU trace keeps every segment's kernels, timed, on one time axis, after counters too", "[gpu]") {
+    // What `lab run --trace` does (trace_windows.hpp): the tracer stopped and started again
+    // around each workload's measurement, which may read hardware counters in between. Each
+    // segment's kernel must be there, with a duration, at the time it ran.
+    Device& d = *gpu().device;
+    TraceWindows trace(d);
+    std::string why;
+    if (!trace.begin(why)) {
+        WARN("tracing refused: " << why);
+        return;
+    }
+    BufferPtr b = d.allocate(1 << 20);
+    auto gemm = [&] {
+        d.gemm(d.stream(), {Dtype::fp32, 64, 64, 64, b->data(), b->data(), b->data(), 1.0, 0.0});
+        d.stream().synchronize();
+    };
+    std::vector<std::pair<double, double>> segments;  // host times around each segment's kernel
+    for (int segment = 0; segment < 3; ++segment) {
+        const double from = trace.now();
+        gemm();
+        segments.emplace_back(from, trace.now());
+        trace.pause();
+        if (segment == 0) {
+            std::string note;
+            auto values = d.measure_counters(gemm, {"dram__bytes_read.sum"}, note);
+            if (values.empty()) WARN("counters refused: " << note);
+        }
+        trace.resume();
+    }
+    std::vector<TraceEvent> events = trace.finish();
+    std::vector<const TraceEvent*> kernels;
+    for (const auto& e : events) {
+        INFO(e.name);
+        CHECK_FALSE(e.name.rfind("tracing stopped", 0) == 0);
+        CHECK_FALSE(e.name.rfind("dropped ", 0) == 0);
+        if (e.category == "kernel") kernels.push_back(&e);
+    }
+    // The GEMM's kernels of each segment (cuBLASLt may launch more than one), none untimed.
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        const auto [from, to] = segments[i];
+        INFO("segment " << i << ": " << from << " s to " << to << " s");
+        int inside = 0;
+        for (const TraceEvent* k : kernels)
+            inside += k->start_s >= from - 1e-3 && k->start_s + k->duration_s <= to + 1e-3 && k->duration_s > 0;
+        CHECK(inside >= 1);
+    }
+}
+
+TEST_CASE("a measured workload leaves its traced window in a GPU trace", "[gpu]") {
+    Device& d = *gpu().device;
+    TraceWindows trace(d);
+    std::string why;
+    if (!trace.begin(why)) {
+        WARN("tracing refused: " << why);
+        return;
+    }
+    BufferPtr b = d.allocate(1 << 20);
+    Workload w;
+    w.name = "gemm64";
+    w.flops = 2.0 * 64 * 64 * 64;
+    EngineSettings s = engine_defaults(DeviceKind::cuda, true);
+    measure_workload(d, w, [&](Stream& st) { d.gemm(st, {Dtype::fp32, 64, 64, 64, b->data(), b->data(), b->data(), 1.0, 0.0}); },
+                     s, &trace);
+    std::vector<TraceEvent> events = trace.finish();
+    int windows = 0, kernels = 0;
+    for (const auto& e : events) {
+        windows += e.track == kLabTrack && e.name.find("gemm64") != std::string::npos;
+        kernels += e.category == "kernel" && e.duration_s > 0;
+    }
+    CHECK(windows >= 1);
+    CHECK(kernels >= 1);
 }
 
 TEST_CASE("counters of a copy count its DRAM bytes, or say why they cannot", "[gpu]") {

@@ -38,7 +38,8 @@ inline double e4m3_value(std::uint8_t code) {
     const double v = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1 + m / 8.0, e - 7);
     return code & 0x80 ? -v : v;
 }
-// The E4M3 code nearest to v, ties to the even code as the hardware rounds (saturating at 448):
+// The E4M3 code nearest to v, ties to the even code as the hardware rounds (saturating at 448),
+// the sign kept as the hardware keeps it (a negative value too small for E4M3 is -0, 0x80):
 // codes 0..126 are the finite non-negative values in increasing order, so a binary search finds
 // the neighbours.
 inline std::uint8_t e4m3_code(double v) {
@@ -54,7 +55,7 @@ inline std::uint8_t e4m3_code(double v) {
         const double below = a - values[c - 1], above = values[c] - a;
         if (below < above || (below == above && (c & 1))) --c;
     }
-    return static_cast<std::uint8_t>(c | (v < 0 && c ? 0x80 : 0));
+    return static_cast<std::uint8_t>(c | (std::signbit(v) ? 0x80 : 0));
 }
 inline std::uint8_t e2m1_code(double v) {
     std::uint8_t best = 0;
