@@ -83,7 +83,7 @@ struct Reader {
         } else if (cat == "cuda_sync" || cat == "sync") {
             ++s.sync_count;
             ++s.syncs_by_kind[e.sync_kind.empty() ? e.name : e.sync_kind];
-        } else if ((cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime") && e.correlation) {
+        } else if ((cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime" || cat == "driver") && e.correlation) {
             launch_start.emplace(static_cast<long long>(*e.correlation), ts);
         } else if (cat == "untraced") {
             untraced.push_back({ts, ts + dur});

@@ -43,6 +43,10 @@ constexpr Kind kKinds[] = {
     {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
     {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
     {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
+    // Driver calls a library makes itself (cuBLASLt's cuLaunchKernelEx, Triton's cuLaunchKernel):
+    // without them its kernels have no launch on the host track. CUPTI leaves out the driver
+    // calls the runtime makes inside a runtime call, so nothing shows twice (as in Kineto's).
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
     {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
 };
 
@@ -73,7 +77,8 @@ struct State {
     std::unordered_map<std::uint32_t, int> thread_track;
     std::unordered_map<std::uint32_t, int> runtime_track;       // correlation -> track, for syncs
     std::unordered_map<const char*, std::string> kernel_names;  // CUPTI shares one name pointer per kernel
-    std::unordered_map<std::uint32_t, std::string> api_names;   // runtime callback ID -> name
+    std::unordered_map<std::uint32_t, std::string> api_names;     // runtime callback ID -> name
+    std::unordered_map<std::uint32_t, std::string> driver_names;  // driver callback ID -> name
 };
 
 State& state() {
@@ -103,12 +108,13 @@ const std::string& kernel_name(State& s, const char* mangled) {
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the suffix is the API version, noise in a trace
 // and absent from the names students look up.
-const std::string& api_name(State& s, std::uint32_t cbid) {
-    auto it = s.api_names.find(cbid);
-    if (it != s.api_names.end()) return it->second;
+const std::string& api_name(State& s, std::uint32_t cbid, bool driver) {
+    auto& names = driver ? s.driver_names : s.api_names;
+    auto it = names.find(cbid);
+    if (it != names.end()) return it->second;
     const char* raw = nullptr;
     std::string name;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &raw) == CUPTI_SUCCESS && raw) {
+    if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &raw) == CUPTI_SUCCESS && raw) {
         name = raw;
         auto v = name.rfind("_v");
         if (v != std::string::npos && v + 2 < name.size() &&
@@ -116,9 +122,9 @@ const std::string& api_name(State& s, std::uint32_t cbid) {
                         [](char c) { return c >= '0' && c <= '9'; }))
             name.erase(v);
     } else {
-        name = "runtime API " + std::to_string(cbid);
+        name = (driver ? "driver API " : "runtime API ") + std::to_string(cbid);
     }
-    return s.api_names.emplace(cbid, std::move(name)).first->second;
+    return names.emplace(cbid, std::move(name)).first->second;
 }
 
 int thread_track(State& s, std::uint32_t thread_id) {
@@ -254,12 +260,14 @@ void convert(State& s, const CUpti_Activity* record) {
             s.events.push_back(std::move(e));
             return;
         }
-        case CUPTI_ACTIVITY_KIND_RUNTIME: {
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER: {
+            const bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
             auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
             const int track = thread_track(s, a->threadId);
             s.runtime_track.emplace(a->correlationId, track);
             if (!timed(s, a->start, a->end) || !room(s)) return;
-            TraceEvent e = timed_event(s, api_name(s, a->cbid), "runtime", a->start, a->end);
+            TraceEvent e = timed_event(s, api_name(s, a->cbid, driver), driver ? "driver" : "runtime", a->start, a->end);
             e.host = true;
             e.track = track;
             e.args["correlation"] = std::to_string(a->correlationId);

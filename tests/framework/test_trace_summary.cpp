@@ -90,14 +90,18 @@ TEST_CASE("span, busy, idle and launch latency follow their definitions exactly"
                                   {"memcpy HtoD", "memcpy", 10e-6, 2e-6, 1, false, {{"bytes", "1024"}}},
                                   {"sgemm 8 x 8 x 8", "gemm", 4e-6, 1e-6, 1, false, {}},  // BLAS calls count as kernels
                                   {"host kernel #3", "kernel", 5e-6, 1e-6, 1, false, {}},  // numbered tasks: one kernel
-                                  {"host kernel #4", "kernel", 6e-6, 1e-6, 1, false, {}}};
+                                  {"host kernel #4", "kernel", 6e-6, 1e-6, 1, false, {}},
+                                  // A library's own driver call (cuBLASLt's) launches its kernel too.
+                                  {"cuLaunchKernelEx", "driver", 4e-6, 1e-6, 0, true, {{"correlation", "10"}}},
+                                  {"nvjet_gemm", "kernel", 7e-6, 1e-6, 2, false, {{"correlation", "10"}}}};
     lab_test::write_file(d / "lab.json.gz", gzip_compress(chrome_trace(ev, {"Test CPU", "cpu", "02.05", 0}).dump()));
     const auto l = trace::read(d / "lab.json.gz");
     CHECK(l.format == "lab");
     CHECK(l.device_name == "Test CPU");
-    CHECK(l.kernel_count == 4);
-    CHECK(l.kernels.size() == 3);  // triad, sgemm, host kernel (x2)
-    CHECK(*l.launch_latency_us == Approx(2));
+    CHECK(l.kernel_count == 5);
+    CHECK(l.kernels.size() == 4);  // triad, sgemm, host kernel (x2), nvjet_gemm
+    CHECK(*l.launch_latency_us == Approx(2.5));  // median of 2 (runtime) and 3 (driver)
+    CHECK(l.launches_matched == 2);
     CHECK(l.memcpy_by_kind.at("HtoD").bytes == 1024);
     CHECK(l.span_us == Approx(9));
 }
