@@ -30,13 +30,15 @@ struct Refusal {
 // The first pass: depth, keys and aliases, on the parser's events.
 class LimitsCheck final : public YAML::EventHandler {
 public:
-    LimitsCheck(const YamlLimits& limits, const std::string& what) : limits_(limits), what_(what) {}
+    LimitsCheck(const YamlLimits& limits, const std::string& what, const std::string& text)
+        : limits_(limits), what_(what), text_(text) {}
 
     void OnDocumentStart(const YAML::Mark&) override {}
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor, Kind::null, nullptr); }
     void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { leaf(mark, 0, Kind::alias, nullptr); }
-    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+    void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
+        if (tag == "!") closed_quote(mark);
         leaf(mark, anchor, Kind::scalar, &value);
     }
     void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
@@ -67,6 +69,26 @@ private:
         if (++aliases_ > limits_.max_aliases)
             refuse(mark, fmt::format("more than {} anchors and aliases (the limit for {})", limits_.max_aliases, what_),
                    "write the values out in full");
+    }
+
+    // yaml-cpp reads a quote never closed as a value running to the end of the file (every later
+    // line folded into it: `ridge_point: "4.5` swallows the answers after it) instead of refusing
+    // it. A quoted scalar starts at its mark; its closing quote must come before the end.
+    void closed_quote(const YAML::Mark& mark) const {
+        if (mark.pos < 0 || static_cast<std::size_t>(mark.pos) >= text_.size()) return;
+        const char quote = text_[static_cast<std::size_t>(mark.pos)];
+        if (quote != '"' && quote != '\'') return;
+        for (std::size_t i = static_cast<std::size_t>(mark.pos) + 1; i < text_.size(); ++i) {
+            if (quote == '"' && text_[i] == '\\') ++i;        // \" is a quote inside the text
+            else if (text_[i] == quote) {
+                if (quote == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') ++i;  // '' is one ' inside
+                else return;
+            }
+        }
+        refuse(mark, fmt::format("the {} quote opened on line {} is never closed: everything after it, to the end of the file, "
+                                 "would be read as one value",
+                                 quote == '"' ? "double" : "single", mark.line + 1),
+               fmt::format("close the quote on line {} (or remove it)", mark.line + 1));
     }
 
     // A node starts: a key of the enclosing mapping must be a plain name, and not one seen before.
@@ -109,6 +131,7 @@ private:
 
     const YamlLimits& limits_;
     const std::string& what_;
+    const std::string& text_;
     std::vector<Frame> stack_;
     int aliases_ = 0;
 };
@@ -162,11 +185,11 @@ YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path&
         {
             std::istringstream in(text);
             YAML::Parser parser(in);
-            LimitsCheck check(limits, what);
+            LimitsCheck check(limits, what, text);
             try {
                 parser.HandleNextDocument(check);
                 // YAML::Load reads the first document only: a second one would be silently ignored.
-                LimitsCheck rest(limits, what);
+                LimitsCheck rest(limits, what, text);
                 if (parser.HandleNextDocument(rest))
                     throw InputError(file.string(), what + " holds more than one YAML document (a second '---')",
                                      "keep one document in the file");

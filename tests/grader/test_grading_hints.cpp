@@ -119,6 +119,22 @@ TEST_CASE("an unclosed [ or { is reported on the line that opened it", "[grading
     CHECK_THAT(e, Catch::Contains("close it with ']' on line 6"));
 }
 
+TEST_CASE("a quote never closed is refused on its line, not read to the end of the file", "[grading]") {
+    // yaml-cpp folds every later line into such a value: the answers after it would be missing.
+    Grading g;
+    const std::string head = "lesson: \"02.05\"\nstudent: alice\nrun: \"x\"\nanswers:\n  a: 1\n";
+    for (const std::string& open : {std::string("  b: \"4.5\n"), std::string("  b: '4.5\n")}) {
+        CAPTURE(open);
+        const fs::path f = g.write("open-quote.yaml", head + open + "  c: 3\n  d: 4\n");
+        const std::string e = input_error([&] { load_answers(f); });
+        CHECK_THAT(e, Catch::Contains("open-quote.yaml:6:") && Catch::Contains("quote opened on line 6 is never closed"));
+        CHECK_THAT(e, Catch::Contains("close the quote on line 6"));
+    }
+    // Closed quotes, escaped quotes inside them and a quoted value on two lines are all fine.
+    const fs::path ok = g.write("quotes.yaml", head + "  b: \"say \\\"4.5\\\"\"\n  c: 'it''s'\n  d: \"two\n    lines\"\n");
+    CHECK(input_error([&] { load_answers(ok); }).empty());
+}
+
 TEST_CASE("malformed YAML says what to do: a tab in the indentation by its line, else where to look", "[grading]") {
     Grading g;
     const std::string head = "lesson: \"02.05\"\naccept_quick: true\nquestions:\n  - id: ridge\n    prompt: \"p\"\n";
