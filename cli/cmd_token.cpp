@@ -1,15 +1,13 @@
 // `lab token`: an instructor's course key and the tokens it issues (course_token.hpp). A new key
 // (--new-key FILE, written private, never over an existing one), and a roster of students turned
-// into `student,token` rows to hand out (ROSTER.csv --key FILE).
+// into `student,token` rows to hand out (ROSTER.csv --key FILE, or with --new-key: a key made
+// and used at once). Tokens are credentials: the file is written private too.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <set>
-#include <sstream>
+#include <optional>
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
@@ -18,6 +16,7 @@
 #include "errors.hpp"
 #include "options.hpp"
 #include "paths.hpp"
+#include "roster.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,48 +24,11 @@ namespace lab::cli {
 
 namespace {
 
-// One CSV line's first cell: a quoted cell may hold commas and doubled quotes.
-std::string first_cell(const std::string& line) {
-    std::string cell;
-    if (!line.empty() && line[0] == '"') {
-        for (std::size_t i = 1; i < line.size(); ++i) {
-            if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') cell += '"', ++i;
-            else if (line[i] == '"') break;
-            else cell += line[i];
-        }
-        return cell;
-    }
-    return line.substr(0, line.find(','));
-}
-
-// `student,token` rows, one per roster row (student[,email]; a header row and # comments are
-// skipped). Bad rows are refused with their line: a token handed out for a typo is worse than none.
-std::string roster_tokens(const fs::path& roster, const CourseKey& key, const std::string& course) {
-    std::ifstream in(roster);
-    if (!in) throw InputError(roster.string(), "cannot read the roster", "give a CSV with one student per row: student[,email]");
-    std::string line, out = "student,token\n";
-    std::map<std::string, int> seen;
-    int n = 0, count = 0;
-    while (std::getline(in, line)) {
-        ++n;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);   // a spreadsheet's byte-order mark
-        const std::string where = roster.string() + ":" + std::to_string(n);
-        std::string cell = first_cell(line);
-        const std::string student = normalise_student(cell);
-        if (student.empty() || student[0] == '#') continue;
-        if (count == 0 && student == "student") continue;   // the header
-        if (student == "anonymous") throw InputError(where, "'anonymous' is not a student ID", "give the student's ID");
-        if (student.find_first_of("\",") != std::string::npos)
-            throw InputError(where, "the student ID '" + cell + "' holds a quote or comma", "use IDs of letters, digits, . _ -");
-        if (auto it = seen.find(student); it != seen.end())
-            throw InputError(where, "student '" + student + "' is listed twice (first on line " + std::to_string(it->second) + ")",
-                             "list each student once");
-        seen[student] = n;
-        out += student + "," + to_string(issue_token(key, course, student)) + "\n";
-        ++count;
-    }
-    if (count == 0) throw InputError(roster.string(), "the roster lists no students", "one student per row: student[,email]");
+// `student,token` rows, one per roster student (roster.hpp: the IDs the autograder will compare
+// runs with). Bad rows are refused with their line: a token handed out for a typo is worse than none.
+std::string roster_tokens(const grader::Roster& roster, const CourseKey& key, const std::string& course) {
+    std::string out = "student,token\n";
+    for (const auto& s : roster.students) out += s.id + "," + to_string(issue_token(key, course, s.id)) + "\n";
     return out;
 }
 
@@ -74,15 +36,24 @@ std::string roster_tokens(const fs::path& roster, const CourseKey& key, const st
 
 int cmd_token(const Args& args) {
     po::options_description opts("options");
-    opts.add_options()("roster", po::value<std::string>(), "CSV of students: student[,email] per row")(
+    opts.add_options()("roster", po::value<std::string>(), "CSV of students, one per row, under a header naming its columns")(
+        "identity", po::value<std::string>()->default_value(""),
+        "which roster column is the student ID: student, email_local, email, sid, name (as the autograder's LAB_IDENTITY; "
+        "default: a 'student' or 'id' column, else the email's part before @, else the first column)")(
         "key", po::value<std::string>()->default_value(""), "the course key file (default: $LAB_COURSE_KEY)")(
-        "out", po::value<std::string>(), "write student,token here (default: standard output)")(
+        "out", po::value<std::string>(), "write student,token here, private (default: standard output)")(
         "new-key", po::value<std::string>(), "write a new random course key to this file (private: mode 600)");
     po::positional_options_description pos;
     pos.add("roster", 1);
     po::variables_map vm;
-    if (!parse("token", "lab token ROSTER.csv --key FILE [--out tokens.csv] | lab token --new-key FILE", args, opts, pos, vm))
+    if (!parse("token", "lab token ROSTER.csv --key FILE [--identity COLUMN] [--out tokens.csv] | lab token [ROSTER.csv] --new-key FILE",
+               args, opts, pos, vm))
         return 0;
+    // A roster is read before a new key is written: a roster refused leaves nothing behind.
+    std::optional<grader::Roster> roster;
+    if (vm.count("roster")) roster = grader::read_roster(vm["roster"].as<std::string>(), vm["identity"].as<std::string>());
+    else if (!vm["identity"].as<std::string>().empty()) throw UsageError("lab token: --identity reads a roster: give ROSTER.csv");
+    std::optional<fs::path> key_file;
     if (vm.count("new-key")) {
         const fs::path file = vm["new-key"].as<std::string>();
         if (fs::exists(file))
@@ -90,19 +61,28 @@ int cmd_token(const Args& args) {
                              "would stop verifying)\n  fix: choose another file name");
         write_file_atomically(file, random_course_key() + "\n");
         fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
-        std::cout << "wrote a new course key to " << file.string()
-                  << " (keep it private: whoever holds it can issue tokens)\n";
-        return 0;
+        (roster ? std::cerr : std::cout) << "wrote a new course key to " << file.string()
+                                          << " (keep it private: whoever holds it can issue tokens)\n";
+        if (!roster) return 0;
+        key_file = file;
+    } else {
+        if (!roster) throw UsageError("lab token: give a roster CSV (and --key FILE), or --new-key FILE");
+        key_file = configured_key_file(vm["key"].as<std::string>());
+        if (!key_file) throw UsageError("lab token: no course key: give --key FILE or set LAB_COURSE_KEY\n  fix: make one with `lab token --new-key FILE`");
     }
-    if (!vm.count("roster")) throw UsageError("lab token: give a roster CSV (and --key FILE), or --new-key FILE");
-    auto key_file = configured_key_file(vm["key"].as<std::string>());
-    if (!key_file) throw UsageError("lab token: no course key: give --key FILE or set LAB_COURSE_KEY\n  fix: make one with `lab token --new-key FILE`");
     const CourseKey key = load_course_key(*key_file);
     const CourseConfig course = load_course(paths::config_dir() / "course.yaml");
-    const std::string csv = roster_tokens(vm["roster"].as<std::string>(), key, course.course);
+    const std::string csv = roster_tokens(*roster, key, course.course);
+    // Said every time: IDs read by another rule than the autograder's refuse the whole class.
+    std::cerr << fmt::format("{} students; IDs read from {}: they must be what the autograder's LAB_IDENTITY gives "
+                             "(email_local unless set), else use --identity\n",
+                             roster->students.size(), roster->rule);
     if (vm.count("out")) {
-        write_file_atomically(vm["out"].as<std::string>(), csv);
-        std::cerr << fmt::format("wrote {} tokens to {}\n", std::count(csv.begin(), csv.end(), '\n') - 1, vm["out"].as<std::string>());
+        const fs::path out = vm["out"].as<std::string>();
+        write_file_atomically(out, csv);
+        fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+        std::cerr << fmt::format("wrote {} tokens to {} (private: each token is a student's credential)\n", roster->students.size(),
+                                 out.string());
     } else {
         std::cout << csv;
     }

@@ -201,10 +201,10 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
         const fs::path root = c.dir / "autograder";
         fs::create_directories(root / "submission");
         fs::create_directories(root / "source");
-        auto grade_as = [&](const std::string& email, const std::string& run_text, bool with_key) {
+        auto grade_as = [&](const std::string& email, const std::string& run_text, bool with_key, const std::string& answers_head = "") {
             fs::remove_all(root / "results");
             lab_test::write_file(root / "submission/run.json", run_text);
-            lab_test::write_file(root / "submission/answers.yaml", right_answers(rec));
+            lab_test::write_file(root / "submission/answers.yaml", answers_head + right_answers(rec));
             lab_test::write_file(root / "submission_metadata.json", json{{"users", {{{"email", email}, {"name", "x"}}}}}.dump());
             if (with_key) fs::copy_file(c.key, root / "source/course.key", fs::copy_options::overwrite_existing);
             else fs::remove(root / "source/course.key");
@@ -219,6 +219,8 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
         json ok = grade_as("alice@uni.edu", run_text, true);
         CHECK(ok["score"] == graded["score"]);
         CHECK(ok["extra_data"]["mode"] == "course");
+        // Answers saved with a byte-order mark (Notepad does) are found and graded alike.
+        CHECK(grade_as("alice@uni.edu", run_text, true, "\xEF\xBB\xBF")["score"] == graded["score"]);
         // bob uploads alice's untouched run behind a byte-order mark: lab reads it, and refuses.
         json stolen = grade_as("bob@uni.edu", "\xEF\xBB\xBF" + run_text, true);
         CHECK(stolen["score"] == 0);

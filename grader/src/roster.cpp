@@ -1,0 +1,168 @@
+// Reading a class roster into student IDs (see roster.hpp).
+#include "roster.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "course.hpp"
+#include "errors.hpp"
+
+namespace lab::grader {
+
+namespace {
+
+// One CSV line's cells: a quoted cell may hold commas and doubled quotes; cells are trimmed.
+std::vector<std::string> csv_cells(const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
+            else if (c == '"') quoted = false;
+            else cells.back() += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            cells.emplace_back();
+        } else {
+            cells.back() += c;
+        }
+    }
+    for (auto& cell : cells) {
+        const auto b = cell.find_first_not_of(" \t"), e = cell.find_last_not_of(" \t");
+        cell = b == std::string::npos ? "" : cell.substr(b, e - b + 1);
+    }
+    return cells;
+}
+
+std::string lower(std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// A header cell's meaning: "First Name" -> "first name", "E-mail" -> "email", "Student ID" -> "sid".
+std::string column_kind(const std::string& cell) {
+    std::string h = lower(cell);
+    h.erase(std::remove(h.begin(), h.end(), '-'), h.end());
+    std::replace(h.begin(), h.end(), '_', ' ');
+    if (h == "student" || h == "id" || h == "student name" || h == "username" || h == "login") return "student";
+    if (h == "email" || h == "email address") return "email";
+    if (h == "sid" || h == "student id" || h == "student number") return "sid";
+    if (h == "name" || h == "full name") return "name";
+    if (h == "first name" || h == "given name") return "first name";
+    if (h == "last name" || h == "surname" || h == "family name") return "last name";
+    return "";
+}
+
+// Column index of each kind a header row names; empty when the row is not a header.
+std::map<std::string, std::size_t> header_columns(const std::vector<std::string>& cells) {
+    std::map<std::string, std::size_t> columns;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        if (std::string k = column_kind(cells[i]); !k.empty() && !columns.count(k)) columns[k] = i;
+    return columns;
+}
+
+}  // namespace
+
+bool plausible_student_id(const std::string& id) {
+    if (id.empty()) return false;
+    const auto first = static_cast<unsigned char>(id[0]);
+    if (!(std::isalnum(first) || first == '_' || first >= 0x80)) return false;
+    return std::all_of(id.begin(), id.end(), [](char ch) {
+        const auto u = static_cast<unsigned char>(ch);
+        return std::isalnum(u) || u >= 0x80 || std::string_view("._-+@'").find(ch) != std::string_view::npos;
+    });
+}
+
+Roster read_roster(const std::filesystem::path& file, const std::string& identity) {
+    const std::string known = kRosterIdentities;
+    if (!identity.empty() && identity != "student" && identity != "email_local" && identity != "email" && identity != "sid" &&
+        identity != "name")
+        throw UsageError("unknown roster identity '" + identity + "'\n  fix: one of " + known +
+                         " (the autograder's LAB_IDENTITY: email_local unless you set it)");
+    std::ifstream in(file);
+    if (!in) throw InputError(file.string(), "cannot read the roster", "give a CSV with one student per row and a header row naming its columns");
+
+    // Rows that hold something (not blank, not # comments), with their lines.
+    std::vector<std::pair<int, std::vector<std::string>>> rows;
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a spreadsheet's byte-order mark
+        std::vector<std::string> cells = csv_cells(line);
+        if (std::all_of(cells.begin(), cells.end(), [](const std::string& c) { return c.empty(); })) continue;
+        if (!cells[0].empty() && cells[0][0] == '#') continue;
+        rows.emplace_back(n, std::move(cells));
+    }
+    if (rows.empty()) throw InputError(file.string(), "the roster lists no students", "one student per row, under a header row naming the columns");
+
+    const auto columns = header_columns(rows.front().second);
+    const bool header = !columns.empty();
+    const std::string header_text = [&] {
+        std::string t;
+        for (const auto& c : rows.front().second) t += (t.empty() ? "" : ", ") + c;
+        return t;
+    }();
+    auto has = [&](const char* k) { return columns.count(k) > 0; };
+
+    // Which rule reads the IDs.
+    std::string rule = identity;
+    if (rule.empty()) rule = !header || has("student") ? "student" : has("email") ? "email_local" : "";
+    if (rule.empty())
+        throw InputError(file.string() + ":" + std::to_string(rows.front().first),
+                         "the roster's header (" + header_text + ") names no column of student IDs or emails",
+                         "name the column of IDs 'student' (or 'email'), or give --identity (" + known + ")");
+    const char* need = rule == "student" ? nullptr : rule == "sid" ? "sid" : rule == "name" ? "name" : "email";
+    const bool first_last = rule == "name" && !has("name") && has("first name") && has("last name");
+    if (need && !has(need) && !first_last)
+        throw InputError(file.string() + ":" + std::to_string(rows.front().first),
+                         header ? "the roster's header (" + header_text + ") has no " + need + " column, which --identity " + rule + " reads"
+                                : std::string("the roster has no header row, so no ") + need + " column for --identity " + rule,
+                         "add a header row naming the columns (Gradescope's roster export has one), or use --identity student");
+    const std::size_t column = rule == "student" ? (has("student") ? columns.at("student") : 0) : first_last ? columns.at("first name") : columns.at(need);
+
+    Roster roster;
+    roster.rule = rule == "student" ? (header && has("student") ? fmt::format("column '{}' (student)", rows.front().second[column])
+                                                                : std::string("the first column (student)"))
+                  : first_last ? fmt::format("columns '{}' and '{}' joined (name)", rows.front().second[column],
+                                             rows.front().second[columns.at("last name")])
+                  : rule == "email_local" ? fmt::format("column '{}', its part before @ (email_local)", rows.front().second[column])
+                                          : fmt::format("column '{}' ({})", rows.front().second[column], rule);
+    std::map<std::string, int> seen;
+    for (std::size_t r = header ? 1 : 0; r < rows.size(); ++r) {
+        const auto& [n, cells] = rows[r];
+        const std::string where = file.string() + ":" + std::to_string(n);
+        std::string raw = column < cells.size() ? cells[column] : "";
+        if (first_last) {
+            const std::size_t last = columns.at("last name");
+            raw += " " + (last < cells.size() ? cells[last] : "");
+        }
+        if (rule == "email_local") {
+            if (raw.find('@') == std::string::npos)
+                throw InputError(where, "'" + raw + "' in the email column is not an email", "give the student's email address");
+            raw = raw.substr(0, raw.find('@'));
+        }
+        const std::string id = normalise_student(raw);
+        if (id.empty()) throw InputError(where, "this row has no student ID in " + roster.rule, "fill it in, or remove the row");
+        if (id == "anonymous") throw InputError(where, "'anonymous' is not a student ID", "give the student's ID");
+        if (!plausible_student_id(id))
+            throw InputError(where, "the student ID '" + raw + "' holds characters a student ID does not (quotes, commas, <, =, ...)",
+                             "use IDs of letters, digits and . _ - + @ ', starting with a letter or digit");
+        if (auto it = seen.find(id); it != seen.end())
+            throw InputError(where, "student '" + id + "' is listed twice (first on line " + std::to_string(it->second) + ")",
+                             "list each student once");
+        seen[id] = n;
+        roster.students.push_back({id, n});
+    }
+    if (roster.students.empty())
+        throw InputError(file.string(), "the roster lists no students (only its header)", "one student per row, under the header");
+    return roster;
+}
+
+}  // namespace lab::grader

@@ -1,0 +1,80 @@
+// Class rosters read into student IDs (grader/src/roster.hpp): the column chosen as the
+// autograder's LAB_IDENTITY chooses it, Gradescope's roster export read by its header, and the
+// rows no token should be issued for refused with their line.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+#include "roster.hpp"
+#include "test_support.hpp"
+
+using lab::grader::read_roster;
+
+namespace {
+
+std::vector<std::string> ids(const lab::grader::Roster& r) {
+    std::vector<std::string> out;
+    for (const auto& s : r.students) out.push_back(s.id);
+    return out;
+}
+
+std::string refusal(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const lab::InputError& e) {
+        return e.what();
+    } catch (const lab::UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("a roster's IDs are read by the autograder's identity rule", "[roster]") {
+    lab_test::TempDir d;
+    // Gradescope's roster export: the email's local part is its default identity.
+    const auto gs = d / "gradescope.csv";
+    lab_test::write_file(gs, "\xEF\xBB\xBF" "First Name,Last Name,SID,Email,Role\r\nAlice,Smith,123,ASmith@u.edu,Student\r\n"
+                             "\"Roux, Jr\",Élodie,124,eroux@u.edu,Student\r\n");
+    CHECK(ids(read_roster(gs)) == std::vector<std::string>{"asmith", "eroux"});
+    CHECK(ids(read_roster(gs, "email")) == std::vector<std::string>{"asmith@u.edu", "eroux@u.edu"});
+    CHECK(ids(read_roster(gs, "sid")) == std::vector<std::string>{"123", "124"});
+    CHECK_THAT(refusal([&] { read_roster(gs, "name"); }), Catch::Contains("gradescope.csv:3") && Catch::Contains("'Roux, Jr Élodie'"));
+    CHECK_THAT(read_roster(gs).rule, Catch::Contains("'Email'") && Catch::Contains("email_local"));
+
+    // A column headed student (or id) is the IDs; no header: the first column, as before.
+    const auto plain = d / "plain.csv";
+    lab_test::write_file(plain, "alice,alice@u.edu\n# a comment\n\nBob Jones\n");
+    CHECK(ids(read_roster(plain)) == std::vector<std::string>{"alice", "bob_jones"});
+    const auto headed = d / "headed.csv";
+    lab_test::write_file(headed, "Email,Student\nx@u.edu,carol\n");
+    CHECK(ids(read_roster(headed)) == std::vector<std::string>{"carol"});
+    const auto names = d / "names.csv";
+    lab_test::write_file(names, "Full Name,Email\nAlice Smith,a@u.edu\n");
+    CHECK(ids(read_roster(names, "name")) == std::vector<std::string>{"alice_smith"});
+}
+
+TEST_CASE("a roster row no token should be issued for is refused with its line and a fix", "[roster]") {
+    lab_test::TempDir d;
+    auto refused = [&](const std::string& text, const std::string& identity = "") {
+        const auto f = d / "r.csv";
+        lab_test::write_file(f, text);
+        return refusal([&] { read_roster(f, identity); });
+    };
+    CHECK_THAT(refused("student\n<script>alert(1)</script>\n"), Catch::Contains("r.csv:2") && Catch::Contains("fix:"));
+    CHECK_THAT(refused("student\n=cmd|calc\n"), Catch::Contains("r.csv:2"));
+    CHECK_THAT(refused("alice\nbob\nAlice\n"), Catch::Contains("r.csv:3") && Catch::Contains("first on line 1"));
+    CHECK_THAT(refused("Name,Phone\nA,1\n"), Catch::Contains("r.csv:1") && Catch::Contains("--identity"));
+    CHECK_THAT(refused("alice,a@u.edu\n", "email"), Catch::Contains("no header row"));
+    CHECK_THAT(refused("Email\nnot-an-email\n"), Catch::Contains("r.csv:2") && Catch::Contains("not an email"));
+    CHECK_THAT(refused("student\n"), Catch::Contains("only its header"));
+    CHECK_THAT(refused("\n# nothing\n"), Catch::Contains("lists no students"));
+    CHECK_THAT(refused("student\nanonymous\n"), Catch::Contains("'anonymous' is not a student ID"));
+    CHECK_THAT(refused("student\nalice\n", "emial"), Catch::Contains("unknown roster identity 'emial'"));
+    CHECK(lab::grader::plausible_student_id("o'brien"));
+    CHECK(lab::grader::plausible_student_id("élodie"));
+    CHECK_FALSE(lab::grader::plausible_student_id("-x"));
+}
