@@ -55,6 +55,10 @@ int cmd_answers(const Args& args) {
                          "use lab answers " + rec_lesson + " --run ...");
     grader::GradingContext ctx;
     std::cout << grader::answers_template(ctx.spec(id), rec);
+    // On stderr: the template itself stays clean YAML for `> answers.yaml`.
+    if (rec.value("quick", false) && !ctx.spec(id).accept_quick)
+        std::cerr << "note: this is a quick run, and lesson " << id << " grades full runs only: `lab submit` will refuse it; "
+                  << "record a full run (`lab run " << id << "`) and make the answers for that one\n";
     return 0;
 }
 

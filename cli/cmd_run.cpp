@@ -23,6 +23,7 @@
 #include "run_record.hpp"
 #include "run_report.hpp"
 #include "slurm_run.hpp"
+#include "spec.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,6 +37,22 @@ void make_folder(const fs::path& dir, const char* flag, bool dry_run) {
     std::error_code ec;
     if (!dir.empty()) fs::create_directories(dir, ec);
     if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", std::string("choose another ") + flag + " path");
+}
+
+// A quick run of a lesson whose grading spec grades full runs only is refused at submission;
+// said before measuring, so the student knows before a minute is spent. The spec is read as the
+// grader reads it; an unreadable spec says nothing here (the grader will say what is wrong).
+void warn_quick_not_graded(const std::string& id) {
+    try {
+        const fs::path spec_file = paths::config_dir() / "grading" / (id + ".yaml");
+        if (!fs::exists(spec_file)) return;
+        const CourseConfig course = load_course(paths::config_dir() / "course.yaml");
+        if (grader::load_spec(spec_file, course.accept_quick, course.show_expected).accept_quick) return;
+        std::cerr << fmt::format("note: lesson {} grades full runs only ({}): this quick run is for practice; "
+                                 "run `lab run {}` without --quick for the run you submit\n",
+                                 id, spec_file.string(), id);
+    } catch (const std::exception&) {
+    }
 }
 
 }  // namespace
@@ -90,6 +107,7 @@ int cmd_run(const Args& args) {
     }
     const bool reveal = vm.count("reveal") > 0;
     if (reveal) require_reveal_allowed(paths::config_dir() / "course.yaml");
+    if (req.quick && !vm.count("json")) warn_quick_not_graded(req.id);
 
     const bool dry_run = vm.count("slurm") && vm.count("dry-run");
     // Check the outputs can be written before spending a minute measuring.

@@ -130,7 +130,20 @@ TEST_CASE("lab answers prints a template with every question id and the run's di
         CHECK_THAT(r.out, Catch::Contains("  " + id + ":"));
     }
     CHECK(t["answers"].size() == ids.size());
-    CHECK(r.err.empty());
+    // The fixture is a quick run and the shipped spec grades full runs only: said on stderr (the
+    // template on stdout stays clean YAML), before the student fills in answers it will refuse.
+    CHECK_THAT(r.err, Catch::Contains("note: this is a quick run, and lesson 02.05 grades full runs only"));
+}
+
+TEST_CASE("lab run --quick says, before measuring, when the lesson grades full runs only", "[grading-cli][grading]") {
+    // --slurm --dry-run stops before anything is measured: the note comes first.
+    lab_test::TempDir d;
+    auto full_only = run_lab({"run", "02.05", "--quick", "--slurm", "--dry-run", "--out", (d / "r.json").string()});
+    CHECK(full_only.exit_code == 0);
+    CHECK_THAT(full_only.err, Catch::Contains("note: lesson 02.05 grades full runs only") && Catch::Contains("without --quick"));
+    auto quick_ok = run_lab({"run", "02.02", "--quick", "--slurm", "--dry-run", "--out", (d / "r.json").string()});
+    CHECK(quick_ok.exit_code == 0);
+    CHECK_THAT(quick_ok.err, !Catch::Contains("grades full runs only"));
 }
 
 TEST_CASE("lab answers refuses a run of another lesson", "[grading-cli][grading]") {
