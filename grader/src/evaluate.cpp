@@ -58,19 +58,37 @@ bool within(double claim, double expected, const Tolerance& t, double scale) {
     return std::fabs(claim - expected) <= abs + rel * std::fabs(expected) + 1e-12 * std::fabs(expected);
 }
 
-std::string describe_tolerance(const Question& q, const std::string& unit) {
+// The tolerance in words, `scale` times as wide as within() widens it (the partial band).
+std::string describe_tolerance(const Question& q, const std::string& unit, double scale = 1) {
     const Tolerance& t = q.tolerance;
     const std::string dim = units::dimension_of(unit).value_or("");
-    if (t.factor) return "within x/÷ " + units::format(*t.factor, "") + " of the expected value";
-    if (t.steps) return "within " + std::to_string(*t.steps) + " step(s) of the sweep";
+    if (t.factor) return "within x/÷ " + units::format(std::pow(*t.factor, scale), "") + " of the expected value";
+    if (t.steps) {
+        const double steps = *t.steps * scale;
+        return "within " + format::number(steps) + (steps == 1 ? " step" : " steps") + " of the sweep";
+    }
     std::string s;
-    if (t.rel && *t.rel > 0) s += "±" + units::format(*t.rel, "ratio");
+    if (t.rel && *t.rel > 0) s += "±" + units::format(*t.rel * scale, "ratio");
     // An absolute tolerance on a percentage is in points: "±3%" would read as 3% of the value.
-    if (t.abs && *t.abs > 0)
+    if (t.abs && *t.abs > 0) {
+        const double abs = *t.abs * scale;
         s += (s.empty() ? "±" : " + ") +
-             (unit == "%" ? format::number(100 * *t.abs) + " percentage point" + (100 * *t.abs == 1 ? "" : "s")
-                          : units::format(*t.abs, dim));
+             (unit == "%" ? format::number(100 * abs) + " percentage point" + (100 * abs == 1 ? "" : "s") : units::format(abs, dim));
+    }
     return s.empty() ? "exactly" : "within " + s;
+}
+
+// What a number's verdict means, in words that cannot be misread: a wrong answer is never
+// "accepted within ...", and a partial one says both bands and the credit. Nothing here tells
+// the distance to the expected value (the report shows that value when the spec allows).
+std::string verdict_words(Verdict v, const Question& q, const std::string& unit) {
+    const std::string full = describe_tolerance(q, unit);
+    const bool band = q.partial.within > 0;
+    const std::string partial = band ? describe_tolerance(q, unit, q.partial.within) : "";
+    const std::string credit = band ? format::percent(q.partial.credit) + " of the points" : "";
+    if (v == Verdict::correct) return "accepted: " + full;
+    if (v == Verdict::partial) return "partial credit (" + credit + "): not " + full + " (full marks), but " + partial;
+    return "not " + full + (band ? ", nor " + partial + " (" + credit + ")" : "");
 }
 
 // A value in the question's unit, as the student wrote it ("91 KiB", "512").
@@ -142,9 +160,14 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     // The expected value is shown in the question's unit: a "%" question in percent, a ratio
     // question as a plain factor (a doubling ratio of 1.05 is not "105%").
     const bool fraction = record::shown_as_percent(q.expected.metric, "ratio");
+    // Shown to enough digits to judge the tolerance by: 3.4 TFLOP cannot tell a claim 1% off.
+    int digits = 3;
+    if (const double slack = q.tolerance.rel.value_or(0) + (expected != 0 ? q.tolerance.abs.value_or(0) / std::fabs(expected) : 0);
+        slack > 0 && !q.tolerance.factor && !q.tolerance.steps)
+        digits = std::clamp(static_cast<int>(std::ceil(-std::log10(slack))) + 2, 3, 6);
     if (unit == "%" || (dim == "ratio" && fraction)) r.expected = format::percent(expected);
-    else if (dim == "ratio") r.expected = format::number(expected);
-    else r.expected = units::format(expected, dim);
+    else if (dim == "ratio") r.expected = format::number(expected, {.digits = digits});
+    else r.expected = units::format(expected, dim, digits);
     units::Quantity claim;
     try {
         claim = units::parse_claim(without_noun(r.claim, q.noun), unit);
@@ -183,7 +206,7 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
         if (d <= *q.tolerance.steps) r.verdict = Verdict::correct;
         else if (q.partial.within > 0 && d <= *q.tolerance.steps * q.partial.within) r.verdict = Verdict::partial;
         else r.verdict = Verdict::wrong;
-        r.feedback = "accepted " + describe_tolerance(q, unit);
+        r.feedback = verdict_words(r.verdict, q, unit);
         if (!on_sweep(pts, claim.value)) {
             // Said whatever the verdict: the student learns how their answer was read, and
             // nothing about the expected value.
@@ -198,7 +221,7 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     if (within(claim.value, expected, q.tolerance, 1)) r.verdict = Verdict::correct;
     else if (q.partial.within > 0 && within(claim.value, expected, q.tolerance, q.partial.within)) r.verdict = Verdict::partial;
     else r.verdict = Verdict::wrong;
-    r.feedback = "accepted " + describe_tolerance(q, unit) + (r.verdict == Verdict::partial ? " (partial credit band)" : "");
+    r.feedback = verdict_words(r.verdict, q, unit);
     if (r.verdict == Verdict::wrong)
         if (const std::string hint = unit_slip_hint(r.claim, claim.value, expected, q, unit); !hint.empty()) {
             r.feedback += hint;

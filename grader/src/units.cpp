@@ -441,12 +441,12 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
     return q;
 }
 
-std::string format(double si_value, const std::string& dimension) {
+std::string format(double si_value, const std::string& dimension, int digits) {
     const DimensionInfo& info = info_of(dimension);
     if (!std::isfinite(si_value)) return fmt::format("{}", si_value);  // "nan", "inf": shown, not hidden
-    // Three digits, plain from 0.001 to 999999 of the prefixed unit: a student compares an
-    // expected value with a claim without decoding an exponent.
-    const lab::format::Style style{.lowest_prefix = info.lowest_prefix, .highest_prefix = info.highest_prefix,
+    // Three digits (or as asked), plain from 0.001 to 999999 of the prefixed unit: a student
+    // compares an expected value with a claim without decoding an exponent.
+    const lab::format::Style style{.digits = digits, .lowest_prefix = info.lowest_prefix, .highest_prefix = info.highest_prefix,
                               .min_exponent = -3, .max_exponent = 5};
     if (dimension == "ratio") {
         // Fractions of peak read best as percent ("80%"), speedups as factors ("3.2x"); 2 is

@@ -43,6 +43,6 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit);
 
 // "1.2 TB/s", "350 ns", "6.5 GiB" (binary prefixes only when `binary` is asked for bytes),
 // "80 %" for ratios when percent is true: a readable rendering of an SI base value.
-std::string format(double si_value, const std::string& dimension);
+std::string format(double si_value, const std::string& dimension, int digits = 3);
 
 }  // namespace lab::units

@@ -60,7 +60,27 @@ TEST_CASE("an answer within the partial band earns the partial credit, and one b
     CHECK(result(r, "ridge_point").verdict == verdict);
     CHECK(result(r, "ridge_point").points == points);
     CHECK(r.score == points);
-    if (verdict == Verdict::partial) CHECK_THAT(result(r, "ridge_point").feedback, Catch::Contains("partial"));
+    // The words say which band the answer is in and what each is worth; a wrong answer's never
+    // reads "accepted".
+    const std::string& said = result(r, "ridge_point").feedback;
+    if (verdict == Verdict::correct) CHECK(said == "accepted: within ±5%");
+    if (verdict == Verdict::partial) CHECK(said == "partial credit (50% of the points): not within ±5% (full marks), but within ±15%");
+    if (verdict == Verdict::wrong) CHECK(said == "not within ±5%, nor within ±15% (50% of the points)");
+}
+
+TEST_CASE("the expected value is shown to enough digits to judge the tolerance by", "[grading]") {
+    // rel 0.05: 4 significant digits (3 cannot tell a claim 1% off from one 5% off near 9.99).
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(kRidge));
+    const std::string shown = result(g.grade(spec, run, {{"ridge_point", "1"}}), "ridge_point").expected;
+    CAPTURE(shown);
+    std::size_t digits = 0;
+    for (char c : shown.substr(0, shown.find(' '))) digits += c >= '0' && c <= '9';
+    const double ridge = run.number("ridge_point");
+    // Trailing zeros are dropped, so a value may show fewer; it is never rounded coarser than 4.
+    CHECK(std::fabs(std::stod(shown) - ridge) <= 5e-4 * ridge);
+    CHECK(digits <= 4);
 }
 
 TEST_CASE("an absolute tolerance is in the question's unit: abs 3 on a % question is 3 percentage points", "[grading]") {
