@@ -87,11 +87,23 @@ int cmd_submit(const Args& args) {
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     // With --results every failure still leaves a results.json: score 0 for the student, the
-    // diagnostic for instructors.
-    auto fail_results = [&](const std::string& student_msg, const std::string& diagnostic) {
-        if (results)
-            write_file_atomically(vm["results"].as<std::string>(),
-                                  grader::gradescope_failure(student_msg, diagnostic).dump(2) + "\n");
+    // diagnostic for instructors, each question at 0 of its points when the spec can be read.
+    auto fail_results = [&](std::string student_msg, const std::string& diagnostic) {
+        if (!results) return;
+        // The student sees their files by name, not the grading server's folders.
+        for (const std::string& file : {answers, vm.count("run") ? vm["run"].as<std::string>() : std::string()}) {
+            const std::string dir = fs::path(file).parent_path().string();
+            if (dir.empty()) continue;
+            for (std::size_t at; (at = student_msg.find(dir + "/")) != std::string::npos;) student_msg.erase(at, dir.size() + 1);
+        }
+        std::optional<grader::GradingSpec> spec;
+        try {
+            spec = grader::GradingContext().spec(id);
+        } catch (const std::exception&) {
+            // The spec itself may be what failed: the results file goes without the questions.
+        }
+        write_file_atomically(vm["results"].as<std::string>(),
+                              grader::gradescope_failure(student_msg, diagnostic, elapsed(), spec ? &*spec : nullptr).dump(2) + "\n");
     };
     try {
         std::string run;

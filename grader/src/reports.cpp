@@ -236,19 +236,35 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
     return out;
 }
 
-nlohmann::json gradescope_failure(const std::string& student_message, const std::string& diagnostic) {
+nlohmann::json gradescope_failure(const std::string& student_message, const std::string& diagnostic, double execution_time_s,
+                                  const GradingSpec* spec) {
+    nlohmann::json tests = nlohmann::json::array();
+    if (spec) {
+        int n = 0;
+        for (const auto& q : spec->questions)
+            tests.push_back({{"name", q.id + ": " + q.prompt},
+                             {"number", "1." + std::to_string(++n)},
+                             {"score", 0},
+                             {"max_score", q.points},
+                             {"status", "failed"},
+                             {"output", "Not graded: your submission could not be graded (see above)."},
+                             {"output_format", "text"},
+                             {"visibility", q.hidden ? "after_published" : "visible"}});
+    }
+    tests.push_back({{"name", "autograder diagnostic (instructors only)"},
+                     {"score", 0},
+                     {"max_score", 0},
+                     {"status", "failed"},
+                     {"output", diagnostic},
+                     {"visibility", "hidden"}});
     return {{"score", 0},
+            {"execution_time", execution_time_s},
             {"output", student_message},
             {"output_format", "text"},
             {"visibility", "visible"},
             {"stdout_visibility", "hidden"},
-            {"tests",
-             {{{"name", "autograder diagnostic (instructors only)"},
-               {"score", 0},
-               {"max_score", 0},
-               {"status", "failed"},
-               {"output", diagnostic},
-               {"visibility", "hidden"}}}}};
+            {"tests", tests},
+            {"extra_data", {{"graded", false}, {"problems", {student_message}}}}};
 }
 
 }  // namespace lab::grader

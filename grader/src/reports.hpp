@@ -21,8 +21,12 @@ nlohmann::json json_report(const GradeReport& r);
 // status, output, visibility; hidden questions "after_published").
 nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s);
 
-// A results.json for when grading itself failed: score 0, "the autograder failed" for the
-// student, the diagnostic in a test only instructors see.
-nlohmann::json gradescope_failure(const std::string& student_message, const std::string& diagnostic);
+// A results.json for when grading itself failed or the submission was refused as bad input:
+// score 0, the message for the student, the diagnostic in a test only instructors see, the time
+// taken, and `extra_data` saying it was not graded and why (in the student's words). With the
+// lesson's spec, each question is listed at 0 of its points, so the student sees what the
+// assignment was worth and that nothing was graded.
+nlohmann::json gradescope_failure(const std::string& student_message, const std::string& diagnostic,
+                                  double execution_time_s = 0, const GradingSpec* spec = nullptr);
 
 }  // namespace lab::grader

@@ -280,9 +280,22 @@ TEST_CASE("lab submit exits 2 on bad input, and with --results still writes resu
     CHECK(res["visibility"] == "visible");
     CHECK(res["output"].is_string());
     CHECK_FALSE(res["output"].get<std::string>().empty());
-    REQUIRE(res["tests"].size() == 1);
-    CHECK(res["tests"][0]["visibility"] == "hidden");
-    CHECK_THAT(res["tests"][0]["output"].get<std::string>(), Catch::Contains(where));
+    // Each question at 0 of its points (the spec is readable here), then the diagnostic.
+    const auto ids = spec_ids(configs.dir / "configs/grading/02.05.yaml");
+    REQUIRE(res["tests"].size() == ids.size() + 1);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        CHECK_THAT(res["tests"][i]["name"].get<std::string>(), Catch::StartsWith(ids[i] + ": "));
+        CHECK(res["tests"][i]["score"] == 0);
+        CHECK(res["tests"][i]["max_score"].get<double>() > 0);
+    }
+    const json& diagnostic = res["tests"].back();
+    CHECK(diagnostic["visibility"] == "hidden");
+    CHECK_THAT(diagnostic["output"].get<std::string>(), Catch::Contains(where));
+    CHECK(res["execution_time"].is_number());
+    CHECK(res["extra_data"]["graded"] == false);
+    CHECK(res["extra_data"]["problems"][0] == res["output"]);
+    // The student sees their files by name, not the grading server's folders.
+    CHECK_THAT(res["output"].get<std::string>(), !Catch::Contains(d.path().string() + "/"));
 }
 
 TEST_CASE("lab submit of a run of another lesson is bad input (exit 2), not a plugin failure", "[grading-cli][grading]") {
