@@ -94,6 +94,17 @@ float from_bf16(std::uint16_t h) {
     return f;
 }
 
+// A windowed trace started, or the reason the GPU refuses one said (nothing to check then).
+bool trace_begins(TraceWindows& trace) {
+    std::string why;
+    if (trace.begin(why)) return true;
+    WARN("tracing refused: " << why);
+    return false;
+}
+
+// A small fp32 GEMM in place over one buffer: a kernel to find in a trace, its values unused.
+Gemm gemm64(Buffer& b) { return {Dtype::fp32, 64, 64, 64, b.data(), b.data(), b.data(), 1.0, 0.0}; }
+
 // The packed build's files, or the build folder's (backend_lookup.hpp).
 std::filesystem::path lesson_file(const std::string& id_dir, const std::string& file) {
     auto found = lab_gpu_test::find_built_file(std::getenv("LAB_PLUGIN_PATH"), lab_test::build_root() / "labs" / id_dir, file);
@@ -307,14 +318,10 @@ TEST_CASE("a windowed GPU trace keeps every segment's kernels, timed, on one tim
     // segment's kernel must be there, with a duration, at the time it ran.
     Device& d = *gpu().device;
     TraceWindows trace(d);
-    std::string why;
-    if (!trace.begin(why)) {
-        WARN("tracing refused: " << why);
-        return;
-    }
+    if (!trace_begins(trace)) return;
     BufferPtr b = d.allocate(1 << 20);
     auto gemm = [&] {
-        d.gemm(d.stream(), {Dtype::fp32, 64, 64, 64, b->data(), b->data(), b->data(), 1.0, 0.0});
+        d.gemm(d.stream(), gemm64(*b));
         d.stream().synchronize();
     };
     std::vector<std::pair<double, double>> segments;  // host times around each segment's kernel
@@ -352,18 +359,13 @@ TEST_CASE("a windowed GPU trace keeps every segment's kernels, timed, on one tim
 TEST_CASE("a measured workload leaves its traced window in a GPU trace", "[gpu]") {
     Device& d = *gpu().device;
     TraceWindows trace(d);
-    std::string why;
-    if (!trace.begin(why)) {
-        WARN("tracing refused: " << why);
-        return;
-    }
+    if (!trace_begins(trace)) return;
     BufferPtr b = d.allocate(1 << 20);
     Workload w;
     w.name = "gemm64";
     w.flops = 2.0 * 64 * 64 * 64;
     EngineSettings s = engine_defaults(DeviceKind::cuda, true);
-    measure_workload(d, w, [&](Stream& st) { d.gemm(st, {Dtype::fp32, 64, 64, 64, b->data(), b->data(), b->data(), 1.0, 0.0}); },
-                     s, &trace);
+    measure_workload(d, w, [&](Stream& st) { d.gemm(st, gemm64(*b)); }, s, &trace);
     std::vector<TraceEvent> events = trace.finish();
     int windows = 0, kernels = 0;
     for (const auto& e : events) {
