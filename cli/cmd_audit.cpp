@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "course_token.hpp"
 #include "errors.hpp"
+#include "lesson_host.hpp"
 #include "lesson_session.hpp"
 #include "options.hpp"
 #include "progress_bar.hpp"
@@ -46,7 +47,7 @@ std::size_t sample_size(const std::string& text, std::size_t n) {
 }
 
 // Each task re-run here, one after another, in lab's child process like any run.
-std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tolerance) {
+std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tolerance, const CeilingsThatDecide& deciding) {
     std::vector<Audited> results;
     int n = 0;
     for (const AuditTask& t : tasks) {
@@ -60,7 +61,7 @@ std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tole
             const nlohmann::json record = record::read_record(t.run_file);
             const RawRun submitted = record::raw_run_from_record(record);
             LessonOutcome again = run_lesson(replay_request(record));
-            judge(a, submitted, again.raw, tolerance);
+            judge(a, submitted, again.raw, tolerance, deciding(t.lesson, submitted));
         } catch (const std::exception& ex) {
             a.verdict = "not_audited";
             a.detail = ex.what();
@@ -136,15 +137,28 @@ int cmd_audit(const Args& args) {
         const auto& e = batch.entries[i];
         tasks.push_back({e.folder, e.student, e.lesson, why[i], fs::absolute(e.run_file).lexically_normal().string()});
     }
+    // Which ceilings decide, per submission: those its graded values depend on (audit.hpp).
+    const CeilingsThatDecide deciding = [&ctx](const std::string& lesson, const RawRun& submitted) -> DecidingCeilings {
+        try {
+            std::vector<std::string> graded;
+            for (const auto& q : ctx.spec(lesson).questions)
+                if (!q.expected.metric.empty()) graded.push_back(q.expected.metric);
+            const LoadedLesson& l = ctx.lesson(lesson);
+            return deciding_ceilings(submitted, graded, [&l](const RawRun& r) { return derive_run(l, r); });
+        } catch (const std::exception&) {
+            return std::nullopt;  // no spec or derivation here: every ceiling decides, as before
+        }
+    };
     AuditSummary summary{batch.entries.size(), seed, tolerance, "here"};
     std::vector<Audited> results;
     if (vm.count("slurm")) {
-        ClusterAudit on = audit_on_cluster(tasks, fs::absolute(vm["dir"].as<std::string>()).lexically_normal(), seed, cluster, tolerance);
+        ClusterAudit on = audit_on_cluster(tasks, fs::absolute(vm["dir"].as<std::string>()).lexically_normal(), seed, cluster, tolerance,
+                                          deciding);
         if (!on.ran) return 0;  // --dry-run
         results = std::move(on.results);
         summary.where = on.where;
     } else {
-        results = audit_here(tasks, tolerance);
+        results = audit_here(tasks, tolerance, deciding);
     }
     const nlohmann::json doc = audit_json(results, summary);
     if (vm.count("out")) write_file_atomically(vm["out"].as<std::string>(), doc.dump(2) + "\n");

@@ -153,7 +153,7 @@ slurm::Script array_script(const Work& w, const slurm::Request& r, const std::ve
 }  // namespace
 
 ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::path& submissions, unsigned seed,
-                              const slurm::Request& r, double tolerance) {
+                              const slurm::Request& r, double tolerance, const CeilingsThatDecide& deciding) {
     const Work w{r.work};
     ClusterAudit out;
     std::error_code ec;
@@ -233,7 +233,7 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
             if (fs::exists(w.result(i), ec)) {
                 const nlohmann::json again = record::read_record(w.result(i));
                 const RawRun submitted = record::raw_run_from_record(record::read_record(a.task.run_file));
-                judge(a, submitted, record::raw_run_from_record(again), tolerance);
+                judge(a, submitted, record::raw_run_from_record(again), tolerance, deciding(a.task.lesson, submitted));
                 a.seconds = again.value("duration_s", 0.0);
             } else {
                 a.verdict = "not_audited";
