@@ -227,8 +227,10 @@ nlohmann::json audit_json(const std::vector<Audited>& results, const AuditSummar
         rows.push_back({{"folder", a.task.folder}, {"student", a.task.student}, {"lesson", a.task.lesson}, {"why", a.task.why_sampled},
                         {"verdict", a.verdict}, {"detail", a.detail}, {"seconds", a.seconds}, {"comparison", cmp}});
     }
+    nlohmann::json refused = nlohmann::json::array();
+    for (const auto& [folder, why] : s.refused) refused.push_back({{"folder", folder}, {"reason", why}});
     const Counts c = count(results);
-    return {{"submissions", s.submissions}, {"audited", results.size()}, {"seed", s.seed}, {"tolerance", s.tolerance},
+    return {{"submissions", s.submissions}, {"refused_not_sampled", refused}, {"audited", results.size()}, {"seed", s.seed}, {"tolerance", s.tolerance},
             {"where", s.where}, {"reproduce", c.reproduce}, {"do_not_reproduce", c.not_reproduce}, {"inconclusive", c.inconclusive},
             {"other_hardware", c.other_hardware}, {"not_audited", c.not_audited},
             {"results", rows}};
@@ -244,6 +246,10 @@ void print_audit(std::ostream& out, const std::vector<Audited>& results, const A
             if (const AuditRow* w = a.comparison.worst())
                 detail = fmt::format("largest difference: {} {:.3g}x", w->what, w->ratio) + (detail.empty() ? "" : "; " + detail);
         out << fmt::format("{:<20} {:<16} {:<20} {:<28} {}\n", a.task.folder, a.task.student, a.verdict, a.task.why_sampled, detail);
+    }
+    if (!s.refused.empty()) {
+        out << fmt::format("\nnot sampled, refused by grading (a re-measure cannot change their grade): {}\n", s.refused.size());
+        for (const auto& [folder, why] : s.refused) out << fmt::format("  {:<20} {}\n", folder, why);
     }
     const Counts c = count(results);
     // Each verdict that is neither says what to do about it (docs/gradescope.md, "Audits").

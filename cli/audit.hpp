@@ -129,6 +129,9 @@ struct AuditSummary {
     unsigned seed = 0;
     double tolerance = kAuditTolerance;
     std::string where;  // "here", or "on the cluster (jobs 12, 13)"
+    // Submissions never sampled because grading refuses them (folder, why): re-measuring a run
+    // that earns no points cannot change a grade.
+    std::vector<std::pair<std::string, std::string>> refused;
 };
 nlohmann::json audit_json(const std::vector<Audited>& results, const AuditSummary& s);
 void print_audit(std::ostream& out, const std::vector<Audited>& results, const AuditSummary& s);

@@ -1,6 +1,6 @@
 // `lab audit`'s decisions on constructed and recorded measurements (no timing is asserted): which
 // ceilings decide a verdict (those a graded value depends on), how far a load on the slower run
-// excuses a difference.
+// excuses a difference, and which submissions an audit leaves out because grading refuses them.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -140,5 +140,37 @@ TEST_CASE("the load on the slower run excuses a difference only as far as that l
     }
     SECTION("only the slower run is excused: a fast submission claiming load is caught by a quiet re-measure") {
         CHECK(judged(slowed("mystery_a", 1 / 3.0, 2.0), again, std::nullopt).verdict == "does_not_reproduce");
+    }
+}
+
+TEST_CASE("an audit leaves out runs grading refuses, says which, and names what it samples", "[integrity-cli]") {
+    lab_test::TempDir d;
+    const fs::path subs = d / "subs";
+    const std::map<std::string, std::string> env = {{"LAB_CONFIG_DIR", (lab_test::source_root() / "configs").string()},
+                                                    {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""}, {"HOME", d.path().string()}};
+    // Quick 02.01 runs: configs/grading/02.01.yaml grades full runs only, so both are refused.
+    for (const char* student : {"alice", "bob"}) {
+        fs::create_directories(subs / student);
+        fs::copy_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json", subs / student / "run.json");
+        auto t = run_lab({"answers", "02.01", "--run", (subs / student / "run.json").string()}, env);
+        REQUIRE(t.exit_code == 0);
+        lab_test::write_file(subs / student / "answers.yaml", t.out);
+    }
+    SECTION("here: nothing is re-measured, and the refused are listed with the reason") {
+        auto r = run_lab({"audit", subs.string(), "--sample", "100%", "--seed", "1", "--json"}, env);
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const json doc = json::parse(r.out);
+        CHECK(doc["audited"] == 0);
+        REQUIRE(doc["refused_not_sampled"].size() == 2);
+        CHECK_THAT(doc["refused_not_sampled"][0]["reason"].get<std::string>(), Contains("quick"));
+        CHECK_THAT(r.err, Contains("0 of 0 gradable submissions chosen") && Contains("left out, refused by grading"));
+    }
+    SECTION("--slurm --dry-run queues none of them") {
+        auto r = run_lab({"audit", subs.string(), "--sample", "100%", "--slurm", "--work", (d / "work").string(), "--dry-run"}, env);
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.out, Contains("nothing to submit"));
+        CHECK_THAT(r.err, Contains("alice: refused") && Contains("bob: refused"));
     }
 }
