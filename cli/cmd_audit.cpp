@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "course_token.hpp"
 #include "errors.hpp"
+#include "lesson_host.hpp"
 #include "lesson_session.hpp"
 #include "options.hpp"
 #include "progress_bar.hpp"
@@ -46,7 +47,7 @@ std::size_t sample_size(const std::string& text, std::size_t n) {
 }
 
 // Each task re-run here, one after another, in lab's child process like any run.
-std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tolerance) {
+std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tolerance, const CeilingsThatDecide& deciding) {
     std::vector<Audited> results;
     int n = 0;
     for (const AuditTask& t : tasks) {
@@ -60,7 +61,7 @@ std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tole
             const nlohmann::json record = record::read_record(t.run_file);
             const RawRun submitted = record::raw_run_from_record(record);
             LessonOutcome again = run_lesson(replay_request(record));
-            judge(a, submitted, again.raw, tolerance);
+            judge(a, submitted, again.raw, tolerance, deciding(t.lesson, submitted));
         } catch (const std::exception& ex) {
             a.verdict = "not_audited";
             a.detail = ex.what();
@@ -70,6 +71,20 @@ std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tole
         results.push_back(std::move(a));
     }
     return results;
+}
+
+// Which submissions the audit re-measures, and which grading refused (stderr, before any run).
+// The refused are listed one by one where no report follows (--dry-run); else the report does.
+void print_selection(std::ostream& err, const std::vector<AuditTask>& tasks, const std::vector<std::pair<std::string, std::string>>& refused,
+                     std::size_t gradable, unsigned seed, bool list_refused) {
+    err << fmt::format("lab audit: {} of {} gradable submission{} chosen (sample seed {}):\n", tasks.size(), gradable,
+                       gradable == 1 ? "" : "s", seed);
+    for (const auto& t : tasks) err << fmt::format("  {} ({}, lesson {}): {}\n", t.folder, t.student, t.lesson, t.why_sampled);
+    if (refused.empty()) return;
+    err << fmt::format("{} left out, refused by grading (a re-measure cannot change their grade){}\n", refused.size(),
+                       list_refused ? ":" : "; the report lists them");
+    if (list_refused)
+        for (const auto& [folder, why] : refused) err << fmt::format("  {}: {}\n", folder, why);
 }
 
 }  // namespace
@@ -110,13 +125,19 @@ int cmd_audit(const Args& args) {
     });
     stderr_progress().clear();
 
-    // The sample: every flagged submission, and a random share of the other readable runs.
+    // The sample: every flagged submission, and a random share of the other gradable runs. A run
+    // grading refuses (a token that does not verify, a quick run of a lesson that grades full runs,
+    // answers bound to another run) earns no points, so re-measuring it cannot change a grade: it
+    // is left out, and listed with the reason.
     std::vector<std::size_t> readable, chosen;
     std::map<std::size_t, std::string> why;
+    std::vector<std::pair<std::string, std::string>> refused;
     for (std::size_t i = 0; i < batch.entries.size(); ++i) {
         const auto& e = batch.entries[i];
         if (e.run_file.empty() || e.lesson.empty()) continue;
-        if (!e.flags.empty()) {
+        if (const std::string st = e.status(); st == "refused" || st == "error") {
+            refused.push_back({e.folder, st + ": " + e.reason()});
+        } else if (!e.flags.empty()) {
             std::string f;
             for (const auto& x : e.flags) f += (f.empty() ? "" : " ") + x;
             why[i] = "flagged: " + f;
@@ -127,7 +148,8 @@ int cmd_audit(const Args& args) {
     const unsigned seed = vm.count("seed") ? vm["seed"].as<unsigned>() : std::random_device{}();
     std::mt19937 rng(seed);
     std::shuffle(readable.begin(), readable.end(), rng);
-    const std::size_t k = sample_size(vm["sample"].as<std::string>(), readable.size() + why.size());
+    const std::size_t gradable = readable.size() + why.size();
+    const std::size_t k = sample_size(vm["sample"].as<std::string>(), gradable);
     for (std::size_t i = 0; i < readable.size() && i < k; ++i) why[readable[i]] = "sampled";
     for (const auto& [i, w] : why) chosen.push_back(i);
 
@@ -136,15 +158,29 @@ int cmd_audit(const Args& args) {
         const auto& e = batch.entries[i];
         tasks.push_back({e.folder, e.student, e.lesson, why[i], fs::absolute(e.run_file).lexically_normal().string()});
     }
-    AuditSummary summary{batch.entries.size(), seed, tolerance, "here"};
+    print_selection(std::cerr, tasks, refused, gradable, seed, vm.count("slurm") && cluster.dry_run);
+    // Which ceilings decide, per submission: those its graded values depend on (audit.hpp).
+    const CeilingsThatDecide deciding = [&ctx](const std::string& lesson, const RawRun& submitted) -> DecidingCeilings {
+        try {
+            std::vector<std::string> graded;
+            for (const auto& q : ctx.spec(lesson).questions)
+                if (!q.expected.metric.empty()) graded.push_back(q.expected.metric);
+            const LoadedLesson& l = ctx.lesson(lesson);
+            return deciding_ceilings(submitted, graded, [&l](const RawRun& r) { return derive_run(l, r); });
+        } catch (const std::exception&) {
+            return std::nullopt;  // no spec or derivation here: every ceiling decides, as before
+        }
+    };
+    AuditSummary summary{batch.entries.size(), seed, tolerance, "here", refused};
     std::vector<Audited> results;
     if (vm.count("slurm")) {
-        ClusterAudit on = audit_on_cluster(tasks, fs::absolute(vm["dir"].as<std::string>()).lexically_normal(), seed, cluster, tolerance);
+        ClusterAudit on = audit_on_cluster(tasks, fs::absolute(vm["dir"].as<std::string>()).lexically_normal(), seed, cluster, tolerance,
+                                          deciding);
         if (!on.ran) return 0;  // --dry-run
         results = std::move(on.results);
         summary.where = on.where;
     } else {
-        results = audit_here(tasks, tolerance);
+        results = audit_here(tasks, tolerance, deciding);
     }
     const nlohmann::json doc = audit_json(results, summary);
     if (vm.count("out")) write_file_atomically(vm["out"].as<std::string>(), doc.dump(2) + "\n");

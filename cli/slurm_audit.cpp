@@ -120,6 +120,13 @@ AuditState read_state(const fs::path& file) {
     return st;
 }
 
+// Text for a shell comment: one line (a folder name could hold a line break and end the comment).
+std::string comment_safe(std::string s) {
+    for (char& c : s)
+        if (c == '\n' || c == '\r') c = ' ';
+    return s;
+}
+
 // The script of one round for one device kind: a case per task, each re-measured as made.
 slurm::Script array_script(const Work& w, const slurm::Request& r, const std::vector<PlannedTask>& tasks,
                            const std::vector<std::size_t>& ids, const std::string& kind) {
@@ -136,7 +143,8 @@ slurm::Script array_script(const Work& w, const slurm::Request& r, const std::ve
     s.options.push_back({"--open-mode", "append"});  // a retried task's log follows its first attempt's
     std::string cases;
     for (std::size_t i : ids)
-        cases += fmt::format("  {}) lesson={} run={} ;;\n", i, slurm::shell_quote(tasks[i].task.lesson), slurm::shell_quote(tasks[i].task.run_file));
+        cases += fmt::format("  {}) lesson={} run={} ;;  # {}\n", i, slurm::shell_quote(tasks[i].task.lesson),
+                             slurm::shell_quote(tasks[i].task.run_file), comment_safe(tasks[i].task.folder + ": " + tasks[i].task.why_sampled));
     s.body = "# lab audit: task N re-measures submission N of plan.json as it was made (its student, seed, token,\n"
              "# quick flag and device kind) and writes the record to results/N.json.\n"
              "set -u\n"
@@ -153,7 +161,7 @@ slurm::Script array_script(const Work& w, const slurm::Request& r, const std::ve
 }  // namespace
 
 ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::path& submissions, unsigned seed,
-                              const slurm::Request& r, double tolerance) {
+                              const slurm::Request& r, double tolerance, const CeilingsThatDecide& deciding) {
     const Work w{r.work};
     ClusterAudit out;
     std::error_code ec;
@@ -169,7 +177,8 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
                                          w.dir.string(), plan.value("submissions", "?"), submissions.string()));
         tasks = tasks_of(plan, w.plan());
         if (fs::exists(w.state(), ec)) state = read_state(w.state());
-        std::cerr << fmt::format("resuming the audit in {} (its sample of {}, seed {}; delete the folder to draw a new one)\n",
+        std::cerr << fmt::format("resuming the audit in {} (its sample of {}, seed {}, fixed by its first call: not this call's; delete the folder to "
+                                 "draw a new one)\n",
                                  w.dir.string(), tasks.size(), plan.value("seed", 0u));
     } else {
         tasks = plan_tasks(sample);
@@ -200,7 +209,8 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
             const fs::path file = w.dir / fmt::format("audit-{}-{}.sbatch", round_no, kind);
             std::cout << "# " << file.string() << "\n" << s.text() << "# submitted with:\n" << s.sbatch_line(file) << "\n\n";
         }
-        if (scripts.empty()) std::cout << "# nothing to submit: every task has finished or used its attempts\n";
+        if (tasks.empty()) std::cout << "# nothing to submit: the sample is empty\n";
+        else if (scripts.empty()) std::cout << "# nothing to submit: every task has finished or used its attempts\n";
         return out;
     }
 
@@ -233,7 +243,7 @@ ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::pa
             if (fs::exists(w.result(i), ec)) {
                 const nlohmann::json again = record::read_record(w.result(i));
                 const RawRun submitted = record::raw_run_from_record(record::read_record(a.task.run_file));
-                judge(a, submitted, record::raw_run_from_record(again), tolerance);
+                judge(a, submitted, record::raw_run_from_record(again), tolerance, deciding(a.task.lesson, submitted));
                 a.seconds = again.value("duration_s", 0.0);
             } else {
                 a.verdict = "not_audited";

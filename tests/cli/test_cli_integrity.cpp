@@ -243,10 +243,10 @@ TEST_CASE("an audit's summary counts each verdict under its own name, with what 
     const std::vector<lab::cli::Audited> results = {row("a", "reproduces"), row("b", "does_not_reproduce"), row("c", "inconclusive"),
                                                     row("d", "not_audited"), row("e", "not_audited"), row("f", "other_hardware")};
     std::ostringstream out;
-    lab::cli::print_audit(out, results, {6, 1});
+    lab::cli::print_audit(out, results, {6, 1, lab::cli::kAuditTolerance, "here", {}});
     CHECK_THAT(out.str(), Catch::Contains("1 reproduce, 1 do not, 1 inconclusive (the audit ran beside other work") &&
                               Catch::Contains("1 recorded on other hardware") && Catch::Contains("2 not audited (see each row's detail)"));
-    const json j = lab::cli::audit_json(results, {6, 1});
+    const json j = lab::cli::audit_json(results, {6, 1, lab::cli::kAuditTolerance, "here", {}});
     CHECK(j["inconclusive"] == 1);
     CHECK(j["not_audited"] == 2);
     CHECK(j["other_hardware"] == 1);

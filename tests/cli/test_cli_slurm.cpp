@@ -35,18 +35,25 @@ constexpr const char* kLesson = "02.05";
 struct Class {
     lab_test::TempDir dir;
     fs::path subs = dir / "subs", work = dir / "work";
-    std::map<std::string, std::string> env() const {
-        return {{"LAB_CONFIG_DIR", (lab_test::source_root() / "configs").string()}, {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""},
-                {"LAB_SLURM_POLL_S", "0.5"}};
+    // Configs whose 02.05 spec grades quick runs: an audit samples only runs grading accepts.
+    Class() {
+        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
+        fs::copy_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", dir / "configs/grading/02.05.yaml",
+                      fs::copy_options::overwrite_existing);
     }
-    // An honest run of `student`, recorded here, handed in.
+    std::map<std::string, std::string> env() const {
+        return {{"LAB_CONFIG_DIR", (dir / "configs").string()}, {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""}, {"LAB_SLURM_POLL_S", "0.5"}};
+    }
+    // An honest run of `student`, recorded here, handed in with answers bound to it.
     void hand_in(const std::string& student) {
         fs::create_directories(subs / student);
         auto r = run_lab({"run", kLesson, "--quick", "--device", "cpu", "--student", student, "--out", (subs / student / "run.json").string()},
                          env());
         INFO(r.err);
         REQUIRE(r.exit_code == 0);
-        lab_test::write_file(subs / student / "answers.yaml", "lesson: \"02.05\"\nanswers: {}\n");
+        auto t = run_lab({"answers", kLesson, "--run", (subs / student / "run.json").string()}, env());
+        REQUIRE(t.exit_code == 0);
+        lab_test::write_file(subs / student / "answers.yaml", t.out);
     }
 };
 

@@ -21,14 +21,24 @@ std::map<std::string, std::string> env_of(const lab_test::TempDir& d) {
 
 TEST_CASE("lab audit --slurm --dry-run prints the job array it would submit, and writes nothing", "[slurm-dry]") {
     lab_test::TempDir d;
+    // Configs whose 02.01 spec grades quick runs, so the recorded quick fixture is gradable.
+    fs::copy(lab_test::source_root() / "configs", d / "configs", fs::copy_options::recursive);
+    fs::copy_file(lab_test::source_root() / "tests/fixtures/grading/02.01.yaml", d / "configs/grading/02.01.yaml",
+                  fs::copy_options::overwrite_existing);
+    auto env = env_of(d);
+    env["LAB_CONFIG_DIR"] = (d / "configs").string();
     const fs::path subs = d / "subs";
-    for (const char* student : {"alice", "bob"}) {
+    for (const char* student : {"alice", "bob", "carol"}) {
         fs::create_directories(subs / student);
         fs::copy_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json", subs / student / "run.json");
+        if (std::string(student) == "carol") continue;  // no answers: grading refuses it, the audit leaves it out
+        auto t = run_lab({"answers", "02.01", "--run", (subs / student / "run.json").string()}, env);
+        REQUIRE(t.exit_code == 0);
+        lab_test::write_file(subs / student / "answers.yaml", t.out);
     }
     auto r = run_lab({"audit", subs.string(), "--sample", "100%", "--slurm", "--partition", "gpu_a100", "--account", "cs267",
                       "--throttle", "4", "--time", "20:00", "--work", (d / "work").string(), "--dry-run"},
-                     env_of(d));
+                     env);
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Contains("#SBATCH --array=0-1%4"));
@@ -39,6 +49,9 @@ TEST_CASE("lab audit --slurm --dry-run prints the job array it would submit, and
     CHECK_THAT(r.out, Contains(" run \"$lesson\" --replay \"$run\""));
     CHECK_THAT(r.out, Contains("sbatch --parsable"));
     CHECK_THAT(r.out, Contains((subs / "alice/run.json").string()));
+    CHECK_THAT(r.out, Contains("# alice: ") && Contains("# bob: "));  // each task says whose it is
+    CHECK_THAT(r.out, !Contains("carol"));
+    CHECK_THAT(r.err, Contains("2 of 2 gradable submissions chosen") && Contains("left out, refused by grading") && Contains("carol: "));
     CHECK(!fs::exists(d / "work"));
 
     SECTION("a damaged state.json in the work folder is refused with the file and what to do") {
@@ -47,7 +60,7 @@ TEST_CASE("lab audit --slurm --dry-run prints the job array it would submit, and
         lab_test::write_file(d / "work/plan.json",
                              R"({"schema": "lab.audit-plan/1", "submissions": ")" + subs_abs + R"(", "seed": 1, "tasks": []})");
         lab_test::write_file(d / "work/state.json", R"({"attempts": [1, 2], "jobs": {}})");
-        auto bad = run_lab({"audit", subs.string(), "--slurm", "--work", (d / "work").string(), "--dry-run"}, env_of(d));
+        auto bad = run_lab({"audit", subs.string(), "--slurm", "--work", (d / "work").string(), "--dry-run"}, env);
         CHECK(bad.exit_code == 2);
         CHECK_THAT(bad.err, Contains("state.json") && Contains("not an audit state lab wrote") && Contains("fix:"));
     }
