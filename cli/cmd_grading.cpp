@@ -21,6 +21,7 @@
 #include "paths.hpp"
 #include "progress_bar.hpp"
 #include "reports.hpp"
+#include "roster.hpp"
 #include "run_record.hpp"
 #include "submission.hpp"
 
@@ -141,61 +142,100 @@ int cmd_submit(const Args& args) {
     }
 }
 
+namespace {
+
+// `lab grade --help`: the layout is the contract an operator most often gets wrong.
+constexpr const char* kGradeUsage =
+    "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--lesson ID] [--roster ROSTER.csv [--identity COLUMN]] [--json]\n\n"
+    "SUBMISSIONS_DIR holds one folder per submission (SUBMISSIONS_DIR/alice/, SUBMISSIONS_DIR/bob_1234/, or Gradescope's\n"
+    "submission_1001/), each with the student's answers file(s) and run record(s), found by content whatever their names.\n"
+    "Each answers file is graded against the run it names (its run: digest), so resubmissions in one folder are fine; a\n"
+    "folder holding several lessons gives one gradebook row per lesson. A folder holding several students' files is\n"
+    "refused: give each student their own folder. An export with one more level (DIR/export/{alice,bob}) is descended.";
+
+bool flagged(const grader::BatchEntry& e, const std::string& flag) { return std::find(e.flags.begin(), e.flags.end(), flag) != e.flags.end(); }
+
+}  // namespace
+
 int cmd_grade(const Args& args) {
     po::options_description opts("options");
-    opts.add_options()("dir", po::value<std::string>()->required(), "one folder per student, each with answers and a run record")(
+    opts.add_options()("dir", po::value<std::string>()->required(), "one folder per submission, each with answers and a run record")(
         "out", po::value<std::string>()->default_value("gradebook.csv"), "the CSV gradebook")(
         "report", po::value<std::string>(), "also write the class's HTML page, and each run's page in <name>-reports/ beside it")(
         "key", po::value<std::string>()->default_value(""),
         "the course key (course mode: tokens checked); default $LAB_COURSE_KEY, else practice mode")(
-        "json", "print the summary as JSON");
+        "lesson", po::value<std::string>(), "the assignment's lesson: submissions of another lesson are refused, row by row")(
+        "roster", po::value<std::string>(), "the class roster, read as lab token reads it: a `missing` row per student with no submission")(
+        "identity", po::value<std::string>()->default_value(""), "with --roster: which column is the student ID, as for lab token")(
+        "json", "print the summary, and every row, as JSON");
     po::positional_options_description pos;
     pos.add("dir", 1);
     po::variables_map vm;
-    if (!parse("grade", "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--json]", args, opts, pos,
-               vm))
-        return 0;
+    if (!parse("grade", kGradeUsage, args, opts, pos, vm)) return 0;
     const fs::path report = vm.count("report") ? fs::path(vm["report"].as<std::string>()) : fs::path();
     if (!report.empty() && (fs::is_directory(report) || report.filename().empty()))
         throw UsageError("--report " + report.string() + " is a folder: give a file name, e.g. class.html");
     if (!report.empty() && report.lexically_normal() == fs::path(vm["out"].as<std::string>()).lexically_normal())
         throw UsageError("--report and --out are both " + report.string() + ": give the page its own name, e.g. class.html");
+    grader::BatchOptions options;
+    if (vm.count("lesson")) options.lesson = vm["lesson"].as<std::string>();
+    if (vm.count("roster"))
+        for (const auto& student : grader::read_roster(vm["roster"].as<std::string>(), vm["identity"].as<std::string>()).students)
+            options.roster.push_back(student.id);
     grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
     auto t0 = std::chrono::steady_clock::now();
     stderr_progress().start("grading", 0);
-    grader::BatchResult r = grader::grade_directory(ctx, vm["dir"].as<std::string>(), [](const std::string& folder, std::size_t done, std::size_t total) {
-        stderr_progress().update(folder, done, total);
-    });
+    grader::BatchResult r;
+    try {
+        r = grader::grade_directory(ctx, vm["dir"].as<std::string>(), [](const std::string& folder, std::size_t done, std::size_t total) {
+            stderr_progress().update(folder, done, total);
+        }, options);
+    } catch (...) {
+        stderr_progress().clear();
+        throw;
+    }
     stderr_progress().clear();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (vm.count("json"))   // the summary below says them otherwise; stdout holds only the JSON
+        for (const auto& n : r.notes) std::cerr << "note: " << n << "\n";
     write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
     std::string report_line;
     if (!report.empty()) {
-        const grader::ClassReportWritten w = grader::write_class_report(ctx, r, vm["dir"].as<std::string>(), report);
+        const grader::ClassReportWritten w = grader::write_class_report(ctx, r, r.graded_dir, report);
         report_line = fmt::format("class report: {} ({} run page{} in {})", report.string(), w.student_pages,
                                   w.student_pages == 1 ? "" : "s", w.pages_dir.string());
     }
-    int graded = 0, not_graded = 0, errors = 0, practice = 0;
+    int graded = 0, not_graded = 0, errors = 0, practice = 0, missing = 0;
     for (const auto& e : r.entries) {
+        if (e.missing) {
+            missing++;
+            continue;
+        }
         (e.ok ? (e.report.graded ? graded : not_graded) : errors)++;
         practice += e.status() == "practice";
     }
+    const std::size_t submissions = r.entries.size() - missing;
     if (vm.count("json")) {
         nlohmann::json missed = nlohmann::json::array();
         for (const auto& [q, f] : r.most_missed) missed.push_back({{"question", q}, {"missed_fraction", f}});
-        nlohmann::json errs = nlohmann::json::array();
-        for (const auto& e : r.entries)
-            if (!e.ok) errs.push_back({{"folder", e.folder}, {"error", e.error}});
+        nlohmann::json errs = nlohmann::json::array(), rows = nlohmann::json::array();
+        for (const auto& e : r.entries) {
+            if (!e.ok && !e.missing) errs.push_back({{"folder", e.folder}, {"lesson", e.lesson}, {"error", e.error}, {"kind", e.error_kind}});
+            const bool scored = e.ok && e.report.graded;
+            rows.push_back({{"folder", e.folder}, {"student", e.student}, {"lesson", e.lesson}, {"score", scored ? e.report.score : 0.0},
+                            {"max", e.report.max_score > 0 ? nlohmann::json(e.report.max_score) : nlohmann::json(nullptr)},
+                            {"status", e.status()}, {"reason", e.reason()}, {"flags", e.flags},
+                            {"run", e.run_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.run_file)}, {"ignored", e.ignored}});
+        }
         nlohmann::json flags = nlohmann::json::array();
         for (const auto& g : r.groups)
             flags.push_back({{"group", g.id}, {"kind", g.kind}, {"folders", g.folders}, {"evidence", g.evidence}});
         nlohmann::json mismatched = nlohmann::json::array();
         for (const auto& e : r.entries)
-            if (std::find(e.flags.begin(), e.flags.end(), "folder_mismatch") != e.flags.end())
-                mismatched.push_back({{"folder", e.folder}, {"student", e.student}});
-        std::cout << nlohmann::json{{"submissions", r.entries.size()}, {"graded", graded}, {"practice", practice},
-                                    {"not_graded", not_graded}, {"errors", errs}, {"most_missed", missed},
-                                    {"flags", flags}, {"folder_mismatch", mismatched},
+            if (flagged(e, "folder_mismatch")) mismatched.push_back({{"folder", e.folder}, {"student", e.student}});
+        std::cout << nlohmann::json{{"submissions", submissions}, {"graded", graded}, {"practice", practice},
+                                    {"not_graded", not_graded}, {"missing", missing}, {"errors", errs}, {"most_missed", missed},
+                                    {"flags", flags}, {"folder_mismatch", mismatched}, {"rows", rows}, {"notes", r.notes},
                                     {"mode", ctx.key() ? "course" : "practice"},
                                     {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs},
                                     {"report", report.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.string())}}
@@ -204,11 +244,20 @@ int cmd_grade(const Args& args) {
         return 0;
     }
     std::cout << fmt::format("{} submissions in {:.2f} s: {} graded, {} not graded (implausible or refused), {} could not be read\n",
-                             r.entries.size(), secs, graded, not_graded, errors);
+                             submissions, secs, graded, not_graded, errors);
+    if (missing) std::cout << fmt::format("{} student{} on the roster handed in nothing (status missing)\n", missing, missing == 1 ? "" : "s");
+    for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
     if (!ctx.key())
         std::cout << "practice mode: no course key (--key FILE or $LAB_COURSE_KEY), so no token was checked\n";
     for (const auto& e : r.entries)
-        if (!e.ok) std::cout << "  " << e.folder << ": " << e.error << "\n";
+        if (!e.ok && !e.missing) std::cout << "  " << e.folder << (e.lesson.empty() ? "" : " (" + e.lesson + ")") << ": " << e.error << "\n";
+    for (const auto& e : r.entries)
+        if (!e.ignored.empty()) {
+            std::string list;
+            for (const auto& f : e.ignored) list += (list.empty() ? "" : ", ") + f;
+            std::cout << fmt::format("  {}: graded {}; not graded: {} (another run of lesson {})\n", e.folder,
+                                     fs::path(e.run_file).filename().string(), list, e.lesson);
+        }
     if (!r.most_missed.empty()) {
         std::cout << "\nMost missed questions\n";
         for (const auto& [q, f] : r.most_missed) std::cout << fmt::format("  {:<24} {:.0f}% not correct\n", q, 100 * f);
@@ -222,8 +271,12 @@ int cmd_grade(const Args& args) {
         }
     }
     for (const auto& e : r.entries)
-        if (std::find(e.flags.begin(), e.flags.end(), "folder_mismatch") != e.flags.end())
+        if (flagged(e, "folder_mismatch"))
             std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.student);
+    for (const auto& e : r.entries)
+        if (flagged(e, "duplicate_student"))
+            std::cout << fmt::format("  duplicate_student: '{}' is graded for lesson {} in more than one row (folder '{}')\n", e.student,
+                                     e.lesson, e.folder);
     std::cout << "\ngradebook: " << vm["out"].as<std::string>() << "\n";
     if (!report_line.empty()) std::cout << report_line << "\n";
     return 0;

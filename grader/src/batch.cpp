@@ -2,6 +2,7 @@
 #include "batch.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -10,42 +11,22 @@
 #include <set>
 #include <sstream>
 
+#include <regex>
+
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "answers.hpp"
+#include "course.hpp"
 #include "errors.hpp"
 #include "run_record.hpp"
+#include "submission_folder.hpp"
 
 namespace fs = std::filesystem;
 
 namespace lab::grader {
 
 namespace {
-
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-// Finds the answers file and the run record of a folder by their content, not their names.
-// Throws std::filesystem::filesystem_error for a folder that cannot be listed.
-void find_files(const fs::path& folder, fs::path& answers, fs::path& run) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::recursive_directory_iterator(folder))
-        if (e.is_regular_file()) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-        if (fs::file_size(f) > (64u << 20)) continue;
-        std::string text = read_text(f);
-        if (run.empty() && text.find("\"lab.run/1\"") != std::string::npos) {
-            run = f;
-            continue;
-        }
-        if (answers.empty() && text.find("answers") != std::string::npos && looks_like_answers(text)) answers = f;
-    }
-}
 
 // A CSV cell: quoted when it holds a separator, and a leading ' where a spreadsheet would take
 // the cell for a formula (OWASP's advice for CSV injection).
@@ -91,11 +72,39 @@ double largest_difference(const Fingerprint& a, const Fingerprint& b, std::strin
     return worst;
 }
 
-// A folder's name agrees with its run's student when it holds the student's ID ("alice_1234"
-// for alice): Gradescope and LMS exports add numbers, never another student's name.
-bool folder_agrees(const std::string& folder, const std::string& student) {
-    const std::string f = normalise_student(folder);
-    return !student.empty() && f.find(student) != std::string::npos;
+// Folder names that carry no student ID: Gradescope's export (submission_1001) and LMS exports
+// that number submissions. Comparing them with a run's student would flag every honest folder.
+bool anonymous_folder_name(const std::string& folder) {
+    static const std::regex re(R"(^(submission)?[ _.-]?\d+$)", std::regex::icase);
+    return std::regex_match(folder, re);
+}
+
+// Gradescope's export lists each submission folder's submitters in submission_metadata.yml at
+// its top: folder -> the IDs a run of theirs may carry (name, sid, email, the email before @).
+std::map<std::string, std::vector<std::string>> gradescope_submitters(const fs::path& root) {
+    std::map<std::string, std::vector<std::string>> out;
+    const fs::path file = root / "submission_metadata.yml";
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return out;
+    try {
+        const YAML::Node doc = YAML::LoadFile(file.string());
+        if (!doc.IsMap()) return out;
+        for (const auto& kv : doc) {
+            auto& ids = out[kv.first.as<std::string>()];
+            const YAML::Node subs = kv.second[":submitters"];
+            if (!subs || !subs.IsSequence()) continue;
+            for (const auto& u : subs)
+                for (const char* k : {":name", ":sid", ":email"})
+                    if (u[k] && u[k].IsScalar()) {
+                        const std::string v = u[k].as<std::string>();
+                        ids.push_back(normalise_student(v));
+                        if (std::string(k) == ":email") ids.push_back(normalise_student(v.substr(0, v.find('@'))));
+                    }
+        }
+    } catch (const std::exception&) {
+        // An unreadable metadata file leaves the folders anonymous (not flagged), as without one.
+    }
+    return out;
 }
 
 std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::vector<Fingerprint>& prints) {
@@ -152,26 +161,128 @@ std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::
                               members.size(), students.size(), 100 * kNearCopyTolerance, 100 * worst.at(r)->difference,
                               worst.at(r)->where.empty() ? "" : ", on " + worst.at(r)->where));
     }
-    // A folder holding another student's run.
-    for (const auto& p : prints)
-        if (!folder_agrees(entries[p.entry].folder, p.student)) entries[p.entry].flags.push_back("folder_mismatch");
     return groups;
 }
 
-std::string one_line(std::string s) {
-    std::replace(s.begin(), s.end(), '\n', ' ');
-    return s;
+bool has_flag(const BatchEntry& e, const std::string& flag) { return std::find(e.flags.begin(), e.flags.end(), flag) != e.flags.end(); }
+
+// folder_mismatch: a folder named for one student holding another's run. Folders that carry no
+// name (Gradescope's submission_NNNN, a folder with its own submission_metadata.json) are not
+// compared, else every honest one is flagged and a real swap is lost among them; a Gradescope
+// export's submission_metadata.yml names each folder's submitters, and those are compared.
+void flag_folder_mismatches(std::vector<BatchEntry>& entries, const std::vector<Fingerprint>& prints, const fs::path& root,
+                            std::vector<std::string>& notes) {
+    const auto submitters = gradescope_submitters(root);
+    bool unnamed = false;
+    for (const auto& p : prints) {
+        BatchEntry& e = entries[p.entry];
+        if (p.student.empty()) continue;
+        bool agrees = true;
+        std::error_code ec;
+        if (auto it = submitters.find(e.folder); it != submitters.end())
+            agrees = std::find(it->second.begin(), it->second.end(), p.student) != it->second.end();
+        else if (anonymous_folder_name(e.folder) || fs::exists(root / e.folder / "submission_metadata.json", ec))
+            unnamed = true;
+        else
+            agrees = folder_names_student(e.folder, p.student);
+        if (!agrees && !has_flag(e, "folder_mismatch")) e.flags.push_back("folder_mismatch");
+    }
+    if (!submitters.empty())
+        notes.push_back("each run's student was compared with its folder's submitters in " + (root / "submission_metadata.yml").string());
+    if (unnamed)
+        notes.push_back("some folder names carry no student ID (e.g. submission_1001): their runs' students were not compared with "
+                        "them (folder_mismatch); duplicate_student, same_digest and near_copy still apply");
+}
+
+// duplicate_student: one student in more than one row of a lesson (a resubmission in another
+// folder, or a classmate's folder holding their run: one student graded twice).
+void flag_duplicate_students(std::vector<BatchEntry>& entries) {
+    std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> rows;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const std::string who = normalise_student(entries[i].student);
+        if (!who.empty() && who != "anonymous") rows[{who, entries[i].lesson}].push_back(i);
+    }
+    for (const auto& [key, members] : rows)
+        if (members.size() > 1)
+            for (std::size_t i : members) entries[i].flags.push_back("duplicate_student");
+}
+
+std::vector<fs::path> subfolders(const fs::path& dir) {
+    std::vector<fs::path> folders;
+    try {
+        for (const auto& e : fs::directory_iterator(dir))
+            if (e.is_directory()) folders.push_back(e.path());
+    } catch (const fs::filesystem_error& e) {
+        throw InputError(dir.string(), std::string("cannot list the submissions: ") + e.code().message());
+    }
+    std::sort(folders.begin(), folders.end());
+    return folders;
+}
+
+// True when `folder` is a level above the submissions (an export root: export/{alice,bob,...}):
+// at least two of its subfolders hold runs or answers, and they name at least two students.
+bool holds_submission_folders(const fs::path& folder) {
+    std::vector<fs::path> subs;
+    try {
+        subs = subfolders(folder);
+    } catch (const InputError&) {
+        return false;
+    }
+    if (subs.size() < 2) return false;
+    std::set<std::string> students;
+    int with_files = 0;
+    for (const auto& s : subs) {
+        try {
+            const FolderContents c = scan_folder(s);
+            with_files += !c.runs.empty() || !c.answers.empty();
+            for (const auto& who : students_named(c)) students.insert(who);
+        } catch (const fs::filesystem_error&) {
+        }
+    }
+    return with_files >= 2 && students.size() >= 2;
+}
+
+// The spec's maximum (every question's points), so a row not graded still has a denominator;
+// 0 when the lesson has no spec here.
+double spec_max(GradingContext& ctx, const std::string& lesson) {
+    if (lesson.empty()) return 0;
+    try {
+        double m = 0;
+        for (const auto& q : ctx.spec(lesson).questions) m += q.points;
+        return m;
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+std::string error_kind_of(const std::string& message, bool run_unreadable) {
+    if (message.find("digest does not match") != std::string::npos) return "tampered";
+    return run_unreadable ? "unreadable" : "incomplete";
 }
 
 }  // namespace
 
+bool folder_names_student(const std::string& folder, const std::string& student) {
+    const std::string f = normalise_student(folder), s = normalise_student(student);
+    if (s.empty()) return false;
+    // Any character but a letter or digit separates: _ - . a space, and an LMS's "Smith, Alice (alice)".
+    auto separator = [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); };
+    for (std::size_t pos = f.find(s); pos != std::string::npos; pos = f.find(s, pos + 1)) {
+        const std::size_t end = pos + s.size();
+        if ((pos == 0 || separator(f[pos - 1])) && (end == f.size() || separator(f[end]))) return true;
+    }
+    return false;
+}
+
 std::string BatchEntry::status() const {
+    if (missing) return "missing";
     if (!ok) return "error";
     if (!report.graded) return "refused";
     return report.mode == "course" ? "graded" : "practice";
 }
 
 std::string BatchEntry::reason() const {
+    if (missing) return "no submission";
     if (!ok) return one_line(error);
     if (!report.graded) {
         std::string all;
@@ -181,72 +292,143 @@ std::string BatchEntry::reason() const {
     return "";
 }
 
-BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const BatchProgress& progress) {
+BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const BatchProgress& progress, const BatchOptions& options) {
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw InputError(dir.string(), "not a folder of submissions", "give the folder holding one folder per student");
-    std::vector<fs::path> folders;
-    try {
-        for (const auto& e : fs::directory_iterator(dir))
-            if (e.is_directory()) folders.push_back(e.path());
-    } catch (const fs::filesystem_error& e) {
-        throw InputError(dir.string(), std::string("cannot list the submissions: ") + e.code().message());
-    }
-    std::sort(folders.begin(), folders.end());
-
+    if (!fs::is_directory(dir, ec)) throw InputError(dir.string(), "not a folder of submissions", "give the folder holding one folder per submission");
     BatchResult result;
+    fs::path root = dir;
+    std::vector<fs::path> folders = subfolders(root);
+    // An export with one more level: descend, and say so (grading it as one student merged a class).
+    while (folders.size() == 1 && holds_submission_folders(folders[0])) {
+        root = folders[0];
+        folders = subfolders(root);
+        result.notes.push_back(fmt::format("{} holds a single folder, {}, that holds {} submission folders: graded those", dir.string(),
+                                           root.lexically_relative(dir).string(), folders.size()));
+    }
+    if (folders.empty())
+        throw InputError(dir.string(), "no submission folders in " + dir.string(),
+                         "give the folder that holds one folder per submission (DIR/alice/, DIR/bob/, ...)");
+    result.graded_dir = root;
+    if (!options.lesson.empty()) ctx.spec(options.lesson);   // an unknown --lesson is refused before any grading
+
     std::vector<Fingerprint> prints;
     std::map<std::string, std::pair<int, int>> missed;  // question -> (not correct, graded)
+    std::size_t done = 0;
     for (const auto& folder : folders) {
-        if (progress) progress(folder.filename().string(), result.entries.size(), folders.size());
-        BatchEntry e;
-        e.folder = folder.filename().string();
-        // Each folder on its own: whatever one holds, the others are graded.
+        if (progress) progress(folder.filename().string(), done++, folders.size());
+        std::vector<Pairing> rows;
         try {
-            fs::path answers, run;
-            find_files(folder, answers, run);
-            e.run_file = run.string();
-            // Read once: every readable run is compared across the class, graded or not, and
-            // graded from the same copy.
-            std::optional<std::pair<nlohmann::json, RawRun>> read;
-            if (!run.empty()) {
-                try {
-                    nlohmann::json rec = record::read_record(run);
-                    RawRun raw = record::raw_run_from_record(rec);
-                    Fingerprint f = fingerprint(rec, raw);
-                    f.entry = result.entries.size();
-                    e.student = raw.options.student;
-                    e.lesson = raw.lesson_id;
-                    prints.push_back(std::move(f));
-                    read.emplace(std::move(rec), std::move(raw));
-                } catch (const std::exception&) {
-                    // Reported below by grading, which reads it again and says what is wrong.
-                }
-            }
-            if (answers.empty() || run.empty()) {
-                e.error = answers.empty() ? "no answers file found" : "no run record found";
-            } else {
-                e.report = read ? grade_read_run(ctx, "", answers, read->first, read->second, run) : grade_files(ctx, "", answers, run);
-                e.ok = true;
-                e.student = e.report.student;
-                e.lesson = e.report.lesson;
-                if (e.report.graded)
-                    for (const auto& q : e.report.results) {
-                        if (q.verdict == Verdict::void_question) continue;
-                        auto& m = missed[q.question.id];
-                        m.second++;
-                        if (q.verdict != Verdict::correct) m.first++;
-                    }
-            }
+            rows = pair_files(scan_folder(folder), folder);
         } catch (const fs::filesystem_error& ex) {
-            e.ok = false;
-            e.error = "cannot read the folder: " + ex.code().message() + " (" + ex.path1().string() + ")";
-        } catch (const std::exception& ex) {
-            e.ok = false;
-            e.error = ex.what();
+            Pairing p;
+            p.error = "cannot read the folder: " + ex.code().message() + " (" + ex.path1().string() + ")";
+            p.error_kind = "unreadable";
+            rows = {p};
         }
-        result.entries.push_back(std::move(e));
+        for (const auto& p : rows) {
+            BatchEntry e;
+            e.folder = folder.filename().string();
+            e.lesson = p.lesson;
+            e.student = p.student;
+            e.run_file = p.run.string();
+            for (const auto& f : p.ignored) e.ignored.push_back(f.lexically_relative(folder).string());
+            bool run_unreadable = false;
+            // Each row on its own: whatever one holds, the others are graded.
+            try {
+                // Read once: every readable run is compared across the class, graded or not, and
+                // graded from the same copy.
+                std::optional<std::pair<nlohmann::json, RawRun>> read;
+                if (!p.run.empty()) {
+                    try {
+                        nlohmann::json rec = record::read_record(p.run);
+                        RawRun raw = record::raw_run_from_record(rec);
+                        Fingerprint f = fingerprint(rec, raw);
+                        f.entry = result.entries.size();
+                        e.student = raw.options.student;
+                        e.lesson = raw.lesson_id;
+                        prints.push_back(std::move(f));
+                        read.emplace(std::move(rec), std::move(raw));
+                    } catch (const std::exception&) {
+                        // Reported by grading, which reads it again and says what is wrong.
+                        run_unreadable = true;
+                    }
+                }
+                if (!options.lesson.empty() && !e.lesson.empty() && e.lesson != options.lesson) {
+                    e.ok = true;
+                    e.report.lesson = e.lesson;
+                    e.report.student = e.student;
+                    e.report.problems.push_back(fmt::format("a submission of lesson {}, not {}: not graded (lab grade --lesson {})",
+                                                            e.lesson, options.lesson, options.lesson));
+                } else if (!p.error.empty()) {
+                    e.error = p.error;
+                    e.error_kind = p.error_kind;
+                } else {
+                    e.report = read ? grade_read_run(ctx, "", p.answers, read->first, read->second, p.run) : grade_files(ctx, "", p.answers, p.run);
+                    e.ok = true;
+                    e.student = e.report.student;
+                    e.lesson = e.report.lesson;
+                    if (e.report.graded)
+                        for (const auto& q : e.report.results) {
+                            if (q.verdict == Verdict::void_question) continue;
+                            auto& m = missed[q.question.id];
+                            m.second++;
+                            if (q.verdict != Verdict::correct) m.first++;
+                        }
+                }
+            } catch (const fs::filesystem_error& ex) {
+                e.ok = false;
+                e.error = "cannot read the folder: " + ex.code().message() + " (" + ex.path1().string() + ")";
+                e.error_kind = "unreadable";
+            } catch (const std::exception& ex) {
+                e.ok = false;
+                e.error = ex.what();
+                e.error_kind = error_kind_of(e.error, run_unreadable);
+            }
+            result.entries.push_back(std::move(e));
+        }
     }
     result.groups = flag_groups(result.entries, prints);
+    flag_folder_mismatches(result.entries, prints, root, result.notes);
+    flag_duplicate_students(result.entries);
+
+    // The lesson of rows that carry no lesson of their own (roster students who handed in nothing).
+    std::set<std::string> lessons;
+    for (const auto& e : result.entries)
+        if (!e.lesson.empty()) lessons.insert(e.lesson);
+    const std::string class_lesson = !options.lesson.empty() ? options.lesson : lessons.size() == 1 ? *lessons.begin() : "";
+    for (const auto& who : options.roster) {
+        const bool handed_in = std::any_of(result.entries.begin(), result.entries.end(), [&](const BatchEntry& e) {
+            return normalise_student(e.student) == who || folder_names_student(e.folder, who);
+        });
+        if (handed_in) continue;
+        BatchEntry m;
+        m.missing = true;
+        m.student = who;
+        m.lesson = class_lesson;
+        result.entries.push_back(std::move(m));
+    }
+    // A row not graded still has the maximum, so score / max works in a spreadsheet.
+    for (auto& e : result.entries)
+        if (!(e.ok && e.report.graded) && e.report.max_score == 0)
+            e.report.max_score = spec_max(ctx, !options.lesson.empty() ? options.lesson : !e.lesson.empty() ? e.lesson : class_lesson);
+
+    // Question columns: by lesson, then the spec's order (else the order results came in).
+    std::set<std::string> graded_lessons;
+    for (const auto& e : result.entries)
+        if (!e.report.results.empty()) graded_lessons.insert(e.report.lesson);
+    for (const auto& lesson : graded_lessons) {
+        std::vector<std::string> ids;
+        try {
+            for (const auto& q : ctx.spec(lesson).questions) ids.push_back(q.id);
+        } catch (const std::exception&) {
+        }
+        for (const auto& e : result.entries)
+            if (e.report.lesson == lesson)
+                for (const auto& q : e.report.results)
+                    if (std::find(ids.begin(), ids.end(), q.question.id) == ids.end()) ids.push_back(q.question.id);
+        for (const auto& id : ids) result.questions.push_back({lesson, id});
+    }
+
     for (const auto& [q, m] : missed)
         if (m.second > 0) result.most_missed.push_back({q, static_cast<double>(m.first) / m.second});
     std::sort(result.most_missed.begin(), result.most_missed.end(),
@@ -255,26 +437,26 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
 }
 
 std::string gradebook_csv(const BatchResult& r) {
-    std::vector<std::string> questions;
-    std::set<std::string> seen;
-    for (const auto& e : r.entries)
-        for (const auto& q : e.report.results)
-            if (seen.insert(q.question.id).second) questions.push_back(q.question.id);
+    std::set<std::string> lessons;
+    for (const auto& [lesson, id] : r.questions) lessons.insert(lesson);
+    const bool prefixed = lessons.size() > 1;
     std::string out = "folder,student,lesson,score,max,status,reason,flags";
-    for (const auto& q : questions) out += "," + csv_field(q);
+    for (const auto& [lesson, id] : r.questions) out += "," + csv_field(prefixed ? lesson + ":" + id : id);
     out += "\n";
     for (const auto& e : r.entries) {
         std::string flags;
         for (const auto& f : e.flags) flags += (flags.empty() ? "" : " ") + f;
+        const bool scored = e.ok && e.report.graded;
         out += csv_field(e.folder) + "," + csv_field(e.student) + "," + csv_field(e.lesson) + "," +
-               (e.ok ? fmt::format("{:g}", e.report.graded ? e.report.score : 0.0) : "0") + "," +
-               (e.ok ? fmt::format("{:g}", e.report.max_score) : "") + "," + e.status() + "," + csv_field(e.reason()) + "," +
-               csv_field(flags);
-        for (const auto& q : questions) {
+               fmt::format("{:g}", scored ? e.report.score : 0.0) + "," +
+               (e.report.max_score > 0 ? fmt::format("{:g}", e.report.max_score) : "") + "," + e.status() + "," + csv_field(e.reason()) +
+               "," + csv_field(flags);
+        for (const auto& [lesson, id] : r.questions) {
             std::string cell;
-            for (const auto& res : e.report.results)
-                if (res.question.id == q)
-                    cell = res.verdict == Verdict::void_question ? "void" : fmt::format("{:g}", e.report.graded ? res.points : 0.0);
+            if (e.report.lesson == lesson)
+                for (const auto& res : e.report.results)
+                    if (res.question.id == id)
+                        cell = res.verdict == Verdict::void_question ? "void" : fmt::format("{:g}", scored ? res.points : 0.0);
             out += "," + cell;
         }
         out += "\n";

@@ -1,9 +1,11 @@
-// Batch grading (`lab grade SUBMISSIONS_DIR`): one folder per student holding an answers file
-// and a run record, found by content whatever their names; a CSV gradebook; the questions most
+// Batch grading (`lab grade SUBMISSIONS_DIR`): one folder per submission holding answers files
+// and run records, found by content whatever their names (submission_folder.hpp: each answers
+// file graded against the run it names; one row per lesson); a CSV gradebook; the questions most
 // students missed; and flags for the instructor: near-copies across the class (runs of different
 // students whose medians agree within kNearCopyTolerance on every workload), the same run handed
-// in twice, a folder whose name disagrees with its run's student. A flag never changes a score.
-// Each folder is graded on its own: one unreadable file or folder is reported, the rest graded.
+// in twice, a folder whose name is another student's, a student graded in more than one row. A
+// flag never changes a score. Each folder is graded on its own: one unreadable file or folder is
+// reported, the rest graded. An export with one more level (DIR/export/{alice,bob}) is descended.
 #pragma once
 
 #include <filesystem>
@@ -26,10 +28,14 @@ struct BatchEntry {
     bool ok = false;              // graded (or reported not gradable) rather than failed
     std::string error;            // why it could not be graded at all
     GradeReport report;
-    std::vector<std::string> flags;   // "near_copy:G2", "same_digest:G1", "folder_mismatch"
+    std::vector<std::string> flags;   // "near_copy:G2", "same_digest:G1", "folder_mismatch", "duplicate_student"
+    bool missing = false;             // a roster student with no submission (no folder)
+    std::string error_kind;           // when not ok: tampered (digest mismatch) | unreadable | incomplete
+    std::vector<std::string> ignored; // other runs of the lesson in the folder (older resubmissions)
 
     // graded (course mode), practice (graded without a course key), refused (not gradable:
-    // implausible, a quick run, ...), error (could not be read or bound)
+    // implausible, a quick run, another lesson than --lesson, ...), error (could not be read or
+    // bound), missing (a roster student who handed in nothing)
     std::string status() const;
     std::string reason() const;   // why refused or in error; "" when graded
 };
@@ -46,14 +52,31 @@ struct BatchResult {
     std::vector<BatchEntry> entries;
     std::vector<FlagGroup> groups;
     std::vector<std::pair<std::string, double>> most_missed;  // question -> fraction of students not correct
+    // The gradebook's question columns: by lesson, then in the spec's order.
+    std::vector<std::pair<std::string, std::string>> questions;   // lesson, question id
+    std::filesystem::path graded_dir;     // the folder whose subfolders were graded
+    std::vector<std::string> notes;       // said once to the operator (a level descended, anonymous folders)
+};
+
+struct BatchOptions {
+    std::string lesson;                   // "": any; else other lessons' submissions are refused
+    std::vector<std::string> roster;      // students expected (normalised); each without a row gets `missing`
 };
 
 // `progress` (may be empty) is told each folder as it starts: its name, and how many of how many.
 using BatchProgress = std::function<void(const std::string& folder, std::size_t done, std::size_t total)>;
-BatchResult grade_directory(GradingContext& ctx, const std::filesystem::path& dir, const BatchProgress& progress = {});
+// Throws InputError (exit 2) for a path that is not a folder or holds no submission folders.
+BatchResult grade_directory(GradingContext& ctx, const std::filesystem::path& dir, const BatchProgress& progress = {},
+                            const BatchOptions& options = {});
+
+// The folder name as a whole token: the student's ID equal to it, or one of its parts separated
+// by _ - . a space or any other character that is not a letter or digit ("alice_1234" and
+// "Smith, Alice (alice)" are alice's; "bobby_tables" is not bob's).
+bool folder_names_student(const std::string& folder, const std::string& student);
 
 // folder, student, lesson, score, max, status, reason, flags, then one column per question
-// (points). Cells a spreadsheet would run as a formula (= + - @ first) are quoted with '.
+// (points; "LESSON:id" when the gradebook holds several lessons). Cells a spreadsheet would run
+// as a formula (= + - @ first) are quoted with '. Reasons are one line.
 std::string gradebook_csv(const BatchResult& r);
 
 }  // namespace lab::grader

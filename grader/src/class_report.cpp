@@ -36,9 +36,10 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
     return out;
 }
 
-Cell folder_cell(const ClassPage& p, const std::string& folder) {
-    auto it = p.links.find(folder);
-    return {folder, "mono", it == p.links.end() ? "" : it->second};
+Cell folder_cell(const ClassPage& p, const BatchEntry& e) {
+    const std::string key = row_key(p.result, e);
+    auto it = p.links.find(key);
+    return {e.missing ? "-" : key, "mono", it == p.links.end() ? "" : it->second};
 }
 
 std::string header_html(const ClassPage& p) {
@@ -49,9 +50,10 @@ std::string header_html(const ClassPage& p) {
         if (!e.lesson.empty()) lessons.insert(e.lesson);
     }
     std::string out = "<header>\n<h1>" + escape(p.title) + "</h1>\n<p class=\"meta\">";
-    out += escape(fmt::format("{} submission{}: {} graded, {} practice, {} refused, {} could not be read", p.result.entries.size(),
-                              p.result.entries.size() == 1 ? "" : "s", status["graded"], status["practice"], status["refused"],
+    out += escape(fmt::format("{} submission{}: {} graded, {} practice, {} refused, {} could not be read", p.result.entries.size() - status["missing"],
+                              p.result.entries.size() - status["missing"] == 1 ? "" : "s", status["graded"], status["practice"], status["refused"],
                               status["error"]));
+    if (status["missing"]) out += escape(fmt::format("; {} on the roster handed in nothing", status["missing"]));
     out += " &middot; lesson " + escape(lessons.empty() ? "-" : joined({lessons.begin(), lessons.end()})) + " &middot; " +
            escape(p.mode == "course" ? "course mode (tokens checked)" : "practice mode (no course key: no token was checked)");
     out += "</p>\n</header>\n<nav class=\"toc\"><a href=\"#scores\">Scores</a><a href=\"#questions\">Questions</a>"
@@ -174,22 +176,43 @@ std::string devices_html(const ClassPage& p) {
 std::string flags_html(const ClassPage& p) {
     std::string out = "<section id=\"flags\">\n<h2>Flagged for the instructor</h2>\n<p class=\"note\">A flag never changes a "
                       "score: you decide.</p>\n";
+    const std::string what_to_do =
+        "<div class=\"note\" id=\"what-to-do\"><p>What you can do with a flagged submission:</p><ul>"
+        "<li>Re-measure it: <code>lab audit SUBMISSIONS_DIR --sample 10%</code> re-runs every flagged submission (and a sample of the "
+        "others) as it was made, on this machine or with <code>--slurm</code> on the cluster, and says which reproduce.</li>"
+        "<li>Ask the student for a live re-run: <code>lab run ID</code> in front of you, on the machine they used.</li>"
+        "<li>Ask who handed in what: a folder holding another student's run, or one student in two rows, is often a mix-up.</li>"
+        "<li>Change the score yourself once you have decided: the flag never does.</li></ul></div>\n";
     if (!p.result.groups.empty()) {
         html::Table t{{"group", "kind", "folders", "evidence"}, {}, "groups"};
         for (const auto& g : p.result.groups) t.rows.push_back({{g.id, "mono"}, {g.kind}, {joined(g.folders), "mono"}, {g.evidence}});
         out += "<h3>Near-copies and repeated runs</h3>\n" + html::table(t);
     }
-    html::Table mismatch{{"folder", "holds the run of"}, {}, "mismatches"}, refused{{"folder", "why it was refused"}, {}, "refused"},
-        errors{{"folder", "why it could not be graded"}, {}, "errors"};
+    html::Table mismatch{{"folder", "holds the run of"}, {}, "mismatches"}, duplicate{{"folder", "student", "lesson"}, {}, "duplicates"},
+        refused{{"folder", "why it was refused"}, {}, "refused"}, tampered{{"folder", "why it could not be graded"}, {}, "tampered"},
+        unreadable{{"folder", "why it could not be graded"}, {}, "unreadable"}, errors{{"folder", "why it could not be graded"}, {}, "errors"};
     for (const auto& e : p.result.entries) {
-        if (has_flag(e, "folder_mismatch")) mismatch.rows.push_back({folder_cell(p, e.folder), {e.student, "mono"}});
-        if (e.status() == "refused") refused.rows.push_back({folder_cell(p, e.folder), {e.reason()}});
-        if (e.status() == "error") errors.rows.push_back({folder_cell(p, e.folder), {e.reason()}});
+        if (has_flag(e, "folder_mismatch")) mismatch.rows.push_back({folder_cell(p, e), {e.student, "mono"}});
+        if (has_flag(e, "duplicate_student")) duplicate.rows.push_back({folder_cell(p, e), {e.student, "mono"}, {e.lesson}});
+        if (e.status() == "refused") refused.rows.push_back({folder_cell(p, e), {e.reason()}});
+        if (e.status() == "error")
+            (e.error_kind == "tampered" ? tampered : e.error_kind == "unreadable" ? unreadable : errors)
+                .rows.push_back({folder_cell(p, e), {e.reason()}});
     }
+    const bool flagged = !p.result.groups.empty() || !mismatch.rows.empty() || !duplicate.rows.empty();
     if (!mismatch.rows.empty()) out += "<h3>Folders holding another student's run</h3>\n" + html::table(mismatch);
+    if (!duplicate.rows.empty()) out += "<h3>Students graded in more than one row</h3>\n" + html::table(duplicate);
+    if (flagged) out += what_to_do;
     if (!refused.rows.empty()) out += "<h3>Refused runs</h3>\n" + html::table(refused);
+    if (!tampered.rows.empty())
+        out += "<h3>Tampered runs (digest mismatch)</h3>\n<p class=\"note\">The run's content no longer matches its digest: it was "
+               "edited after <code>lab run</code> wrote it (or damaged in transit). Ask the student for the file as written, or a live "
+               "re-run.</p>\n" + html::table(tampered);
+    if (!unreadable.rows.empty())
+        out += "<h3>Unreadable or corrupt files</h3>\n<p class=\"note\">A file that cannot be read (not JSON or YAML, cut short, "
+               "a malformed answers file): ask the student to upload it again.</p>\n" + html::table(unreadable);
     if (!errors.rows.empty()) out += "<h3>Submissions that could not be graded</h3>\n" + html::table(errors);
-    if (p.result.groups.empty() && mismatch.rows.empty() && refused.rows.empty() && errors.rows.empty())
+    if (!flagged && refused.rows.empty() && tampered.rows.empty() && unreadable.rows.empty() && errors.rows.empty())
         out += "<p>Nothing flagged.</p>\n";
     return out + "</section>\n";
 }
@@ -208,8 +231,8 @@ std::string students_html(const ClassPage& p) {
     html::Table t{{"folder", "student", "lesson", "score", "status", "flags", "reason", "page"}, {}, "submissions"};
     for (const auto& e : p.result.entries) {
         const bool scored = e.ok && e.report.graded;
-        auto no_page = p.no_page.find(e.folder);
-        t.rows.push_back({folder_cell(p, e.folder),
+        auto no_page = p.no_page.find(row_key(p.result, e));
+        t.rows.push_back({folder_cell(p, e),
                           {e.student, "mono"},
                           {e.lesson},
                           {scored ? fmt::format("{:g} / {:g}", e.report.score, e.report.max_score) : "-", "num"},
@@ -255,6 +278,11 @@ PageBox grading_box(const BatchEntry& e) {
 
 }  // namespace
 
+std::string row_key(const BatchResult& r, const BatchEntry& e) {
+    const auto same = std::count_if(r.entries.begin(), r.entries.end(), [&](const BatchEntry& o) { return o.folder == e.folder; });
+    return same > 1 && !e.lesson.empty() ? e.folder + " " + e.lesson : e.folder;
+}
+
 std::string render_class_html(const ClassPage& p) {
     const std::string body = header_html(p) + "<main>\n" + scores_html(p) + questions_html(p) + devices_html(p) + flags_html(p) +
                              students_html(p) + "</main>\n<footer>Made by lab " LAB_VERSION " (<code>lab grade --report</code>). Each "
@@ -268,8 +296,10 @@ ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r,
     ClassReportWritten written{0, out.parent_path() / (out.stem().string() + "-reports")};
     std::set<std::string> taken;
     for (const auto& e : r.entries) {
+        if (e.missing) continue;
+        const std::string key = row_key(r, e);
         if (e.run_file.empty()) {
-            page.no_page[e.folder] = "no run record";
+            page.no_page[key] = "no run record";
             continue;
         }
         // Each run on its own, as grading does: one that cannot be read or derived has no page
@@ -287,12 +317,12 @@ ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r,
             student_page = render_run_html(RunPage{lesson.info, raw, d, withheld, rec, "", grading_box(e),
                                                    html::url_path("../" + out.filename().string()), "the class"});
         } catch (const std::exception& ex) {
-            page.no_page[e.folder] = ex.what();
+            page.no_page[key] = ex.what();
             continue;
         }
-        const std::string name = page_name(e.folder, taken);
+        const std::string name = page_name(key, taken);
         write_file_atomically(written.pages_dir / name, student_page);
-        page.links[e.folder] = html::url_path(written.pages_dir.filename().string() + "/" + name);
+        page.links[key] = html::url_path(written.pages_dir.filename().string() + "/" + name);
         written.student_pages++;
     }
     write_file_atomically(out, render_class_html(page));

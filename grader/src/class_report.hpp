@@ -32,9 +32,13 @@ struct ClassPage {
     std::string title;                            // "Class report: submissions/"
     std::string mode;                             // "course" or "practice"
     std::vector<ClassDevice> devices;             // every readable run, in folder order
-    std::map<std::string, std::string> links;     // folder -> relative href of its page
-    std::map<std::string, std::string> no_page;   // folder -> why it has no page
+    std::map<std::string, std::string> links;     // row key -> relative href of its page
+    std::map<std::string, std::string> no_page;   // row key -> why it has no page
 };
+
+// A row's key in ClassPage's maps: its folder, with its lesson when the folder holds several
+// lessons (one row each).
+std::string row_key(const BatchResult& r, const BatchEntry& e);
 
 // The device's peak and bandwidth as the class page compares them (0 for a ceiling the run
 // lacks: such a run is listed, not drawn).

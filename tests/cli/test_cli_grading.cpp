@@ -410,7 +410,7 @@ TEST_CASE("lab grade grades a folder of student folders found by content", "[gra
     CHECK(rows[0] == header);
     CHECK(rows[1] == "alice_1234,alice,02.05,10,10,practice,,near_copy:G1,2,2,1,1,1,1,2");
     CHECK(rows[2] == "bob_5678,bob,02.05,8,10,practice,,near_copy:G1,0,2,1,1,1,1,2");
-    CHECK_THAT(rows[3], Catch::StartsWith("carol_9012,carol,02.05,0,,error,"));
+    CHECK_THAT(rows[3], Catch::StartsWith("carol_9012,carol,02.05,0,10,error,"));   // the spec's max, for a percentage
     CHECK_THAT(rows[3], Catch::Contains("near_copy:G1"));
 
     SECTION("--json prints the summary as one document") {
@@ -451,6 +451,88 @@ TEST_CASE("lab grade names the file and line of a malformed answers file", "[gra
     auto r = run_lab({"grade", (d / "subs").string(), "--out", (d / "g.csv").string()}, configs.env());
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("answers.yaml:6") || Catch::Contains("answers.yaml:7"));
+}
+
+TEST_CASE("lab grade: --help states the layout; an empty folder is bad input", "[grading-cli][grading]") {
+    auto h = run_lab({"grade", "--help"});
+    CHECK(h.exit_code == 0);
+    CHECK_THAT(h.out, Catch::Contains("one folder per submission") && Catch::Contains("--roster") && Catch::Contains("--lesson"));
+    lab_test::TempDir d;
+    fs::create_directories(d / "empty");
+    auto r = run_lab({"grade", (d / "empty").string(), "--out", (d / "g.csv").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("no submission folders in"));
+    CHECK_FALSE(fs::exists(d / "g.csv"));
+}
+
+TEST_CASE("lab grade --json lists every row; --roster adds the missing; --lesson refuses another lesson", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const fs::path subs = d / "subs";
+    Run alice = fixture_run();
+    fs::create_directories(subs / "alice");
+    alice.save(subs / "alice" / "run.json");
+    lab_test::write_file(subs / "alice" / "answers.yaml", answers_for(alice));
+    lab_test::write_file(d / "roster.csv", "student,email\nalice,alice@u.edu\nbob,bob@u.edu\n");
+    auto r = run_lab({"grade", subs.string(), "--out", (d / "g.csv").string(), "--json", "--roster", (d / "roster.csv").string(),
+                      "--lesson", "02.05"}, configs.env());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json s = json::parse(r.out);
+    CHECK(s["submissions"] == 1);
+    CHECK(s["missing"] == 1);
+    REQUIRE(s["rows"].size() == 2);
+    CHECK(s["rows"][0]["folder"] == "alice");
+    CHECK(s["rows"][0]["student"] == "alice");
+    CHECK(s["rows"][0]["lesson"] == "02.05");
+    CHECK(s["rows"][0]["score"] == 10);
+    CHECK(s["rows"][0]["max"] == 10);
+    CHECK(s["rows"][0]["status"] == "practice");
+    CHECK(s["rows"][0]["flags"].is_array());
+    CHECK(s["rows"][1]["student"] == "bob");
+    CHECK(s["rows"][1]["status"] == "missing");
+    CHECK(s["rows"][1]["max"] == 10);
+
+    auto other = run_lab({"grade", subs.string(), "--out", (d / "g2.csv").string(), "--lesson", "02.01"}, configs.env());
+    INFO(other.err);
+    REQUIRE(other.exit_code == 0);
+    CHECK_THAT(lab_test::read_file(d / "g2.csv"), Catch::Contains("alice,alice,02.05,0,") && Catch::Contains(",refused,\"a submission of lesson 02.05, not 02.01"));
+    CHECK(run_lab({"grade", subs.string(), "--out", (d / "g3.csv").string(), "--roster", (d / "nope.csv").string()}, configs.env()).exit_code == 2);
+}
+
+TEST_CASE("run_autograder grades the run the answers are bound to when a student uploads several", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const fs::path root = d / "autograder";
+    fs::create_directories(root / "submission/runs");
+    Run older = fixture_run(), newer = fixture_run();
+    for (auto& w : newer.record["workloads"])
+        for (const char* k : {"median", "min", "max", "mean", "stddev", "total"}) w["time_s"][k] = w["time_s"][k].get<double>() * 1.03;
+    newer.restudent("alice");
+    older.save(root / "submission/runs/02.05-2026-12-01T16-40-05Z.json");
+    newer.save(root / "submission/runs/02.05-2026-12-01T16-41-30Z.json");
+    lab_test::write_file(root / "submission_metadata.json", json{{"users", {{{"email", "alice@u.edu"}, {"name", "Alice"}}}}}.dump());
+    auto grade = [&](const std::string& answers) {
+        fs::remove_all(root / "results");
+        lab_test::write_file(root / "submission/answers.yaml", answers);
+        const std::string line = "env -u LAB_COURSE_KEY LAB_PRACTICE=1 AUTOGRADER_ROOT='" + root.string() + "' LAB_LESSON=02.05 LAB_CONFIG_DIR='" +
+                                 configs.env().at("LAB_CONFIG_DIR") + "' PATH='" + lab_test::lab_executable().parent_path().string() +
+                                 ":/usr/bin:/bin' bash '" + (lab_test::source_root() / "grader/gradescope/run_autograder").string() +
+                                 "' >/dev/null 2>&1";
+        REQUIRE(std::system(line.c_str()) == 0);
+        return json::parse(lab_test::read_file(root / "results/results.json"));
+    };
+    // Bound to the newer run (which sorts last): graded against it, full marks.
+    json bound = grade(answers_for(newer));
+    CHECK(bound["score"] == 10);
+    CHECK(bound["extra_data"]["run"] == newer.digest());
+    CHECK(grade(answers_for(older))["extra_data"]["run"] == older.digest());
+    // Bound to neither: nothing graded against a guess; the message names the files.
+    std::string stray = answers_for(newer);
+    stray.replace(stray.find(newer.digest()), newer.digest().size(), "sha256:" + std::string(64, 'a'));
+    json neither = grade(stray);
+    CHECK(neither["score"] == 0);
+    CHECK_THAT(neither["output"].get<std::string>(), Catch::Contains("none of the 2 run records") && Catch::Contains("16-41-30Z.json"));
 }
 
 TEST_CASE("lab grade refuses a path that is not a folder", "[grading-cli][grading]") {

@@ -183,3 +183,41 @@ TEST_CASE("a class page without a single readable run or graded submission still
     CHECK(dom.text("//section[@id='questions']").find("No submission was graded") != std::string::npos);
     CHECK(dom.text("//header").find("course mode") != std::string::npos);
 }
+
+TEST_CASE("the class page tells tampered runs from unreadable files, and says what to do with a flag", "[class-report]") {
+    BatchResult r = sample_class();
+    BatchEntry tampered;
+    tampered.folder = "gina";
+    tampered.error = "run.json: the run record's digest does not match its content: the file was edited or corrupted\n  fix: record it again";
+    tampered.error_kind = "tampered";
+    r.entries.push_back(tampered);
+    BatchEntry corrupt;
+    corrupt.folder = "hank";
+    corrupt.error = "answers.yaml:3: a YAML quote never closed";
+    corrupt.error_kind = "unreadable";
+    r.entries.push_back(corrupt);
+    BatchEntry twice = graded("ivan", "alice", {Verdict::correct});
+    twice.flags = {"duplicate_student"};
+    r.entries.push_back(twice);
+    const std::string page = render_class_html(page_of(r));
+    HtmlDom dom(page);
+    CHECK(dom.texts("//table[@class='tampered']/tbody/tr/td[1]") == std::vector<std::string>{"gina"});
+    CHECK(dom.text("//table[@class='tampered']/tbody/tr/td[2]") ==
+          "run.json: the run record's digest does not match its content: the file was edited or corrupted; fix: record it again");
+    CHECK(dom.texts("//table[@class='unreadable']/tbody/tr/td[1]") == std::vector<std::string>{"hank"});
+    CHECK(dom.texts("//table[@class='errors']/tbody/tr/td[1]") == std::vector<std::string>{"dave"});
+    CHECK(dom.texts("//table[@class='duplicates']/tbody/tr/td[1]") == std::vector<std::string>{"ivan"});
+    const std::string advice = dom.text("//div[@id='what-to-do']");
+    CHECK_THAT(advice, Catch::Contains("lab audit") && Catch::Contains("live re-run") && Catch::Contains("never does"));
+}
+
+TEST_CASE("a folder of two lessons has a row, and a page, per lesson", "[class-report]") {
+    BatchResult r;
+    r.entries.push_back(graded("alice", "alice", {Verdict::correct}));
+    r.entries.push_back(graded("alice", "alice", {Verdict::wrong}));
+    r.entries.back().lesson = "02.01";
+    r.entries.push_back(graded("bob", "bob", {Verdict::correct}));
+    CHECK(lab::grader::row_key(r, r.entries[0]) == "alice 02.05");
+    CHECK(lab::grader::row_key(r, r.entries[1]) == "alice 02.01");
+    CHECK(lab::grader::row_key(r, r.entries[2]) == "bob");
+}

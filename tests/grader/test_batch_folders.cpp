@@ -1,0 +1,299 @@
+// `lab grade`'s folders as grading operators hand them over (a review of real exports): a
+// resubmission's several runs, a folder of two lessons, an export with one more level, a folder
+// of several students' files, Gradescope's anonymous submission_NNNN folders, folder names that
+// merely contain an ID, one student in two rows; and the gradebook's rows (max of a row not
+// graded, one-line reasons, --lesson, a roster's missing students, question order). Runs are the
+// recorded fixtures, sealed again with the project's own code where a test changes them.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "batch.hpp"
+#include "errors.hpp"
+#include "grading_fixtures.hpp"
+#include "run_record.hpp"
+#include "submission.hpp"
+#include "submission_folder.hpp"
+
+using namespace lab_test::grading;
+using lab::grader::BatchEntry;
+using lab::grader::BatchOptions;
+using lab::grader::BatchResult;
+using lab::grader::GradingContext;
+
+namespace {
+
+// Configs whose 02.01 and 02.05 specs grade --quick runs (the fixtures are quick runs).
+struct Class {
+    lab_test::TempDir dir;
+    std::unique_ptr<ScopedEnv> env;
+    fs::path subs;
+    Class() : subs(dir / "subs") {
+        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
+        for (const char* spec : {"02.01.yaml", "02.05.yaml"})
+            fs::copy_file(lab_test::source_root() / "tests/fixtures/grading" / spec, dir / "configs/grading" / spec,
+                          fs::copy_options::overwrite_existing);
+        env = std::make_unique<ScopedEnv>("LAB_CONFIG_DIR", (dir / "configs").string());
+        fs::create_directories(subs);
+    }
+    BatchResult grade(const BatchOptions& options = {}, const fs::path& where = {}) {
+        GradingContext ctx;
+        return lab::grader::grade_directory(ctx, where.empty() ? subs : where, {}, options);
+    }
+};
+
+// Every 02.05 question answered right for this run, bound to it (`bound_to` overrides the digest).
+std::string right_answers(const Run& run, const std::string& bound_to = "") {
+    auto side = [&](const char* w) { return run.text(std::string(w) + ".predicted_regime"); };
+    return fmt::format("lesson: \"02.05\"\nstudent: \"{}\"\nrun: \"{}\"\nanswers:\n", run.raw.options.student,
+                       bound_to.empty() ? run.digest() : bound_to) +
+           "  ridge_point: " + num(run.number("ridge_point")) + " FLOP/B\n" +
+           "  attainable: " + num(run.number("attainable_flops_per_s") / 1e9) + " GFLOP/s\n" +
+           "  triad_side: " + side("triad") + "\n  fma_few_side: " + side("fma_few") + "\n  fma_many_side: " + side("fma_many") +
+           "\n  sgemm_side: " + side("sgemm") + "\n" + "  triad_roof_fraction: " + num(100 * run.number("triad.roof_fraction")) + "%\n";
+}
+
+// An answers file of another lesson, every answer blank (a valid file; each blank scores 0).
+std::string blank_answers(const Run& run) {
+    return fmt::format("lesson: \"{}\"\nstudent: \"{}\"\nrun: \"{}\"\nanswers: {{}}\n", run.raw.lesson_id, run.raw.options.student,
+                       run.digest());
+}
+
+void hand_in(const fs::path& folder, const Run& run, const std::string& run_name = "run.json", const std::string& answers = "") {
+    fs::create_directories((folder / run_name).parent_path());
+    lab_test::write_file(folder / run_name, run.record.dump(1));
+    if (answers != "-") lab_test::write_file(folder / (run_name + ".answers.yaml"), answers.empty() ? right_answers(run) : answers);
+}
+
+// alice's 02.05 run measured again: every time 3% slower, sealed (another honest run of hers).
+Run rerun(const std::string& student = "alice", double factor = 1.03) {
+    Run r = fixture_run();
+    for (auto& w : r.record["workloads"])
+        for (const char* k : {"median", "min", "max", "mean", "stddev", "total"}) w["time_s"][k] = w["time_s"][k].get<double>() * factor;
+    restudent(r, student);
+    return r;
+}
+
+Run as_student(const std::string& student) {
+    Run r = fixture_run();
+    restudent(r, student);
+    return r;
+}
+
+std::vector<const BatchEntry*> rows_of(const BatchResult& r, const std::string& folder) {
+    std::vector<const BatchEntry*> out;
+    for (const auto& e : r.entries)
+        if (e.folder == folder) out.push_back(&e);
+    return out;
+}
+
+const BatchEntry& row(const BatchResult& r, const std::string& folder) {
+    const auto rows = rows_of(r, folder);
+    REQUIRE(rows.size() == 1);
+    return *rows[0];
+}
+
+bool has(const BatchEntry& e, const std::string& flag) { return std::find(e.flags.begin(), e.flags.end(), flag) != e.flags.end(); }
+
+}  // namespace
+
+TEST_CASE("a resubmission is graded against the run its answers are bound to, whatever sorts first", "[grading][batch]") {
+    Class c;
+    const Run older = fixture_run(), newer = rerun();
+    REQUIRE(older.digest() != newer.digest());
+    const fs::path lee = c.subs / "alice";
+    fs::create_directories(lee / "runs");
+    lab_test::write_file(lee / "runs/02.05-2026-12-01T16-40-05Z.json", older.record.dump(1));
+    lab_test::write_file(lee / "runs/02.05-2026-12-01T16-41-30Z.json", newer.record.dump(1));
+
+    SECTION("bound to the newer run, which sorts last") {
+        lab_test::write_file(lee / "answers.yaml", right_answers(newer));
+        const BatchResult r = c.grade();
+        const BatchEntry& e = row(r, "alice");
+        CAPTURE(e.reason());
+        CHECK(e.status() == "practice");
+        CHECK(e.report.score == e.report.max_score);
+        CHECK(e.report.run_digest == newer.digest());
+        CHECK(e.ignored == std::vector<std::string>{"runs/02.05-2026-12-01T16-40-05Z.json"});
+    }
+    SECTION("bound to the older run") {
+        lab_test::write_file(lee / "answers.yaml", right_answers(older));
+        const BatchResult r = c.grade();
+        const BatchEntry& e = row(r, "alice");
+        CHECK(e.status() == "practice");
+        CHECK(e.report.run_digest == older.digest());
+    }
+    SECTION("bound to neither: an error naming both files, not a grade against the wrong run") {
+        lab_test::write_file(lee / "answers.yaml", right_answers(newer, "sha256:" + std::string(64, '0')));
+        const BatchResult r = c.grade();
+        const BatchEntry& e = row(r, "alice");
+        CHECK(e.status() == "error");
+        CHECK_THAT(e.reason(), Catch::Contains("none of the 2 run records here") && Catch::Contains("16-40-05Z.json") &&
+                                   Catch::Contains("16-41-30Z.json") && Catch::Contains("; fix:"));
+    }
+}
+
+TEST_CASE("a folder of two lessons gives one row per lesson, and a lesson without answers is said", "[grading][batch]") {
+    Class c;
+    const Run a05 = fixture_run();
+    const Run a01(lab::record::read_record(fixture_run_file("02.01-quick.json")));
+    hand_in(c.subs / "alice", a05, "02.05-run.json");
+    hand_in(c.subs / "alice", a01, "02.01-run.json", blank_answers(a01));
+    hand_in(c.subs / "bob", as_student("bob"), "02.05-run.json");
+    Run b01 = a01;
+    restudent(b01, "bob");
+    hand_in(c.subs / "bob", b01, "02.01-run.json", "-");   // bob's 02.01 run, no answers for it
+
+    const BatchResult r = c.grade();
+    const auto alice = rows_of(r, "alice");
+    REQUIRE(alice.size() == 2);
+    CHECK(alice[0]->lesson != alice[1]->lesson);
+    for (const auto* e : alice) CHECK(e->status() == "practice");
+    const auto bob = rows_of(r, "bob");
+    REQUIRE(bob.size() == 2);
+    const auto bob01 = std::find_if(bob.begin(), bob.end(), [](const BatchEntry* e) { return e->lesson == "02.01"; });
+    REQUIRE(bob01 != bob.end());
+    CHECK((*bob01)->status() == "error");
+    CHECK((*bob01)->reason() == "no answers file found for lesson 02.01");
+    CHECK((*bob01)->report.max_score > 0);
+
+    // Question columns by lesson, then each spec's order; named with their lesson.
+    GradingContext ctx;
+    std::vector<std::string> expected;
+    for (const char* lesson : {"02.01", "02.05"})
+        for (const auto& q : ctx.spec(lesson).questions) expected.push_back(std::string(lesson) + ":" + q.id);
+    const std::string csv = lab::grader::gradebook_csv(r);
+    CHECK(csv.substr(0, csv.find('\n')) == "folder,student,lesson,score,max,status,reason,flags," + fmt::format("{}", fmt::join(expected, ",")));
+    // Two lessons of one student are not one student graded twice.
+    for (const auto& e : r.entries) CHECK_FALSE(has(e, "duplicate_student"));
+}
+
+TEST_CASE("an export with one more level is descended; a folder of several students' files is refused", "[grading][batch]") {
+    Class c;
+    const fs::path exported = c.subs / "assignment_77_export";
+    for (const char* who : {"alice", "bob", "carol"}) hand_in(exported / who, as_student(who));
+    const BatchResult r = c.grade();
+    REQUIRE(r.entries.size() == 3);
+    CHECK(row(r, "bob").student == "bob");
+    CHECK(row(r, "bob").status() == "practice");
+    CHECK(r.graded_dir == exported);
+    REQUIRE(r.notes.size() == 1);
+    CHECK_THAT(r.notes[0], Catch::Contains("assignment_77_export") && Catch::Contains("3 submission folders"));
+
+    SECTION("one folder holding alice's and bob's files") {
+        lab_test::TempDir other;
+        hand_in(other / "merged", as_student("alice"), "a.json");
+        hand_in(other / "merged", as_student("bob"), "b.json");
+        hand_in(other / "carol", as_student("carol"));
+        const BatchResult m = c.grade({}, other.path());
+        const BatchEntry& e = row(m, "merged");
+        CHECK(e.status() == "error");
+        CHECK_THAT(e.reason(), Catch::Contains("'merged' holds the files of 2 students") && Catch::Contains("alice: a.json") &&
+                                   Catch::Contains("bob: b.json"));
+        CHECK(row(m, "carol").status() == "practice");
+        CHECK(m.notes.empty());
+    }
+}
+
+TEST_CASE("a folder names a student as a whole token, and folders without names are not flagged", "[grading][batch]") {
+    CHECK(lab::grader::folder_names_student("alice_1234", "alice"));
+    CHECK(lab::grader::folder_names_student("Smith, Alice - alice.smith", "alice.smith"));
+    CHECK(lab::grader::folder_names_student("1234-bob", "bob"));
+    CHECK(lab::grader::folder_names_student("Smith, Bob (bob)", "bob"));
+    CHECK(lab::grader::folder_names_student("bob", "bob"));
+    CHECK_FALSE(lab::grader::folder_names_student("bobby_tables", "bob"));
+    CHECK_FALSE(lab::grader::folder_names_student("jacob", "bob"));
+    CHECK_FALSE(lab::grader::folder_names_student("submission_1001", "alice"));
+
+    Class c;
+    SECTION("bobby_tables/ holding bob's run is flagged; bob_1234/ is not") {
+        hand_in(c.subs / "bobby_tables", as_student("bob"));
+        hand_in(c.subs / "carol_1234", as_student("carol"));
+        const BatchResult r = c.grade();
+        CHECK(has(row(r, "bobby_tables"), "folder_mismatch"));
+        CHECK_FALSE(has(row(r, "carol_1234"), "folder_mismatch"));
+    }
+    SECTION("Gradescope's submission_NNNN folders: no folder_mismatch, said once; a swap shows as duplicate_student") {
+        hand_in(c.subs / "submission_1001", as_student("alice"));
+        hand_in(c.subs / "submission_1002", as_student("bob"));
+        hand_in(c.subs / "submission_1003", rerun("alice"));   // alice's second run, in carol's submission
+        const BatchResult r = c.grade();
+        for (const auto& e : r.entries) CHECK_FALSE(has(e, "folder_mismatch"));
+        REQUIRE(r.notes.size() == 1);
+        CHECK_THAT(r.notes[0], Catch::Contains("carry no student ID"));
+        CHECK(has(row(r, "submission_1001"), "duplicate_student"));
+        CHECK(has(row(r, "submission_1003"), "duplicate_student"));
+        CHECK_FALSE(has(row(r, "submission_1002"), "duplicate_student"));
+    }
+    SECTION("Gradescope's submission_metadata.yml names each folder's submitter: a swapped run is flagged") {
+        hand_in(c.subs / "submission_1001", as_student("alice"));
+        hand_in(c.subs / "submission_1002", as_student("alice"));   // bob's submission holds alice's run
+        lab_test::write_file(c.subs / "submission_metadata.yml",
+                             "submission_1001:\n  :submitters:\n  - :name: Alice A\n    :sid: S1\n    :email: alice@u.edu\n"
+                             "submission_1002:\n  :submitters:\n  - :name: Bob B\n    :sid: S2\n    :email: bob@u.edu\n");
+        const BatchResult r = c.grade();
+        CHECK_FALSE(has(row(r, "submission_1001"), "folder_mismatch"));
+        CHECK(has(row(r, "submission_1002"), "folder_mismatch"));
+        CHECK(has(row(r, "submission_1002"), "duplicate_student"));
+    }
+}
+
+TEST_CASE("the gradebook: a max on every row, one-line reasons, --lesson, a roster's missing students", "[grading][batch]") {
+    Class c;
+    hand_in(c.subs / "alice", fixture_run());
+    fs::create_directories(c.subs / "dave");   // handed in nothing
+    Run carol = as_student("carol");
+    hand_in(c.subs / "carol", carol);
+    json edited = carol.record;
+    edited["workloads"][0]["time_s"]["median"] = edited["workloads"][0]["time_s"]["median"].get<double>() * 1.5;   // not sealed again
+    lab_test::write_file(c.subs / "carol/run.json", edited.dump(1));
+    const Run e01(lab::record::read_record(fixture_run_file("02.01-quick.json")));
+    Run erin = e01;
+    restudent(erin, "erin");
+    hand_in(c.subs / "erin", erin, "run.json", blank_answers(erin));
+
+    BatchOptions options;
+    options.lesson = "02.05";
+    options.roster = {"alice", "carol", "dave", "erin", "frank"};
+    const BatchResult r = c.grade(options);
+    CHECK(row(r, "alice").status() == "practice");
+    const BatchEntry& dave = row(r, "dave");
+    CHECK(dave.reason() == "no submission (empty folder)");
+    const BatchEntry& tampered = row(r, "carol");
+    CHECK(tampered.status() == "error");
+    CHECK(tampered.error_kind == "tampered");
+    CHECK(tampered.reason().find('\n') == std::string::npos);
+    CHECK_THAT(tampered.reason(), Catch::Contains("corrupted; fix: "));
+    const BatchEntry& other = row(r, "erin");
+    CHECK(other.status() == "refused");
+    CHECK_THAT(other.reason(), Catch::Contains("lesson 02.01, not 02.05"));
+    // frank is on the roster and handed in nothing; dave's empty folder names him, so he is not missing.
+    const auto missing = std::count_if(r.entries.begin(), r.entries.end(), [](const BatchEntry& e) { return e.missing; });
+    CHECK(missing == 1);
+    const BatchEntry& frank = r.entries.back();
+    CHECK(frank.student == "frank");
+    CHECK(frank.status() == "missing");
+
+    const std::string csv = lab::grader::gradebook_csv(r);
+    const double max = row(r, "alice").report.max_score;
+    CHECK_THAT(csv, Catch::Contains(fmt::format("\ncarol,carol,02.05,0,{:g},error,", max)));
+    CHECK_THAT(csv, Catch::Contains(fmt::format("\ndave,,,0,{:g},error,no submission (empty folder),", max)));
+    CHECK_THAT(csv, Catch::Contains(fmt::format("\n,frank,02.05,0,{:g},missing,no submission,", max)));
+    CHECK_THAT(csv, Catch::Contains(fmt::format("\nerin,erin,02.01,0,{:g},refused,", max)));
+}
+
+TEST_CASE("an empty submissions folder is bad input, not an empty gradebook", "[grading][batch]") {
+    Class c;
+    const std::string err = input_error([&] { c.grade(); });
+    CHECK_THAT(err, Catch::Contains("no submission folders in"));
+}
+
+TEST_CASE("a reason of several lines reads as one line in the gradebook", "[grading][batch]") {
+    CHECK(lab::grader::one_line("run.json: the run record's digest does not match its content: the file was edited or corrupted\n"
+                                "  fix: record the run again") ==
+          "run.json: the run record's digest does not match its content: the file was edited or corrupted; fix: record the run again");
+    CHECK(lab::grader::one_line("a;\n  b\n\n c") == "a; b; c");
+}
