@@ -205,7 +205,13 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
             fs::remove_all(root / "results");
             lab_test::write_file(root / "submission/run.json", run_text);
             lab_test::write_file(root / "submission/answers.yaml", answers_head + right_answers(rec));
-            lab_test::write_file(root / "submission_metadata.json", json{{"users", {{{"email", email}, {"name", "x"}}}}}.dump());
+            // "a@x,b@y": a group submission of both.
+            json users = json::array();
+            for (std::size_t b = 0, e; b <= email.size(); b = e + 1) {
+                e = std::min(email.find(',', b), email.size());
+                users.push_back({{"email", email.substr(b, e - b)}, {"name", "x"}});
+            }
+            lab_test::write_file(root / "submission_metadata.json", json{{"users", users}}.dump());
             if (with_key) fs::copy_file(c.key, root / "source/course.key", fs::copy_options::overwrite_existing);
             else fs::remove(root / "source/course.key");
             std::string line = "env -u LAB_COURSE_KEY -u LAB_PRACTICE AUTOGRADER_ROOT='" + root.string() + "' LAB_LESSON=02.05 LAB_CONFIG_DIR='" +
@@ -219,6 +225,9 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
         json ok = grade_as("alice@uni.edu", run_text, true);
         CHECK(ok["score"] == graded["score"]);
         CHECK(ok["extra_data"]["mode"] == "course");
+        // A group submission: the member whose run it is is the submitter, whatever their place.
+        CHECK(grade_as("bob@uni.edu,Alice@uni.edu", run_text, true)["score"] == graded["score"]);
+        CHECK(grade_as("bob@uni.edu,carol@uni.edu", run_text, true)["score"] == 0);
         // Answers saved with a byte-order mark (Notepad does) are found and graded alike.
         CHECK(grade_as("alice@uni.edu", run_text, true, "\xEF\xBB\xBF")["score"] == graded["score"]);
         // bob uploads alice's untouched run behind a byte-order mark: lab reads it, and refuses.
