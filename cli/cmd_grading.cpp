@@ -179,9 +179,11 @@ int cmd_grade(const Args& args) {
         throw UsageError("--report and --out are both " + report.string() + ": give the page its own name, e.g. class.html");
     grader::BatchOptions options;
     if (vm.count("lesson")) options.lesson = vm["lesson"].as<std::string>();
-    if (vm.count("roster"))
-        for (const auto& student : grader::read_roster(vm["roster"].as<std::string>(), vm["identity"].as<std::string>()).students)
-            options.roster.push_back(student.id);
+    if (vm.count("roster")) {
+        const grader::Roster roster = grader::read_roster(vm["roster"].as<std::string>(), vm["identity"].as<std::string>());
+        for (const auto& student : roster.students) options.roster.push_back(student.id);
+        if (!roster.warning.empty()) std::cerr << "warning: " << roster.warning << "\n";
+    }
     grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
     auto t0 = std::chrono::steady_clock::now();
     stderr_progress().start("grading", 0);

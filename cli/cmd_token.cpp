@@ -77,6 +77,7 @@ int cmd_token(const Args& args) {
     std::cerr << fmt::format("{} students; IDs read from {}: they must be what the autograder's LAB_IDENTITY gives "
                              "(email_local unless set), else use --identity\n",
                              roster->students.size(), roster->rule);
+    if (!roster->warning.empty()) std::cerr << "warning: " << roster->warning << "\n";
     if (vm.count("out")) {
         const fs::path out = vm["out"].as<std::string>();
         write_file_atomically(out, csv);

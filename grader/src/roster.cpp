@@ -120,20 +120,26 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
                          "name the column of IDs 'student' (or 'email'), or give --identity (" + known + ")");
     const char* need = rule == "student" ? nullptr : rule == "sid" ? "sid" : rule == "name" ? "name" : "email";
     const bool first_last = rule == "name" && !has("name") && has("first name") && has("last name");
-    if (need && !has(need) && !first_last)
+    // Without a header, an email rule reads the first column (each cell must be an email).
+    const bool email_rule = rule == "email" || rule == "email_local";
+    const bool headerless_email = !header && email_rule;
+    if (need && !has(need) && !first_last && !headerless_email)
         throw InputError(file.string() + ":" + std::to_string(rows.front().first),
                          header ? "the roster's header (" + header_text + ") has no " + need + " column, which --identity " + rule + " reads"
                                 : std::string("the roster has no header row, so no ") + need + " column for --identity " + rule,
                          "add a header row naming the columns (Gradescope's roster export has one), or use --identity student");
-    const std::size_t column = rule == "student" ? (has("student") ? columns.at("student") : 0) : first_last ? columns.at("first name") : columns.at(need);
+    const std::size_t column = rule == "student" || headerless_email ? (has("student") ? columns.at("student") : 0)
+                               : first_last                          ? columns.at("first name")
+                                                                     : columns.at(need);
+    auto column_name = [&] { return header ? "column '" + rows.front().second[column] + "'" : std::string("the first column"); };
 
     Roster roster;
     roster.rule = rule == "student" ? (header && has("student") ? fmt::format("column '{}' (student)", rows.front().second[column])
                                                                 : std::string("the first column (student)"))
                   : first_last ? fmt::format("columns '{}' and '{}' joined (name)", rows.front().second[column],
                                              rows.front().second[columns.at("last name")])
-                  : rule == "email_local" ? fmt::format("column '{}', its part before @ (email_local)", rows.front().second[column])
-                                          : fmt::format("column '{}' ({})", rows.front().second[column], rule);
+                  : rule == "email_local" ? fmt::format("{}, its part before @ (email_local)", column_name())
+                                          : fmt::format("{} ({})", column_name(), rule);
     std::map<std::string, int> seen;
     for (std::size_t r = header ? 1 : 0; r < rows.size(); ++r) {
         const auto& [n, cells] = rows[r];
@@ -143,11 +149,9 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
             const std::size_t last = columns.at("last name");
             raw += " " + (last < cells.size() ? cells[last] : "");
         }
-        if (rule == "email_local") {
-            if (raw.find('@') == std::string::npos)
-                throw InputError(where, "'" + raw + "' in the email column is not an email", "give the student's email address");
-            raw = raw.substr(0, raw.find('@'));
-        }
+        if (email_rule && raw.find('@') == std::string::npos)
+            throw InputError(where, "'" + raw + "' in " + column_name() + " is not an email", "give the student's email address");
+        if (rule == "email_local") raw = raw.substr(0, raw.find('@'));
         const std::string id = normalise_student(raw);
         if (id.empty()) throw InputError(where, "this row has no student ID in " + roster.rule, "fill it in, or remove the row");
         if (id == "anonymous") throw InputError(where, "'anonymous' is not a student ID", "give the student's ID");
@@ -162,6 +166,13 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
     }
     if (roster.students.empty())
         throw InputError(file.string(), "the roster lists no students (only its header)", "one student per row, under the header");
+    // IDs that are whole emails, read by the student rule, are not what the autograder's default
+    // (email_local) compares: said, since the tokens would all be refused.
+    if (rule == "student" && std::all_of(roster.students.begin(), roster.students.end(),
+                                         [](const RosterStudent& s) { return s.id.find('@') != std::string::npos; }))
+        roster.warning = "the IDs are email addresses ('" + roster.students.front().id +
+                         "'): the autograder compares the part before @ unless its LAB_IDENTITY is email; give --identity "
+                         "email_local for that default, or set LAB_IDENTITY=email";
     return roster;
 }
 

@@ -22,7 +22,8 @@ struct RosterStudent {
 
 struct Roster {
     std::vector<RosterStudent> students;
-    std::string rule;  // how the IDs were read: "column 'Email', its part before @ (email_local)"
+    std::string rule;     // how the IDs were read: "column 'Email', its part before @ (email_local)"
+    std::string warning;  // "" or what would make the autograder refuse these IDs (whole emails read as IDs)
 };
 
 // The identities a roster can be read by: "" chooses (a "student"/"id" column, else an email

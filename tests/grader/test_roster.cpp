@@ -52,6 +52,14 @@ TEST_CASE("a roster's IDs are read by the autograder's identity rule", "[roster]
     const auto headed = d / "headed.csv";
     lab_test::write_file(headed, "Email,Student\nx@u.edu,carol\n");
     CHECK(ids(read_roster(headed)) == std::vector<std::string>{"carol"});
+    // No header: an email rule reads the first column; whole emails read as IDs are warned of.
+    const auto emails = d / "emails.csv";
+    lab_test::write_file(emails, "alice@u.edu,Alice\nbob@u.edu\n");
+    CHECK(ids(read_roster(emails, "email_local")) == std::vector<std::string>{"alice", "bob"});
+    CHECK(ids(read_roster(emails)) == std::vector<std::string>{"alice@u.edu", "bob@u.edu"});
+    CHECK_THAT(read_roster(emails).warning, Catch::Contains("--identity email_local"));
+    CHECK(read_roster(emails, "email_local").warning.empty());
+    CHECK(read_roster(plain).warning.empty());
     const auto names = d / "names.csv";
     lab_test::write_file(names, "Full Name,Email\nAlice Smith,a@u.edu\n");
     CHECK(ids(read_roster(names, "name")) == std::vector<std::string>{"alice_smith"});
@@ -68,7 +76,8 @@ TEST_CASE("a roster row no token should be issued for is refused with its line a
     CHECK_THAT(refused("student\n=cmd|calc\n"), Catch::Contains("r.csv:2"));
     CHECK_THAT(refused("alice\nbob\nAlice\n"), Catch::Contains("r.csv:3") && Catch::Contains("first on line 1"));
     CHECK_THAT(refused("Name,Phone\nA,1\n"), Catch::Contains("r.csv:1") && Catch::Contains("--identity"));
-    CHECK_THAT(refused("alice,a@u.edu\n", "email"), Catch::Contains("no header row"));
+    CHECK_THAT(refused("alice,a@u.edu\n", "email"), Catch::Contains("r.csv:1") && Catch::Contains("'alice' in the first column is not an email"));
+    CHECK_THAT(refused("Name,Phone\nA,1\n", "sid"), Catch::Contains("has no sid column"));
     CHECK_THAT(refused("Email\nnot-an-email\n"), Catch::Contains("r.csv:2") && Catch::Contains("not an email"));
     CHECK_THAT(refused("student\n"), Catch::Contains("only its header"));
     CHECK_THAT(refused("\n# nothing\n"), Catch::Contains("lists no students"));
