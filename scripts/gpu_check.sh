@@ -13,7 +13,7 @@
 # a rerun and the machine's start-up fit in the 15 minutes of device time; most valuable first:
 # lab calibrate, lab device (which then reads the ceilings cache), 02.01 full, 02.05 full, 02.05
 # quick with a trace (checked: every workload's window holds device work, nothing dropped or
-# stopped), a quick run of every other lesson that has a CUDA companion, the GPU tests. After every
+# stopped), the GPU tests, a quick run of every other lesson that has a CUDA companion. After every
 # step it rewrites what comes back, so a call cut short still brings back what was done; $OUT
 # holds at most 4 files (8 may come back):
 #   summary.txt            the issue's targets, each with what was measured and PASS/FAIL; the steps
@@ -285,7 +285,7 @@ step device 30 "$lab" device --device cuda --json
 cp -f "$work/device.out" "$files/device.json" 2>/dev/null
 save
 
-# --- 3. Lessons: 02.01 and 02.05 in full, then every other CUDA companion's lesson, quick --------
+# --- 3. Lessons: 02.01 and 02.05 in full, 02.05 quick with a trace ---------------------------------
 run_lesson() {  # ID QUICK(0/1) CAP [extra lab run options]
   local id=$1 quick=$2 cap=$3; shift 3
   local name=$id-h200 args=(run "$id" --device cuda --reveal)
@@ -304,16 +304,20 @@ if [ -f "$work/02.05-h200.trace.json.gz" ]; then
   cp -f "$work/trace-02.05.out" "$files/trace-02.05.json" 2>/dev/null
 fi
 save
+
+# --- 4. The GPU tests (a packed run: a missing backend or GPU fails them, never skips), before the
+# other lessons' quick runs: they check what no lesson run does (GEMM values on non-zero data, the
+# fills, a trace across counter passes), and the deadline may not reach the end of the list ----
+step gpu_tests 120 "$carry/build/tests/gpu_tests" --reporter compact
+cat "$work/gpu_tests.out" >>"$log" 2>/dev/null
+
+# --- 5. Every other CUDA companion's lesson, quick -----------------------------------------------
 mapfile -t companions < <(find "$carry/build/labs" -name 'lab_*_cuda.so' | sort)
 for companion in "${companions[@]}"; do
   id=$(basename "$companion" _cuda.so | sed -E 's/^lab_([0-9]+)_([0-9]+)$/\1.\2/')
   case "$id" in 02.01|02.05) continue ;; esac
   run_lesson "$id" 1 40
 done
-
-# --- 4. The GPU tests (a packed run: a missing backend or GPU fails them, never skips) -----------
-step gpu_tests 120 "$carry/build/tests/gpu_tests" --reporter compact
-cat "$work/gpu_tests.out" >>"$log" 2>/dev/null
 step gpu-state-after 20 nvidia-smi --query-gpu=pstate,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv
 cat "$work/gpu-state-after.out" >>"$log" 2>/dev/null
 save
