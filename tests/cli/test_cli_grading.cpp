@@ -533,6 +533,13 @@ TEST_CASE("run_autograder grades the run the answers are bound to when a student
     json neither = grade(stray);
     CHECK(neither["score"] == 0);
     CHECK_THAT(neither["output"].get<std::string>(), Catch::Contains("none of the 2 run records") && Catch::Contains("16-41-30Z.json"));
+    // Two answers files (an old template sorting first, the finished one) and the older run
+    // only: the answers bound to an uploaded run are graded, whatever the file names.
+    fs::remove(root / "submission/runs/02.05-2026-12-01T16-41-30Z.json");
+    lab_test::write_file(root / "submission/0-old answers.yaml", stray);
+    json paired = grade(answers_for(older));
+    CHECK(paired["score"] == 10);
+    CHECK(paired["extra_data"]["run"] == older.digest());
 }
 
 TEST_CASE("lab grade refuses a path that is not a folder", "[grading-cli][grading]") {
