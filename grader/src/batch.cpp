@@ -396,11 +396,28 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     for (const auto& e : result.entries)
         if (!e.lesson.empty()) lessons.insert(e.lesson);
     const std::string class_lesson = !options.lesson.empty() ? options.lesson : lessons.size() == 1 ? *lessons.begin() : "";
+    const auto submitters = options.roster.empty() ? decltype(gradescope_submitters(root)){} : gradescope_submitters(root);
     for (const auto& who : options.roster) {
         const bool handed_in = std::any_of(result.entries.begin(), result.entries.end(), [&](const BatchEntry& e) {
             return normalise_student(e.student) == who || folder_names_student(e.folder, who);
         });
         if (handed_in) continue;
+        // A group member whose partner uploaded: Gradescope's export lists both among the folder's
+        // submitters, and Gradescope gives both the group's grade; so does the gradebook, in a
+        // row of their own flagged group_member (never "missing").
+        std::optional<BatchEntry> group;
+        for (const auto& e : result.entries)
+            if (auto it = submitters.find(e.folder); !e.missing && it != submitters.end() &&
+                                                     std::find(it->second.begin(), it->second.end(), who) != it->second.end()) {
+                group = e;
+                break;
+            }
+        if (group) {
+            group->student = who;
+            group->flags.push_back("group_member");
+            result.entries.push_back(std::move(*group));
+            continue;
+        }
         BatchEntry m;
         m.missing = true;
         m.student = who;

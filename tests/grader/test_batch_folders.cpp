@@ -239,6 +239,26 @@ TEST_CASE("a folder names a student as a whole token, and folders without names 
         CHECK(has(row(r, "submission_1002"), "folder_mismatch"));
         CHECK(has(row(r, "submission_1002"), "duplicate_student"));
     }
+    SECTION("a group's partner on the roster shares the group's grade, flagged group_member, never missing") {
+        hand_in(c.subs / "submission_2002", as_student("alice"));
+        lab_test::write_file(c.subs / "submission_metadata.yml",
+                             "submission_2002:\n  :submitters:\n  - :name: Bob B\n    :email: bob@u.edu\n"
+                             "  - :name: Alice A\n    :email: alice@u.edu\n");
+        BatchOptions options;
+        options.roster = {"alice", "bob", "carol"};
+        const BatchResult r = c.grade(options);
+        const auto rows = rows_of(r, "submission_2002");
+        REQUIRE(rows.size() == 2);
+        const BatchEntry& alice = *rows[0];
+        const BatchEntry& bob = *rows[1];
+        CHECK(alice.student == "alice");
+        CHECK(bob.student == "bob");
+        CHECK(has(bob, "group_member"));
+        CHECK(bob.report.score == alice.report.score);
+        CHECK(bob.status() == alice.status());
+        const auto missing = std::count_if(r.entries.begin(), r.entries.end(), [](const BatchEntry& e) { return e.missing; });
+        CHECK(missing == 1);   // carol
+    }
 }
 
 TEST_CASE("the gradebook: a max on every row, one-line reasons, --lesson, a roster's missing students", "[grading][batch]") {
