@@ -40,6 +40,7 @@ FoundRun lenient_run(const fs::path& file, std::string text) {
     auto str = [](const nlohmann::json& o, const char* k) { return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : ""; };
     r.digest = str(j, "digest");
     r.student = str(j, "student");
+    r.started_at = str(j, "started_at");
     if (j.contains("lesson") && j["lesson"].is_object()) r.lesson = str(j["lesson"], "id");
     return r;
 }
@@ -92,6 +93,45 @@ std::vector<std::string> students_named(const FolderContents& c) {
         if (a.error.empty()) add(a.student);
     return {s.begin(), s.end()};
 }
+
+namespace {
+
+// One row per lesson and student in a folder: a student who handed in twice (two answers files,
+// each with its run) is graded on the latest submission, as Gradescope grades the last upload;
+// the others are listed as not graded. The latest is the pair whose run was recorded last
+// (started_at; the file name breaks a tie). A row that cannot be graded gives way to one that can.
+std::vector<Pairing> latest_submissions(std::vector<Pairing> rows, const FolderContents& c) {
+    auto started = [&](const Pairing& p) {
+        for (const auto& r : c.runs)
+            if (r.file == p.run) return r.started_at;
+        return std::string();
+    };
+    auto later = [&](const Pairing& a, const Pairing& b) {   // a is the later submission
+        if (a.error.empty() != b.error.empty()) return a.error.empty();
+        const std::string sa = started(a), sb = started(b);
+        return sa != sb ? sa > sb : a.answers > b.answers;
+    };
+    std::vector<Pairing> out;
+    for (auto& p : rows) {
+        auto same = std::find_if(out.begin(), out.end(), [&](const Pairing& q) {
+            return !p.lesson.empty() && q.lesson == p.lesson && normalise_student(q.student) == normalise_student(p.student) &&
+                   !p.answers.empty() && !q.answers.empty();
+        });
+        if (same == out.end()) {
+            out.push_back(std::move(p));
+            continue;
+        }
+        Pairing& keep = later(p, *same) ? p : *same;
+        Pairing& drop = &keep == &p ? *same : p;
+        for (const auto& f : {drop.answers, drop.run})
+            if (!f.empty()) keep.ignored.push_back(f);
+        keep.ignored.insert(keep.ignored.end(), drop.ignored.begin(), drop.ignored.end());
+        if (&keep == &p) *same = std::move(p);
+    }
+    return out;
+}
+
+}  // namespace
 
 std::vector<Pairing> pair_files(const FolderContents& c, const fs::path& folder) {
     const std::string folder_name = folder.filename().string();
@@ -201,7 +241,7 @@ std::vector<Pairing> pair_files(const FolderContents& c, const fs::path& folder)
         p.error_kind = "incomplete";
         rows.push_back(std::move(p));
     }
-    return rows;
+    return latest_submissions(std::move(rows), c);
 }
 
 std::string one_line(const std::string& s) {

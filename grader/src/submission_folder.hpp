@@ -20,6 +20,7 @@ struct FoundRun {
     std::string digest;     // "" when unknown
     std::string lesson;     // "" when unknown
     std::string student;    // as recorded
+    std::string started_at; // ISO 8601, as recorded ("" when unknown): which run is the latest
 };
 
 struct FoundAnswers {
@@ -48,7 +49,7 @@ struct Pairing {
     std::filesystem::path answers, run;
     std::string error;                            // "" when the row can be graded
     std::string error_kind;                       // unreadable | incomplete ("" when no error)
-    std::vector<std::filesystem::path> ignored;   // other runs of the lesson (older resubmissions)
+    std::vector<std::filesystem::path> ignored;   // other files of the lesson (older resubmissions)
 };
 
 // One pairing per answers file (and one per lesson whose runs have no answers file); a folder of

@@ -126,6 +126,21 @@ TEST_CASE("a resubmission is graded against the run its answers are bound to, wh
         CHECK(e.status() == "practice");
         CHECK(e.report.run_digest == older.digest());
     }
+    SECTION("two answers files, each with its run: one row, the latest submission, the other listed") {
+        // The older answers file sorts last and is complete too: the run recorded last decides.
+        Run latest = newer;
+        latest.record["started_at"] = "2099-01-01T00:00:00Z";
+        latest.reseal();
+        lab_test::write_file(lee / "runs/02.05-2026-12-01T16-41-30Z.json", latest.record.dump(1));
+        lab_test::write_file(lee / "answers.yaml", right_answers(latest));
+        lab_test::write_file(lee / "zz-old-answers.yaml", right_answers(older));
+        const BatchResult r = c.grade();
+        const BatchEntry& e = row(r, "alice");
+        CHECK(e.report.run_digest == latest.digest());
+        CHECK_FALSE(has(e, "duplicate_student"));
+        CHECK(std::find(e.ignored.begin(), e.ignored.end(), "zz-old-answers.yaml") != e.ignored.end());
+        CHECK(std::find(e.ignored.begin(), e.ignored.end(), "runs/02.05-2026-12-01T16-40-05Z.json") != e.ignored.end());
+    }
     SECTION("bound to neither: an error naming both files, not a grade against the wrong run") {
         lab_test::write_file(lee / "answers.yaml", right_answers(newer, "sha256:" + std::string(64, '0')));
         const BatchResult r = c.grade();
