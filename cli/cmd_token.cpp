@@ -78,6 +78,9 @@ int cmd_token(const Args& args) {
                              "(email_local unless set), else use --identity\n",
                              roster->students.size(), roster->rule);
     if (!roster->warning.empty()) std::cerr << "warning: " << roster->warning << "\n";
+    if (roster->staff_skipped)
+        std::cerr << fmt::format("left out {} row{} whose Role is not Student (staff get no token)\n", roster->staff_skipped,
+                                 roster->staff_skipped == 1 ? "" : "s");
     if (vm.count("out")) {
         const fs::path out = vm["out"].as<std::string>();
         write_file_atomically(out, csv);

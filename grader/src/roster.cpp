@@ -57,6 +57,7 @@ std::string column_kind(const std::string& cell) {
     if (h == "name" || h == "full name") return "name";
     if (h == "first name" || h == "given name") return "first name";
     if (h == "last name" || h == "surname" || h == "family name") return "last name";
+    if (h == "role") return "role";
     return "";
 }
 
@@ -118,6 +119,12 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
         throw InputError(file.string() + ":" + std::to_string(rows.front().first),
                          "the roster's header (" + header_text + ") names no column of student IDs or emails",
                          "name the column of IDs 'student' (or 'email'), or give --identity (" + known + ")");
+    // A header without a student column, read by the student rule, would give its first column
+    // (first names, in Gradescope's export): no autograder identity is that.
+    if (rule == "student" && header && !has("student"))
+        throw InputError(file.string() + ":" + std::to_string(rows.front().first),
+                         "the roster's header (" + header_text + ") has no student or id column, which --identity student reads",
+                         "give --identity email_local, email, sid or name (as the autograder's LAB_IDENTITY), or name the column of IDs 'student'");
     const char* need = rule == "student" ? nullptr : rule == "sid" ? "sid" : rule == "name" ? "name" : "email";
     const bool first_last = rule == "name" && !has("name") && has("first name") && has("last name");
     // Without a header, an email rule reads the first column (each cell must be an email).
@@ -144,6 +151,14 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
     for (std::size_t r = header ? 1 : 0; r < rows.size(); ++r) {
         const auto& [n, cells] = rows[r];
         const std::string where = file.string() + ":" + std::to_string(n);
+        // Gradescope's roster lists staff too (Role: Instructor, TA): no token for them.
+        if (has("role") && columns.at("role") < cells.size()) {
+            const std::string role = lower(cells[columns.at("role")]);
+            if (!role.empty() && role != "student") {
+                ++roster.staff_skipped;
+                continue;
+            }
+        }
         std::string raw = column < cells.size() ? cells[column] : "";
         if (first_last) {
             const std::size_t last = columns.at("last name");

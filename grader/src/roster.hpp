@@ -24,6 +24,7 @@ struct Roster {
     std::vector<RosterStudent> students;
     std::string rule;     // how the IDs were read: "column 'Email', its part before @ (email_local)"
     std::string warning;  // "" or what would make the autograder refuse these IDs (whole emails read as IDs)
+    int staff_skipped = 0;  // rows whose Role is not Student (instructors, TAs): no token
 };
 
 // The identities a roster can be read by: "" chooses (a "student"/"id" column, else an email

@@ -42,6 +42,13 @@ TEST_CASE("a roster's IDs are read by the autograder's identity rule", "[roster]
     CHECK(ids(read_roster(gs)) == std::vector<std::string>{"asmith", "eroux"});
     CHECK(ids(read_roster(gs, "email")) == std::vector<std::string>{"asmith@u.edu", "eroux@u.edu"});
     CHECK(ids(read_roster(gs, "sid")) == std::vector<std::string>{"123", "124"});
+    // No student column: the student rule would give first names, which no autograder compares.
+    CHECK_THAT(refusal([&] { read_roster(gs, "student"); }), Catch::Contains("gradescope.csv:1") && Catch::Contains("no student or id column"));
+    // Staff rows (Role other than Student) get no token.
+    const auto staff = d / "staff.csv";
+    lab_test::write_file(staff, "Name,Email,Role\nAlice,alice@u.edu,Student\nTom,tom@u.edu,TA\nIvy,ivy@u.edu,Instructor\nBo,bo@u.edu,\n");
+    CHECK(ids(read_roster(staff)) == std::vector<std::string>{"alice", "bo"});
+    CHECK(read_roster(staff).staff_skipped == 2);
     CHECK_THAT(refusal([&] { read_roster(gs, "name"); }), Catch::Contains("gradescope.csv:3") && Catch::Contains("'Roux, Jr Élodie'"));
     CHECK_THAT(read_roster(gs).rule, Catch::Contains("'Email'") && Catch::Contains("email_local"));
 
