@@ -8,10 +8,9 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
-
-#include <regex>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -81,8 +80,11 @@ bool anonymous_folder_name(const std::string& folder) {
 
 // Gradescope's export lists each submission folder's submitters in submission_metadata.yml at
 // its top: folder -> the IDs a run of theirs may carry (name, sid, email, the email before @).
-std::map<std::string, std::vector<std::string>> gradescope_submitters(const fs::path& root) {
-    std::map<std::string, std::vector<std::string>> out;
+// Read once per batch. A file that cannot be read leaves the folders compared by name, and the
+// summary says why (`notes`).
+using Submitters = std::map<std::string, std::vector<std::string>>;
+Submitters gradescope_submitters(const fs::path& root, std::vector<std::string>& notes) {
+    Submitters out;
     const fs::path file = root / "submission_metadata.yml";
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return out;
@@ -101,8 +103,11 @@ std::map<std::string, std::vector<std::string>> gradescope_submitters(const fs::
                         if (std::string(k) == ":email") ids.push_back(normalise_student(v.substr(0, v.find('@'))));
                     }
         }
-    } catch (const std::exception&) {
-        // An unreadable metadata file leaves the folders anonymous (not flagged), as without one.
+    } catch (const std::exception& e) {
+        out.clear();
+        notes.push_back(fmt::format("{} could not be read ({}): folders were compared with their runs' students by name only; "
+                                    "fix: download the export again",
+                                    file.string(), e.what()));
     }
     return out;
 }
@@ -171,8 +176,7 @@ bool has_flag(const BatchEntry& e, const std::string& flag) { return std::find(e
 // compared, else every honest one is flagged and a real swap is lost among them; a Gradescope
 // export's submission_metadata.yml names each folder's submitters, and those are compared.
 void flag_folder_mismatches(std::vector<BatchEntry>& entries, const std::vector<Fingerprint>& prints, const fs::path& root,
-                            std::vector<std::string>& notes) {
-    const auto submitters = gradescope_submitters(root);
+                            const Submitters& submitters, std::vector<std::string>& notes) {
     bool unnamed = false;
     for (const auto& p : prints) {
         BatchEntry& e = entries[p.entry];
@@ -388,7 +392,8 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
         }
     }
     result.groups = flag_groups(result.entries, prints);
-    flag_folder_mismatches(result.entries, prints, root, result.notes);
+    const Submitters submitters = gradescope_submitters(root, result.notes);
+    flag_folder_mismatches(result.entries, prints, root, submitters, result.notes);
     flag_duplicate_students(result.entries);
 
     // The lesson of rows that carry no lesson of their own (roster students who handed in nothing).
@@ -396,7 +401,6 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     for (const auto& e : result.entries)
         if (!e.lesson.empty()) lessons.insert(e.lesson);
     const std::string class_lesson = !options.lesson.empty() ? options.lesson : lessons.size() == 1 ? *lessons.begin() : "";
-    const auto submitters = options.roster.empty() ? decltype(gradescope_submitters(root)){} : gradescope_submitters(root);
     for (const auto& who : options.roster) {
         const bool handed_in = std::any_of(result.entries.begin(), result.entries.end(), [&](const BatchEntry& e) {
             return normalise_student(e.student) == who || folder_names_student(e.folder, who);

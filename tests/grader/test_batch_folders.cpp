@@ -254,6 +254,15 @@ TEST_CASE("a folder names a student as a whole token, and folders without names 
         CHECK(has(row(r, "submission_1002"), "folder_mismatch"));
         CHECK(has(row(r, "submission_1002"), "duplicate_student"));
     }
+    SECTION("a submission_metadata.yml that cannot be read is said, not silently ignored") {
+        hand_in(c.subs / "submission_1001", as_student("alice"));
+        lab_test::write_file(c.subs / "submission_metadata.yml", "submission_1001:\n  :submitters: [\n");
+        const BatchResult r = c.grade();
+        CHECK(row(r, "submission_1001").status() == "practice");
+        CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+            return n.find("submission_metadata.yml could not be read") != std::string::npos && n.find("fix:") != std::string::npos;
+        }));
+    }
     SECTION("a group's partner on the roster shares the group's grade, flagged group_member, never missing") {
         hand_in(c.subs / "submission_2002", as_student("alice"));
         lab_test::write_file(c.subs / "submission_metadata.yml",
