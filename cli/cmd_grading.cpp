@@ -63,25 +63,56 @@ int cmd_answers(const Args& args) {
     return 0;
 }
 
+namespace {
+
+// `lab submit ID --refuse REASON --results FILE`: an autograder that refuses a submission before
+// lab can grade it (a file missing, answers bound to no uploaded run, no course key) still gives
+// the student the results file a refused grade gets: every question listed at 0 of its points,
+// the reason, and the instructors' diagnostic. Exit 1: nothing was graded.
+int refuse_submission(const std::string& id, const po::variables_map& vm) {
+    if (!vm.count("results")) throw UsageError("--refuse writes a results.json: give --results FILE");
+    if (vm.count("answers") || vm.count("run") || vm.count("as"))
+        throw UsageError("--refuse grades nothing: give no answers file, --run or --as with it");
+    const std::string reason = vm["refuse"].as<std::string>();
+    if (reason.find_first_not_of(" \t\n") == std::string::npos) throw UsageError("--refuse needs the reason the student will read");
+    const std::string diagnostic = vm.count("diagnostic") ? vm["diagnostic"].as<std::string>() : reason;
+    // An unknown lesson or an unreadable spec is the operator's error: said, and nothing written.
+    const grader::GradingSpec spec = grader::GradingContext().spec(id);
+    write_file_atomically(vm["results"].as<std::string>(), grader::gradescope_failure(reason, diagnostic, 0, &spec).dump(2) + "\n");
+    std::cerr << "refused (results.json written, every question at 0): " << reason << "\n";
+    return 1;
+}
+
+}  // namespace
+
 int cmd_submit(const Args& args) {
     po::options_description opts("options");
     opts.add_options()("id", po::value<std::string>()->required(), "lesson ID")(
-        "answers", po::value<std::string>()->required(), "your answers file (YAML)")(
+        "answers", po::value<std::string>(), "your answers file (YAML)")(
         "run", po::value<std::string>(), "the run record to grade (default: run the lesson now, then grade)")(
         "results", po::value<std::string>(), "write Gradescope's results.json here (needs --run)")(
         "student", po::value<std::string>()->default_value(""), "with no --run: the student the run is recorded for")(
         "key", po::value<std::string>()->default_value(""),
         "the course key (course mode: tokens checked); default $LAB_COURSE_KEY, else practice mode")(
         "as", po::value<std::string>(), "who submitted (the autograder's identity): the run must be theirs")(
+        "refuse", po::value<std::string>(),
+        "with --results and no answers: refuse the submission for this reason (an autograder's own check), every question at 0")(
+        "diagnostic", po::value<std::string>(), "with --refuse: what only instructors see (default: the reason)")(
         "json", "print the grade as JSON");
     po::positional_options_description pos;
     pos.add("id", 1).add("answers", 1);
     po::variables_map vm;
-    if (!parse("submit", "lab submit ID ANSWERS.yaml [--run RUN.json | --student NAME] [--results results.json] [--key FILE] [--as STUDENT] [--json]", args, opts, pos, vm))
+    if (!parse("submit",
+               "lab submit ID ANSWERS.yaml [--run RUN.json | --student NAME] [--results results.json] [--key FILE] [--as STUDENT] [--json]"
+               " (an autograder's refusal: lab submit ID --refuse REASON [--diagnostic TEXT] --results results.json)",
+               args, opts, pos, vm))
         return 0;
     const std::string id = vm["id"].as<std::string>();
-    const std::string answers = vm["answers"].as<std::string>();
     const bool results = vm.count("results") > 0;
+    if (vm.count("refuse")) return refuse_submission(id, vm);
+    if (vm.count("diagnostic")) throw UsageError("--diagnostic goes with --refuse");
+    if (!vm.count("answers")) throw UsageError("lab submit needs the answers file: lab submit " + id + " answers.yaml --run RUN.json");
+    const std::string answers = vm["answers"].as<std::string>();
     if (results && !vm.count("run"))
         throw UsageError("--results needs --run: a grader must grade the student's own recorded run, never one it makes itself");
 

@@ -533,6 +533,16 @@ TEST_CASE("run_autograder grades the run the answers are bound to when a student
     json neither = grade(stray);
     CHECK(neither["score"] == 0);
     CHECK_THAT(neither["output"].get<std::string>(), Catch::Contains("none of the 2 run records") && Catch::Contains("16-41-30Z.json"));
+    // Refused before lab grades, yet the student sees the assignment: every question at 0 of its
+    // points, then the instructors' diagnostic.
+    const std::size_t questions = YAML::LoadFile((configs.dir / "configs/grading/02.05.yaml").string())["questions"].size();
+    REQUIRE(neither["tests"].size() == questions + 1);
+    CHECK(neither["tests"][0]["score"] == 0);
+    CHECK(neither["tests"][0]["max_score"].get<double>() > 0);
+    CHECK(neither["extra_data"]["graded"] == false);
+    std::string unbound = answers_for(newer);
+    unbound.erase(unbound.find("run:"), unbound.find('\n', unbound.find("run:")) - unbound.find("run:") + 1);
+    CHECK_THAT(grade(unbound)["output"].get<std::string>(), Catch::Contains("names no run") && Catch::Contains("2 run records"));
     // Two answers files (an old template sorting first, the finished one) and the older run
     // only: the answers bound to an uploaded run are graded, whatever the file names.
     fs::remove(root / "submission/runs/02.05-2026-12-01T16-41-30Z.json");
@@ -540,6 +550,35 @@ TEST_CASE("run_autograder grades the run the answers are bound to when a student
     json paired = grade(answers_for(older));
     CHECK(paired["score"] == 10);
     CHECK(paired["extra_data"]["run"] == older.digest());
+    // A file missing: said, with every question at 0.
+    fs::remove(root / "submission/runs/02.05-2026-12-01T16-40-05Z.json");
+    json missing = grade(answers_for(older));
+    CHECK_THAT(missing["output"].get<std::string>(), Catch::Contains("missing a run record"));
+    CHECK(missing["tests"].size() == questions + 1);
+}
+
+TEST_CASE("lab submit --refuse writes a refused results.json for an autograder's own checks", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const fs::path res = d / "results.json";
+    auto r = run_lab({"submit", "02.05", "--refuse", "Your submission is missing a run record.", "--diagnostic", "no .json found", "--results",
+                      res.string()},
+                     configs.env());
+    CHECK(r.exit_code == 1);
+    const json j = json::parse(lab_test::read_file(res));
+    CHECK(j["score"] == 0);
+    CHECK(j["output"] == "Your submission is missing a run record.");
+    CHECK(j["tests"].back()["output"] == "no .json found");
+    CHECK(j["tests"].back()["visibility"] == "hidden");
+    CHECK(j["tests"].size() == YAML::LoadFile((configs.dir / "configs/grading/02.05.yaml").string())["questions"].size() + 1);
+    // Misuse is the operator's error: exit 2, nothing written.
+    fs::remove(res);
+    CHECK(run_lab({"submit", "02.05", "--refuse", "x"}, configs.env()).exit_code == 2);
+    CHECK(run_lab({"submit", "02.05", "a.yaml", "--refuse", "x", "--results", res.string()}, configs.env()).exit_code == 2);
+    CHECK(run_lab({"submit", "02.05", "--refuse", " ", "--results", res.string()}, configs.env()).exit_code == 2);
+    CHECK(run_lab({"submit", "02.99", "--refuse", "x", "--results", res.string()}, configs.env()).exit_code == 2);
+    CHECK(run_lab({"submit", "02.05", "--diagnostic", "x"}, configs.env()).exit_code == 2);
+    CHECK_FALSE(fs::exists(res));
 }
 
 TEST_CASE("lab grade refuses a path that is not a folder", "[grading-cli][grading]") {
