@@ -308,7 +308,7 @@ int cmd_grade(const Args& args) {
             std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.student);
     for (const auto& e : r.entries)
         if (flagged(e, "duplicate_student"))
-            std::cout << fmt::format("  duplicate_student: '{}' is graded for lesson {} in more than one row (folder '{}')\n", e.student,
+            std::cout << fmt::format("  duplicate_student: '{}' has more than one row for lesson {} (folder '{}'; the gradebook keeps every row: decide which counts)\n", e.student,
                                      e.lesson, e.folder);
     std::cout << "\ngradebook: " << vm["out"].as<std::string>() << "\n";
     if (!report_line.empty()) std::cout << report_line << "\n";

@@ -201,7 +201,7 @@ std::string flags_html(const ClassPage& p) {
     }
     const bool flagged = !p.result.groups.empty() || !mismatch.rows.empty() || !duplicate.rows.empty();
     if (!mismatch.rows.empty()) out += "<h3>Folders holding another student's run</h3>\n" + html::table(mismatch);
-    if (!duplicate.rows.empty()) out += "<h3>Students graded in more than one row</h3>\n" + html::table(duplicate);
+    if (!duplicate.rows.empty()) out += "<h3>Students with more than one row (graded or not)</h3>\n" + html::table(duplicate);
     if (flagged) out += what_to_do;
     if (!refused.rows.empty()) out += "<h3>Refused runs</h3>\n" + html::table(refused);
     if (!tampered.rows.empty())
