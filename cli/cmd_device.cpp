@@ -28,7 +28,7 @@ int report(const ChildResult& r, bool json) {
     }
     print_device(std::cout, r.kind, r.facts);
     print_spec(std::cout, spec);
-    print_ceilings(std::cout, r.ceilings);
+    print_ceilings(std::cout, r.ceilings, CeilingDetail::full);
     return 0;
 }
 

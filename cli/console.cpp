@@ -1,6 +1,11 @@
 // Console output (see console.hpp).
 #include "console.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "format.hpp"
@@ -13,6 +18,45 @@ namespace {
 std::string si(double v, const std::string& unit) { return format::quantity(v, unit); }
 }  // namespace
 
+int terminal_columns() {
+    // COLUMNS first (set by shells for their children only when exported; tests and scripts can
+    // set it), then the terminal itself; a pipe or a file gets whole lines (0: no wrapping), which
+    // grep and diff read best.
+    if (const char* env = std::getenv("COLUMNS")) {
+        char* end = nullptr;
+        const long n = std::strtol(env, &end, 10);
+        if (end != env && *end == '\0' && n >= 40) return static_cast<int>(n);
+    }
+    winsize w{};
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40) return w.ws_col;
+    return 0;
+}
+
+std::string wrap_hanging(const std::string& line, std::size_t indent, int columns) {
+    if (columns <= 0 || line.size() <= static_cast<std::size_t>(columns) || indent + 20 > static_cast<std::size_t>(columns)) return line;
+    const std::size_t width = static_cast<std::size_t>(columns);
+    std::string out, current = line.substr(0, indent);
+    std::size_t pos = indent;
+    bool first_word = true;
+    while (pos < line.size()) {
+        std::size_t end = line.find(' ', pos);
+        if (end == std::string::npos) end = line.size();
+        const std::string word = line.substr(pos, end - pos);
+        pos = end + 1;
+        if (word.empty()) continue;
+        // A word that does not fit goes to the next line, indented under the first (a word longer
+        // than a whole line stays whole: a path is not cut).
+        if (!first_word && current.size() + 1 + word.size() > width) {
+            out += current + "\n";
+            current = std::string(indent, ' ') + word;
+        } else {
+            current += (first_word ? "" : " ") + word;
+        }
+        first_word = false;
+    }
+    return out + current;
+}
+
 void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
     out << fmt::format("device    {}: {}\n", to_string(kind), f.name);
     std::string caches;
@@ -21,29 +65,49 @@ void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
         caches += fmt::format("{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.bytes >> 10,
                               c.shared_by > 1 ? fmt::format(" (shared by {})", c.shared_by) : std::string());
     }
-    out << fmt::format("          {} cores, {} threads used, {} kernels; {}; memory {:.1f} GiB\n", f.compute_units,
-                       f.threads, f.simd.empty() ? "-" : f.simd, caches,
-                       static_cast<double>(f.memory_bytes) / (1ull << 30));
-    if (auto v = f.extra.find("virtualised"); v != f.extra.end()) out << "          virtualised: " << v->second << "\n";
-    if (auto b = f.extra.find("blas"); b != f.extra.end()) out << "          BLAS: " << b->second << "\n";
+    const int columns = terminal_columns();
+    out << wrap_hanging(fmt::format("          {} cores, {} threads used, {} kernels; {}; memory {:.1f} GiB", f.compute_units,
+                                    f.threads, f.simd.empty() ? "-" : f.simd, caches,
+                                    static_cast<double>(f.memory_bytes) / (1ull << 30)),
+                        10, columns)
+        << "\n";
+    if (auto v = f.extra.find("virtualised"); v != f.extra.end()) out << wrap_hanging("          virtualised: " + v->second, 10, columns) << "\n";
+    if (auto b = f.extra.find("blas"); b != f.extra.end()) out << wrap_hanging("          BLAS: " + b->second, 16, columns) << "\n";
 }
 
-void print_ceilings(std::ostream& out, const Ceilings& c) {
+void print_ceilings(std::ostream& out, const Ceilings& c, CeilingDetail detail) {
     out << fmt::format("ceilings  clock {}   launch {}{}{}{}\n", si(c.clock_hz.value, "Hz"), format::duration(c.launch_s.value),
                        c.launch_graph_s.value > 0 ? "   graph launch " + format::duration(c.launch_graph_s.value) + " per kernel" : "",
                        c.threads > 1 ? fmt::format("   ({} threads)", c.threads) : "", c.quick ? "   (quick calibration)" : "");
-    // Where a ceiling's value comes from, when it is not a trusted calibration.
-    auto status = [](const Ceiling& v) -> std::string {
+    const std::string best_kernel = best_bandwidth_kernel(c);
+    auto line = [&](const std::string& name, const std::string& value, const Ceiling& v, bool bandwidth) {
+        const std::string head = fmt::format("          {:<12} {:>14}   ", name, value);
         const std::string why = ceiling_status(v);
-        return why.empty() ? "" : "[" + why + "] ";
+        if (detail == CeilingDetail::full) {
+            // Where the value comes from when it is not a trusted calibration, then how it was measured.
+            out << wrap_hanging(head + (why.empty() ? "" : "[" + why + "] ") + v.method, head.size(), terminal_columns()) << "\n";
+            return;
+        }
+        // A run's view: the value, how steady its samples were, and whether to trust it, in one
+        // short line; the method is in `lab device` and the run's report.
+        std::string stats;
+        if (bandwidth && name == "bw.best" && !best_kernel.empty()) stats = "= bw." + best_kernel;
+        else if (v.samples > 0) stats = fmt::format("{} samples, spread {}{}", v.samples, format::spread(v.spread), v.noise_met ? "" : "*");
+        std::string status = why;
+        if (!v.trusted && why.rfind("not trusted", 0) == 0) status = "not trusted (noisy, or measured under load)";
+        std::string text = fmt::format("{}{:<25} {}", head, stats, status);
+        text.erase(text.find_last_not_of(' ') + 1);
+        out << text << "\n";
     };
-    for (const auto& [k, v] : c.flops_per_s)
-        out << fmt::format("          {:<12} {:>14}   {}{}\n", k, si(v.value, v.unit.empty() ? "FLOP/s" : v.unit), status(v),
-                           v.method);
-    for (const auto& [k, v] : c.bandwidth_bytes_per_s)
-        out << fmt::format("          {:<12} {:>14}   {}{}\n", "bw." + k, si(v.value, "B/s"), status(v), v.method);
+    for (const auto& [k, v] : c.flops_per_s) line(k, si(v.value, v.unit.empty() ? "FLOP/s" : v.unit), v, false);
+    for (const auto& [k, v] : c.bandwidth_bytes_per_s) line("bw." + k, si(v.value, "B/s"), v, true);
     for (const auto& [k, why] : c.skipped) out << fmt::format("          {:<12} {:>14}   {}\n", k, "not measured", why);
-    if (!c.clock_hz.measured_at.empty()) out << "          measured " << c.clock_hz.measured_at << "\n";
+    if (detail == CeilingDetail::full) {
+        if (!c.clock_hz.measured_at.empty()) out << "          measured " << c.clock_hz.measured_at << "\n";
+        return;
+    }
+    out << "          " << (c.clock_hz.measured_at.empty() ? "" : "measured " + c.clock_hz.measured_at + "; ")
+        << "* = noise target not met; how each was measured: lab report\n";
 }
 
 void print_spec(std::ostream& out, const nlohmann::json& spec) {
@@ -62,22 +126,37 @@ void print_spec(std::ostream& out, const nlohmann::json& spec) {
     if (spec.contains("bandwidth_bytes_per_s") && spec["bandwidth_bytes_per_s"].is_number())
         out << ", DRAM " << si(spec["bandwidth_bytes_per_s"].get<double>(), "B/s");
     out << "\n";
-    if (spec.contains("basis")) out << "          " << spec["basis"].get<std::string>() << "\n";
+    if (spec.contains("basis")) out << wrap_hanging("          " + spec["basis"].get<std::string>(), 10, terminal_columns()) << "\n";
 }
 
 void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
                      const std::set<std::string>& withheld) {
-    out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10} {:>13} {:>12} {:>9} {:>7}  {}\n", "workload",
-                       "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "regime");
-    for (const WorkloadRow& r : workload_rows(run, d, withheld)) {
-        out << fmt::format("{:<18} {:<22} {:>11} {:>7} {:>10} {:>10}", r.name, r.params, r.time, r.noise + (r.noise_met ? "" : "*"),
-                           r.flops, r.bytes);
+    const std::vector<WorkloadRow> rows = workload_rows(run, d, withheld);
+    // Columns as wide as their contents. Parameters that would widen every row (02.07's seven
+    // sizes) are listed under the table instead, one workload per line.
+    constexpr std::size_t kParamsInTable = 24;
+    std::size_t name_w = 8, params_w = 6;
+    for (const auto& r : rows) name_w = std::max(name_w, r.name.size()), params_w = std::max(params_w, r.params.size());
+    const bool params_below = params_w > kParamsInTable;
+    auto head = [&](const std::string& name, const std::string& params) {
+        return params_below ? fmt::format("{:<{}}", name, name_w) : fmt::format("{:<{}} {:<{}}", name, name_w, params, params_w);
+    };
+    out << fmt::format("{} {:>9} {:>7} {:>8} {:>9} {:>13} {:>10} {:>7} {:>6} {:>6}  {}\n", head("workload", "params"), "time", "noise",
+                       "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "ref", "regime");
+    for (const WorkloadRow& r : rows) {
+        std::string line = fmt::format("{} {:>9} {:>7} {:>8} {:>9}", head(r.name, r.params), r.time, r.noise + (r.noise_met ? "" : "*"),
+                                       r.flops, r.bytes);
         if (r.regime)
-            out << fmt::format(" {:>13} {:>12} {:>9} {:>7}  {}", r.flops_per_s->text, r.bytes_per_s->text, r.ai->text,
-                               r.roof_fraction->text, r.regime->text);
-        out << "\n";
+            line += fmt::format(" {:>13} {:>10} {:>7} {:>6} {:>6}  {}", r.flops_per_s->text, r.bytes_per_s->text, r.ai->text,
+                                r.roof_fraction->text, r.reference_fraction->text, r.regime->text);
+        out << line << "\n";
     }
-    out << "(time: median per invocation; noise: relative stddev, * = noise target not met within the time limit)\n";
+    out << "(time: median per invocation; noise: relative stddev, * = noise target not met within the time limit;\n"
+           " roof: of the ceilings above; ref: of the ceilings measured right after the kernel, which decide its regime)\n";
+    if (!params_below) return;
+    out << "params\n";
+    const int columns = terminal_columns();
+    for (const WorkloadRow& r : rows) out << wrap_hanging(fmt::format("  {:<{}}  {}", r.name, name_w, r.params), name_w + 4, columns) << "\n";
 }
 
 }  // namespace lab::cli

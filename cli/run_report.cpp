@@ -31,8 +31,8 @@ void print_run(std::ostream& out, const RunView& v) {
     out << fmt::format("lab run {} - {}{}   student: {}\n\n", v.info.id, v.info.title, v.raw.options.quick ? " (quick)" : "",
                        v.raw.options.student);
     print_device(out, v.raw.device_kind, v.raw.facts);
-    print_ceilings(out, v.raw.ceilings);
-    if (!v.ceilings_note.empty()) out << "          " << v.ceilings_note << "\n";
+    print_ceilings(out, v.raw.ceilings, CeilingDetail::brief);
+    if (!v.ceilings_note.empty()) out << wrap_hanging("          " + v.ceilings_note, 10, terminal_columns()) << "\n";
     out << "\n";
     print_workloads(out, v.raw, v.derivation, v.withheld);
     for (const auto& sk : v.raw.skipped) out << "  not measured: " << sk.workload << " (" << sk.reason << ")\n";

@@ -87,11 +87,12 @@ Ceilings calibrate_with_conditions(Backend& backend, Device& device, bool quick,
         Ceiling& v = *find_ceiling(c, key);
         std::string why = distrust_reason(v);
         v.trusted = why.empty();
-        if (!v.trusted) untrusted += fmt::format("{}{} {} ({})", untrusted.empty() ? "" : "; ", key, format::quantity(v.value, v.unit), why);
+        if (!v.trusted) untrusted += fmt::format("\n  {} {}: {}", key, format::quantity(v.value, v.unit), why);
     }
+    // One ceiling a line: a busy machine can distrust all seven, each with its own reason.
     if (!untrusted.empty())
-        note("ceilings stored as not trusted, even after measuring them again: " + untrusted +
-             ". Each run measures them again before use; run `lab calibrate` when the machine is quiet");
+        note("ceilings stored as not trusted, even after measuring them again (each run measures them again before use; run "
+             "`lab calibrate` when the machine is quiet):" + untrusted);
     set_best_bandwidth(c);  // "best" follows the roof kernels it is the best of
     return c;
 }
@@ -116,8 +117,8 @@ void InRunCeilings::add(CeilingMeasurement cm, const std::vector<Measurement>& w
         if (start && start->value > 0 && rate > roofline::kRoofMargin * start->value) {
             stale_noted_.insert(cm.ceiling);
             raised_beyond_margin_ = true;
-            note_(fmt::format("the {} ceiling of {} was stale: measured beside '{}' it reached {} ({:.2f}x); this run "
-                              "uses what it measured",
+            note_(fmt::format("the {} ceiling of {} was stale: measured beside '{}' it reached {} ({:.2f}x); from here on "
+                              "the run uses the highest rate it measures (the ceilings shown with the results)",
                               cm.ceiling, format::quantity(start->value, start->unit), cm.workloads.empty() ? "" : cm.workloads.front(),
                               format::quantity(rate, start->unit), rate / start->value));
         }

@@ -154,17 +154,19 @@ Cell derived(const std::optional<DerivedCell>& c) {
 }
 
 std::string measurements_html(const RunPage& p) {
-    html::Table t{{"workload", "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "regime"}, {}, "workloads"};
+    html::Table t{{"workload", "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "ref", "regime"}, {}, "workloads"};
     for (const WorkloadRow& r : workload_rows(p.raw, p.derivation, p.withheld)) {
         Cell regime = derived(r.regime);
         regime.css_class = r.regime && r.regime->withheld ? "withheld" : "";
         t.rows.push_back({{r.name, "mono"}, {r.params, "mono"}, {r.time, "num"}, {r.noise + (r.noise_met ? "" : "*"), "num"},
                           {r.flops, "num"}, {r.bytes, "num"}, derived(r.flops_per_s), derived(r.bytes_per_s), derived(r.ai),
-                          derived(r.roof_fraction), regime});
+                          derived(r.roof_fraction), derived(r.reference_fraction), regime});
     }
     std::string out = "<section id=\"measurements\">\n<h2>Measurements</h2>\n" + html::table(t);
     out += "<p class=\"note\">time: median per invocation; noise: relative standard deviation of the samples, * = the noise "
-           "target was not met within the time limit; roof: the fraction of the roof at the workload's arithmetic intensity.</p>\n";
+           "target was not met within the time limit; roof: the fraction of the roof at the workload's arithmetic intensity, of the "
+           "run's ceilings; ref: the same fraction of the ceilings measured right after the workload, which its measured regime is "
+           "decided by (on a busy machine the two differ).</p>\n";
     if (!p.raw.skipped.empty()) {
         out += "<p>Not measured:</p>\n<ul>";
         for (const auto& sk : p.raw.skipped) out += "<li><code>" + escape(sk.workload) + "</code>: " + escape(sk.reason) + "</li>";

@@ -38,7 +38,7 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
     for (const auto& m : run.measurements) {
         const Workload& w = m.workload;
         WorkloadRow r{w.name, params_text(w), format::duration(m.time.median), format::spread(m.time.noise),
-                      format::quantity(w.flops, ""), format::quantity(w.bytes, "B"), m.time.noise_met, {}, {}, {}, {}, {}};
+                      format::quantity(w.flops, ""), format::quantity(w.bytes, "B"), m.time.noise_met, {}, {}, {}, {}, {}, {}};
         const roofline::Placement* p = nullptr;
         for (const auto& wd : d.workloads)
             if (wd.workload == w.name) p = &wd.placement;
@@ -54,6 +54,11 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
             r.ai = cell("ai", format::number(p->ai));
             r.roof_fraction = cell("roof_fraction", format::percent(p->roof_fraction));
             r.regime = cell("measured_regime", regime ? regime->text : std::string("-"));
+            const roofline::PlacementCeilings pc = placement_ceilings(run, w.name);
+            const double flops_roof = pc.local_flops.value > 0 ? pc.local_flops.value : pc.peak_flops;
+            const double bytes_roof = pc.local_bandwidth.value > 0 ? pc.local_bandwidth.value : pc.peak_bandwidth;
+            const double reference = std::max(flops_roof > 0 ? p->flops_per_s / flops_roof : 0, bytes_roof > 0 ? p->bytes_per_s / bytes_roof : 0);
+            r.reference_fraction = cell("roof_fraction", format::percent(reference));
         }
         rows.push_back(std::move(r));
     }

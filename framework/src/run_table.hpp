@@ -25,6 +25,10 @@ struct WorkloadRow {
     bool noise_met = true;
     // Only for workloads the derivation placed on the roofline.
     std::optional<DerivedCell> flops_per_s, bytes_per_s, ai, roof_fraction, regime;
+    // The larger roof fraction against the ceilings measured right after the workload (its
+    // references), which the measured regime is decided by; the roof fraction where the run
+    // measured none. Withheld with the roof fraction.
+    std::optional<DerivedCell> reference_fraction;
 };
 
 // One row per measured workload, in the order measured. Times are medians per invocation; the

@@ -179,9 +179,9 @@ inline Ceilings effective_ceilings(const Ceilings& start, const std::vector<Ceil
                 target.method = "the rate workload '" + cm.workloads.front() + "' reached in this run";
             } else {
                 char stats[160];
-                std::snprintf(stats, sizeof stats, "median of %d samples of %d back-to-back invocations, spread %.1f%%%s",
-                              cm.measurement.time.samples, cm.measurement.time.batch, 100 * cm.measurement.time.noise,
-                              cm.measurement.time.noise_met ? "" : " (noise target not met)");
+                std::snprintf(stats, sizeof stats, "median of %d samples%s, spread %.1f%%%s", cm.measurement.time.samples,
+                              cm.measurement.time.batch > 1 ? (" of " + std::to_string(cm.measurement.time.batch) + " back-to-back invocations").c_str() : "",
+                              100 * cm.measurement.time.noise, cm.measurement.time.noise_met ? "" : " (noise target not met)");
                 target.method = (kernel.empty() ? "" : kernel + "; ") + stats;
             }
             target.samples = cm.purpose == "evidence" ? 0 : cm.measurement.time.samples;
@@ -271,24 +271,18 @@ private:
     }
 };
 
-// Where a recorded workload sits on the roofline of the run's ceilings (DESIGN.md): its rates,
-// AI, roof fraction and regimes, with the uncertainty of its own timing and of the ceilings.
-inline roofline::Placement placement_of(const RawRun& run, const std::string& name) {
+// The ceilings a recorded workload is placed against: the run's (its roofline, the roof fraction
+// everyone sees) and, for the verdict, the references measured right after it, where the run
+// measured them: the same statistic, close together in time.
+inline roofline::PlacementCeilings placement_ceilings(const RawRun& run, const std::string& name) {
     using roofline::Uncertain;
-    const Measurement& m = run.at(name);
-    const Workload& w = m.workload;
+    const Workload& w = run.at(name).workload;
     auto err = [](const TimeStats& t) { return roofline::median_rel_err(t.noise, t.samples); };
-    std::optional<Uncertain> doubling;
-    for (const auto& other : run.measurements)
-        if (other.workload.doubles == name && m.time.median > 0)
-            doubling = Uncertain{other.time.median / m.time.median, std::hypot(err(other.time), err(m.time))};
     roofline::PlacementCeilings pc;
     pc.peak_flops = run.ceilings.peak_flops(w.pipe);
     pc.peak_bandwidth = run.ceilings.peak_bandwidth();
     const Ceiling& launch = run.ceilings.launch_s;
     pc.launch = {launch.value, roofline::median_rel_err(launch.spread, launch.samples)};
-    // The verdict compares with the ceilings measured right after this workload, where the run
-    // measured them (its references): the same statistic, close together in time.
     for (const auto& cm : run.ceiling_measurements) {
         if (cm.purpose != "reference" || std::find(cm.workloads.begin(), cm.workloads.end(), name) == cm.workloads.end())
             continue;
@@ -299,7 +293,21 @@ inline roofline::Placement placement_of(const RawRun& run, const std::string& na
         else if (cm.ceiling.rfind("bandwidth.", 0) == 0 && w.level == "dram" && u.value > pc.local_bandwidth.value)
             pc.local_bandwidth = u;
     }
-    return roofline::place(w.flops, w.bytes, Uncertain{m.time.median, err(m.time)}, pc, doubling);
+    return pc;
+}
+
+// Where a recorded workload sits on the roofline of the run's ceilings (DESIGN.md): its rates,
+// AI, roof fraction and regimes, with the uncertainty of its own timing and of the ceilings.
+inline roofline::Placement placement_of(const RawRun& run, const std::string& name) {
+    using roofline::Uncertain;
+    const Measurement& m = run.at(name);
+    auto err = [](const TimeStats& t) { return roofline::median_rel_err(t.noise, t.samples); };
+    std::optional<Uncertain> doubling;
+    for (const auto& other : run.measurements)
+        if (other.workload.doubles == name && m.time.median > 0)
+            doubling = Uncertain{other.time.median / m.time.median, std::hypot(err(other.time), err(m.time))};
+    return roofline::place(m.workload.flops, m.workload.bytes, Uncertain{m.time.median, err(m.time)}, placement_ceilings(run, name),
+                           doubling);
 }
 
 // Places a recorded workload and publishes its standard metrics "<name>.time_s",
