@@ -110,8 +110,8 @@ struct Reader {
             ++s.sync_count;
             const std::string& kind = e.sync_kind.empty() ? e.name : e.sync_kind;
             ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
-            if (host_waits(kind)) s.sync_host_us += dur;
             if (host_waits(kind)) {  // host activity; a stream wait event is the device's
+                s.sync_host_us += dur;
                 if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
                 host_event(e, dur, true);
             }
