@@ -2,8 +2,9 @@
 // Kineto's and lab's own): kernels by total time, copies by direction, syncs, how much of the
 // span the GPU was busy, launch latency, and per hardware-counter range the FLOP its instruction
 // counts imply (with AI and the roofline position where the counters hold DRAM bytes and a device
-// is given). The --json keys are a contract (docs/trace.md). Kernel names: shortened in the
-// table, whole in JSON.
+// is given). The --json keys are a contract (docs/trace.md): keys are added, never renamed, and
+// their numbers stay raw (µs, bytes); the text (trace_text.cpp) writes them with units. Kernel
+// names: shortened in the table, whole in JSON.
 #include <filesystem>
 #include <iostream>
 
@@ -16,6 +17,7 @@
 #include "options.hpp"
 #include "paths.hpp"
 #include "trace_summary.hpp"
+#include "trace_text.hpp"
 
 namespace lab::cli {
 
@@ -24,14 +26,41 @@ namespace {
 using json = nlohmann::json;
 const char* kUsage = "lab trace TRACE.json[.gz] [--device-spec NAME] [--top N] [--json]";
 
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json ratio(double a, double b) { return b > 0 ? json(a / b) : json(nullptr); }
+json latency(const trace::LatencyStats& l) { return {{"count", l.count}, {"median_us", opt(l.median_us)}, {"p90_us", opt(l.p90_us)}}; }
+json share(const trace::HostShare& h) { return {{"name", h.name}, {"count", h.count}, {"overlap_us", h.overlap_us}}; }
+
+// The timeline keys: busy time per stream, the largest idle gaps, the launch latency split.
+void timeline(const trace::Summary& s, json& out) {
+    json streams = json::array();
+    for (const auto& st : s.streams)
+        streams.push_back({{"stream", st.stream}, {"busy_us", st.busy_us}, {"kernels", st.kernels}, {"copies", st.copies}, {"memsets", st.memsets}});
+    out["streams"] = streams;
+    json gaps = json::array();
+    for (const auto& g : s.idle_gaps) {
+        json calls = json::array();
+        for (const auto& c : g.host_calls) calls.push_back(share(c));
+        gaps.push_back({{"start_ts_us", g.start_ts_us}, {"offset_us", g.offset_us}, {"dur_us", g.dur_us},
+                        {"after", {{"name", g.after}, {"short_name", g.after_short}}},
+                        {"before", {{"name", g.before}, {"short_name", g.before_short}}},
+                        {"host_op", g.host_op ? share(*g.host_op) : json(nullptr)}, {"host_calls", calls}});
+    }
+    out["idle_gaps"] = gaps;
+    out["launch_latency_idle"] = latency(s.launch_idle);
+    out["launch_latency_queued"] = latency(s.launch_queued);
+}
+
 json to_json(const trace::Summary& s, std::size_t top, const std::optional<DeviceChoice>& dev) {
     json kernels = json::array();
     for (std::size_t i = 0; i < s.kernels.size() && i < top; ++i) {
         const auto& k = s.kernels[i];
-        kernels.push_back({{"name", k.name}, {"count", k.count}, {"total_us", k.total_us}, {"mean_us", k.total_us / double(k.count)}});
+        kernels.push_back({{"name", k.name}, {"short_name", k.short_name}, {"count", k.count}, {"total_us", k.total_us},
+                           {"mean_us", k.total_us / double(k.count)}, {"busy_fraction", ratio(k.total_us, s.gpu_busy_us)}});
     }
     json by_kind = json::object();
-    for (const auto& [kind, c] : s.memcpy_by_kind) by_kind[kind] = {{"count", c.count}, {"bytes", c.bytes}, {"total_us", c.total_us}};
+    for (const auto& [kind, c] : s.memcpy_by_kind)
+        by_kind[kind] = {{"count", c.count}, {"bytes", c.bytes}, {"total_us", c.total_us}, {"bytes_per_s", ratio(c.bytes, c.total_us * 1e-6)}};
     json ranges = json::array();
     for (const auto& r : s.counter_ranges) {
         const double flop = r.flop_fp32 + r.flop_fp64 + r.flop_fp16;
@@ -53,64 +82,19 @@ json to_json(const trace::Summary& s, std::size_t top, const std::optional<Devic
                 {"span_us", s.span_us},
                 {"untraced_us", s.untraced_us},
                 {"kernels", {{"count", s.kernel_count}, {"total_us", s.kernel_total_us}, {"distinct", s.kernels.size()}, {"top", kernels}}},
-                {"memcpy", {{"count", s.memcpy.count}, {"bytes", s.memcpy.bytes}, {"total_us", s.memcpy.total_us}, {"by_kind", by_kind}}},
+                {"memcpy", {{"count", s.memcpy.count}, {"bytes", s.memcpy.bytes}, {"total_us", s.memcpy.total_us},
+                            {"bytes_per_s", ratio(s.memcpy.bytes, s.memcpy.total_us * 1e-6)}, {"by_kind", by_kind}}},
                 {"memset", {{"count", s.memset_count}}},
-                {"syncs", {{"count", s.sync_count}, {"by_kind", s.syncs_by_kind}}},
+                {"syncs", {{"count", s.sync_count}, {"by_kind", s.syncs_by_kind}, {"us_by_kind", s.sync_us_by_kind}, {"host_us", s.sync_host_us}}},
                 {"gpu_busy_us", s.gpu_busy_us},
                 {"gpu_idle_us", s.gpu_idle_us()},
                 {"idle_fraction", s.idle_fraction()},
                 {"launch_latency_us", s.launch_latency_us ? json(*s.launch_latency_us) : json(nullptr)},
                 {"launches_matched", s.launches_matched},
                 {"counter_ranges", ranges}};
+    timeline(s, out);
     if (dev) out["device_spec"] = {{"name", dev->name}, {"source", dev->source}};
     return out;
-}
-
-// "void at::native::(anonymous namespace)::elementwise_kernel<128, 2, ...>(...)" -> its name
-// before the template arguments, with the start of them: enough to tell kernels apart.
-std::string short_name(const std::string& n, std::size_t width = 60) {
-    std::string s = n;
-    if (s.rfind("void ", 0) == 0) s = s.substr(5);
-    return s.size() <= width ? s : s.substr(0, width - 3) + "...";
-}
-
-void print(std::ostream& o, const json& j, const std::string& file) {
-    o << "trace " << file << " (" << j["format"].get<std::string>() << ")";
-    if (!j["device"]["name"].is_null()) o << "   device " << j["device"]["name"].get<std::string>();
-    if (!j["device"]["sms"].is_null()) o << ", " << j["device"]["sms"].get<int>() << " SMs";
-    if (j["gpu_busy_us"].get<double>() <= 0)
-        o << "\n\nno kernel, copy or memset in this trace: no GPU timeline to measure idle time on\n";
-    else
-        o << fmt::format("\n\nGPU span {:.1f} us: busy {:.1f} us, idle {:.1f} us ({:.1f}% idle)\n", j["span_us"].get<double>(),
-                         j["gpu_busy_us"].get<double>(), j["gpu_idle_us"].get<double>(), 100 * j["idle_fraction"].get<double>());
-    if (j["untraced_us"].get<double>() > 0)
-        o << fmt::format("  (lab measured for {:.1f} us more without tracing: left out of the span; each workload has a traced window)\n",
-                         j["untraced_us"].get<double>());
-    o << "launch latency (median kernel start - its launch call): "
-      << (j["launch_latency_us"].is_null() ? "- (no launch call in the trace)" : fmt::format("{:.1f} us", j["launch_latency_us"].get<double>()))
-      << fmt::format(" over {} kernels\n", j["launches_matched"].get<std::uint64_t>());
-    const auto& k = j["kernels"];
-    o << fmt::format("\nkernels: {} launches of {} kernels, {:.1f} us in all\n", k["count"].get<std::uint64_t>(), k["distinct"].get<std::uint64_t>(),
-                     k["total_us"].get<double>());
-    o << fmt::format("  {:>10} {:>7} {:>10}  {}\n", "total us", "count", "mean us", "kernel");
-    for (const auto& t : k["top"])
-        o << fmt::format("  {:>10.1f} {:>7} {:>10.2f}  {}\n", t["total_us"].get<double>(), t["count"].get<std::uint64_t>(), t["mean_us"].get<double>(),
-                         short_name(t["name"].get<std::string>()));
-    const auto& m = j["memcpy"];
-    o << fmt::format("\nmemcpy: {} copies, {:.0f} bytes, {:.1f} us", m["count"].get<std::uint64_t>(), m["bytes"].get<double>(), m["total_us"].get<double>());
-    for (const auto& [kind, c] : m["by_kind"].items())
-        o << fmt::format("; {} {} ({:.0f} B)", kind, c["count"].get<std::uint64_t>(), c["bytes"].get<double>());
-    o << fmt::format("\nmemset: {}   syncs: {}", j["memset"]["count"].get<std::uint64_t>(), j["syncs"]["count"].get<std::uint64_t>());
-    for (const auto& [kind, n] : j["syncs"]["by_kind"].items()) o << fmt::format("; {} {}", kind, n.get<std::uint64_t>());
-    o << "\n";
-    if (!j["counter_ranges"].empty()) {
-        double f32 = 0, f64 = 0, f16 = 0;
-        for (const auto& r : j["counter_ranges"]) f32 += r["flop_fp32"].get<double>(), f64 += r["flop_fp64"].get<double>(), f16 += r["flop_fp16"].get<double>();
-        const double all = f32 + f64 + f16;
-        o << fmt::format("\nhardware-counter ranges: {}; FLOP from FMA/add/mul instruction counts (an FMA is 2): {:.3g} in all", j["counter_ranges"].size(), all);
-        if (all > 0) o << fmt::format(" (fp32 {:.1f}%, fp64 {:.1f}%, fp16 {:.1f}%)", 100 * f32 / all, 100 * f64 / all, 100 * f16 / all);
-        o << "\n  tensor-core work does not show in these counters; without DRAM byte counters there is no AI.\n";
-    }
 }
 
 }  // namespace
@@ -135,7 +119,7 @@ int cmd_trace(const Args& args) {
         if (const auto shipped = paths::shipped_file(file); !shipped.empty()) file = shipped.string();
     const json out = to_json(trace::read(file), vm["top"].as<std::size_t>(), dev);
     if (vm.count("json")) std::cout << out.dump(2) << "\n";
-    else print(std::cout, out, file);
+    else print_trace(std::cout, out, file);
     return 0;
 }
 

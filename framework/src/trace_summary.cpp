@@ -15,6 +15,8 @@
 #include "errors.hpp"
 #include "gzip.hpp"
 #include "input_file.hpp"
+#include "kernel_names.hpp"
+#include "trace_timeline.hpp"
 
 namespace lab::trace {
 
@@ -28,6 +30,15 @@ std::optional<double> num(const std::string& t) {
     const double v = std::strtod(t.c_str(), &end);
     return end == t.c_str() || !std::isfinite(v) ? std::nullopt : std::optional<double>(v);
 }
+// An id written as a number (Kineto: "correlation": 14) or a string (lab: "14", or any text),
+// the same text either way, so a launch and its kernel match whichever way each was written.
+std::string id_text(const std::string* text, std::optional<double> number) {
+    if (number) return std::floor(*number) == *number ? fmt::format("{:.0f}", *number) : fmt::format("{}", *number);
+    if (!text) return "";
+    char* end = nullptr;
+    const double v = std::strtod(text->c_str(), &end);
+    return !text->empty() && *end == '\0' && std::isfinite(v) ? id_text(nullptr, v) : *text;
+}
 // "Memcpy HtoD (Pageable -> Device)", "memcpy DtoH": the direction token.
 std::string copy_kind(const std::string& name) {
     for (std::size_t i = 0; i + 4 <= name.size(); ++i)
@@ -39,20 +50,35 @@ std::string copy_kind(const std::string& name) {
 
 // One complete event, as much of it as the summary reads.
 struct Ev {
-    std::string ph, cat, name, sync_kind;
+    std::string ph, cat, name, sync_kind, stream, tid;
     double ts = 0, dur = 0;
-    std::optional<double> correlation, bytes;
+    std::optional<std::string> correlation;
+    std::optional<double> bytes;
     std::vector<std::pair<std::string, double>> counters;  // CUPTI metric values (smsp__*, dram__*)
 };
 
 struct Reader {
     Summary s;
     std::unordered_map<std::string, std::size_t> kernel_index;
-    std::unordered_map<long long, double> launch_start;     // correlation -> runtime/driver call start
-    std::vector<std::pair<long long, double>> kernel_start;  // correlation, kernel start
-    std::vector<std::pair<double, double>> gpu;               // GPU event intervals
-    std::vector<std::pair<double, double>> untraced;          // lab's "untraced" ranges
+    std::unordered_map<std::string, double> launch_start;          // correlation -> runtime/driver call start
+    std::vector<std::pair<std::string, std::size_t>> kernel_launch;  // correlation, kernel (index into gpu)
+    std::vector<DeviceEvent> gpu;                                     // kernels, copies, memsets
+    std::vector<HostEvent> host;                                      // ops, annotations, calls, syncs
+    std::vector<std::pair<std::size_t, std::string>> sync_calls;      // host index, correlation
+    std::vector<std::pair<double, double>> untraced;                  // lab's "untraced" ranges
+    std::vector<std::string> names, streams;                          // held once, by index
+    std::unordered_map<std::string, std::uint32_t> name_index, stream_index;
     bool saw_events = false, lab_format = false;
+
+    static std::uint32_t intern(const std::string& text, std::vector<std::string>& table, std::unordered_map<std::string, std::uint32_t>& index) {
+        auto [it, fresh] = index.emplace(text, static_cast<std::uint32_t>(table.size()));
+        if (fresh) table.push_back(text);
+        return it->second;
+    }
+    void device(const Ev& e, double dur, GpuKind kind) {
+        gpu.push_back({e.ts, e.ts + dur, intern(e.name, names, name_index), intern(e.stream.empty() ? e.tid : e.stream, streams, stream_index), kind});
+    }
+    void host_event(const Ev& e, double dur, bool call) { host.push_back({e.ts, e.ts + dur, intern(e.name, names, name_index), call}); }
 
     void event(const Ev& e) {
         if (e.ph != "X") return;
@@ -66,25 +92,34 @@ struct Reader {
         };
         if (cat == "kernel" || cat == "gemm") {  // lab's CPU traces name BLAS calls "gemm"
             auto [it, fresh] = kernel_index.emplace(e.name, s.kernels.size());
-            if (fresh) s.kernels.push_back({e.name, 0, 0});
+            if (fresh) s.kernels.push_back({e.name, 0, 0, {}});
             ++s.kernels[it->second].count, s.kernels[it->second].total_us += dur;
             ++s.kernel_count, s.kernel_total_us += dur;
-            gpu.push_back({ts, ts + dur});
-            if (e.correlation) kernel_start.push_back({static_cast<long long>(*e.correlation), ts});
+            if (e.correlation) kernel_launch.push_back({*e.correlation, gpu.size()});
+            device(e, dur, GpuKind::kernel);
         } else if (cat == "gpu_memcpy" || cat == "memcpy") {
             const double bytes = e.bytes.value_or(0);
             CopyStats& k = s.memcpy_by_kind[copy_kind(e.name)];
             ++k.count, k.bytes += bytes, k.total_us += dur;
             ++s.memcpy.count, s.memcpy.bytes += bytes, s.memcpy.total_us += dur;
-            gpu.push_back({ts, ts + dur});
+            device(e, dur, GpuKind::copy);
         } else if (cat == "gpu_memset" || cat == "memset") {
             ++s.memset_count;
-            gpu.push_back({ts, ts + dur});
+            device(e, dur, GpuKind::memset);
         } else if (cat == "cuda_sync" || cat == "sync") {
             ++s.sync_count;
-            ++s.syncs_by_kind[e.sync_kind.empty() ? e.name : e.sync_kind];
-        } else if ((cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime" || cat == "driver") && e.correlation) {
-            launch_start.emplace(static_cast<long long>(*e.correlation), ts);
+            const std::string& kind = e.sync_kind.empty() ? e.name : e.sync_kind;
+            ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
+            if (host_waits(kind)) {  // host activity; a stream wait event is the device's
+                s.sync_host_us += dur;
+                if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
+                host_event(e, dur, true);
+            }
+        } else if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime" || cat == "driver") {
+            if (e.correlation) launch_start.emplace(*e.correlation, ts);
+            host_event(e, dur, true);
+        } else if (cat == "cpu_op" || cat == "user_annotation" || cat == "python_function" || cat == "workload") {
+            host_event(e, dur, false);
         } else if (cat == "untraced") {
             untraced.push_back({ts, ts + dur});
         } else if (cat == "cuda_profiler_range") {
@@ -95,11 +130,42 @@ struct Reader {
             s.counter_ranges.push_back(r);
         }
     }
+    // Short names for the kernels, over all of them so that they do not change with --top; a gap's
+    // neighbours take their kernel's (a copy's or memset's name is short already).
+    void name_shorts() {
+        std::vector<std::string> whole;
+        for (const auto& k : s.kernels) whole.push_back(k.name);
+        const auto shorts = short_kernel_names(whole);
+        std::unordered_map<std::string, std::string> short_of;
+        for (std::size_t i = 0; i < shorts.size(); ++i) s.kernels[i].short_name = shorts[i], short_of[whole[i]] = shorts[i];
+        for (auto& g : s.idle_gaps) {
+            auto a = short_of.find(g.after), b = short_of.find(g.before);
+            g.after_short = a == short_of.end() ? g.after : a->second;
+            g.before_short = b == short_of.end() ? g.before : b->second;
+        }
+    }
     void finish() {
-        std::sort(gpu.begin(), gpu.end());
+        std::vector<MatchedLaunch> matched;
+        std::vector<double> lat;
+        for (const auto& [c, k] : kernel_launch)
+            if (auto it = launch_start.find(c); it != launch_start.end()) matched.push_back({k, it->second}), lat.push_back(gpu[k].start - it->second);
+        s.launches_matched = lat.size();
+        if (!lat.empty()) s.launch_latency_us = latency_stats(lat).median_us;
+        split_launches(gpu, matched, s.launch_idle, s.launch_queued);
+        // A sync whose runtime call is in the trace too (Kineto's cuda_sync beside its
+        // cudaStreamSynchronize) is that call: the host activity in a gap names it once.
+        std::vector<bool> duplicate(host.size(), false);
+        for (const auto& [i, c] : sync_calls) duplicate[i] = launch_start.count(c) > 0;
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < host.size(); ++i)
+            if (!duplicate[i]) host[kept++] = host[i];
+        host.resize(kept);
+
+        std::stable_sort(gpu.begin(), gpu.end(), [](const DeviceEvent& a, const DeviceEvent& b) { return a.start < b.start; });
         if (!gpu.empty()) {
-            double first = gpu.front().first, last = 0, busy = 0, cur_start = gpu.front().first, cur_end = gpu.front().second;
-            for (const auto& [a, b] : gpu) {
+            double first = gpu.front().start, last = 0, busy = 0, cur_start = gpu.front().start, cur_end = gpu.front().end;
+            for (const auto& g : gpu) {
+                const double a = g.start, b = g.end;
                 last = std::max(last, b);
                 if (a > cur_end) busy += cur_end - cur_start, cur_start = a, cur_end = b;
                 else cur_end = std::max(cur_end, b);
@@ -111,14 +177,8 @@ struct Reader {
             s.untraced_us = untraced_us;
             s.span_us = std::max(0.0, last - first - untraced_us), s.gpu_busy_us = busy;
         }
-        std::vector<double> lat;
-        for (const auto& [c, ts] : kernel_start)
-            if (auto it = launch_start.find(c); it != launch_start.end()) lat.push_back(ts - it->second);
-        s.launches_matched = lat.size();
-        if (!lat.empty()) {
-            std::sort(lat.begin(), lat.end());
-            s.launch_latency_us = lat.size() % 2 ? lat[lat.size() / 2] : (lat[lat.size() / 2 - 1] + lat[lat.size() / 2]) / 2;
-        }
+        s.streams = stream_stats(gpu, streams);
+        s.idle_gaps = largest_gaps(gpu, untraced, host, names, kMaxIdleGaps);
         // lab numbers its CPU tasks ("host kernel #12"): one kernel, many launches.
         if (lab_format) {
             std::vector<KernelStats> merged;
@@ -128,12 +188,13 @@ struct Reader {
                                                   k.name.find_first_not_of("0123456789", h + 2) == std::string::npos)
                     k.name.resize(h);
                 auto [it, fresh] = at.emplace(k.name, merged.size());
-                if (fresh) merged.push_back({k.name, 0, 0});
+                if (fresh) merged.push_back({k.name, 0, 0, {}});
                 merged[it->second].count += k.count, merged[it->second].total_us += k.total_us;
             }
             s.kernels = std::move(merged);
         }
         std::stable_sort(s.kernels.begin(), s.kernels.end(), [](const KernelStats& a, const KernelStats& b) { return a.total_us > b.total_us; });
+        name_shorts();
         s.format = lab_format ? "lab" : "kineto";
     }
 };
@@ -162,9 +223,11 @@ struct Sax : nlohmann::json_sax<json> {
             else if (text && k == "ph") ev.ph = *text;
             else if (text && k == "cat") ev.cat = *text;
             else if (text && k == "name") ev.name = *text;
+            else if (k == "tid") ev.tid = id_text(text, number);
         } else if (in_events() && depth == event_depth() + 1 && keys[static_cast<std::size_t>(event_depth())] == "args") {
             const std::optional<double> v = number ? number : (text ? num(*text) : std::nullopt);
-            if (k == "correlation") ev.correlation = v;
+            if (k == "correlation" && !id_text(text, number).empty()) ev.correlation = id_text(text, number);
+            else if (k == "stream") ev.stream = id_text(text, number);
             else if (k == "bytes") ev.bytes = v;
             else if (k == "cuda_sync_kind" && text) ev.sync_kind = *text;
             else if (v && (k.rfind("smsp__", 0) == 0 || k.rfind("dram__", 0) == 0)) ev.counters.push_back({k, *v});
@@ -215,6 +278,12 @@ struct Sax : nlohmann::json_sax<json> {
 };
 
 }  // namespace
+
+bool host_waits(const std::string& kind) {
+    std::string k;
+    for (char c : kind) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return k.find("wait event") == std::string::npos;
+}
 
 Summary read(const std::filesystem::path& file) {
     std::string text = read_input_file(file, "the trace", kMaxTraceBytes, "2 GiB (kMaxTraceBytes)", "check the path");

@@ -6,7 +6,10 @@
 // end - first GPU event start; busy = the length of the union of GPU event intervals over all
 // streams; idle = span - busy (a lab trace's untraced spans, where lab measured without tracing,
 // are left out of the span: `untraced_us`); launch latency = the median of (kernel start - start of the
-// runtime/driver call with the same correlation id); syncs count cuda_sync events (lab: "sync").
+// runtime/driver call with the same correlation id), split into launches onto an idle stream and
+// launches queued behind the stream's earlier work; syncs count cuda_sync events (lab: "sync"),
+// and the host's time in them. Idle gaps: the stretches between GPU events, largest first, with
+// what the host was doing meanwhile.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +26,39 @@ struct KernelStats {
     std::string name;  // whole
     std::uint64_t count = 0;
     double total_us = 0;
+    std::string short_name;  // for a table: distinct kernels keep distinct short names (kernel_names.hpp)
+};
+
+// GPU work on one stream (Kineto's args.stream; lab's traces: the thread, one per stream).
+struct StreamStats {
+    std::string stream;
+    std::uint64_t kernels = 0, copies = 0, memsets = 0;
+    double busy_us = 0;  // the union of its events' intervals
+};
+
+// Host activity during an idle gap: an op or annotation (cpu_op, user_annotation,
+// python_function; lab: workload) or a runtime/driver call or sync, by name.
+struct HostShare {
+    std::string name;
+    std::uint64_t count = 0;
+    double overlap_us = 0;  // of the gap
+};
+
+// A stretch with no kernel, copy or memset on any stream (untraced time left out).
+struct IdleGap {
+    double start_ts_us = 0;  // the trace's own timestamp, to find it in Perfetto
+    double offset_us = 0;    // after the first GPU event's start
+    double dur_us = 0;
+    std::string after, before;              // the GPU events either side, whole names
+    std::string after_short, before_short;  // kernels' short names; copies and memsets as they are
+    std::optional<HostShare> host_op;       // the innermost op covering at least half the gap, else the one covering most
+    std::vector<HostShare> host_calls;      // runtime/driver calls and syncs, most overlap first, at most 3
+};
+
+// Kernel start - its launch call's start, over a set of launches: nearest-rank p90.
+struct LatencyStats {
+    std::uint64_t count = 0;
+    std::optional<double> median_us, p90_us;
 };
 
 struct CopyStats {
@@ -54,8 +90,15 @@ struct Summary {
     std::uint64_t memset_count = 0;
     std::uint64_t sync_count = 0;
     std::map<std::string, std::uint64_t> syncs_by_kind;
+    std::map<std::string, double> sync_us_by_kind;
+    double sync_host_us = 0;  // the syncs' time but stream-wait-event ones' (a stream waits, not the host)
     std::optional<double> launch_latency_us;  // none when no kernel's launch call is in the trace
     std::uint64_t launches_matched = 0;
+    // The same latencies split: the stream had finished its earlier work when the launch call
+    // began (the latency is launch overhead), or had not (the latency includes queueing).
+    LatencyStats launch_idle, launch_queued;
+    std::vector<StreamStats> streams;  // most busy first
+    std::vector<IdleGap> idle_gaps;    // largest first, at most kMaxIdleGaps
     std::vector<CounterRange> counter_ranges;
     double gpu_idle_us() const { return span_us - gpu_busy_us; }
     double idle_fraction() const { return span_us > 0 ? gpu_idle_us() / span_us : 0; }
@@ -67,6 +110,11 @@ inline constexpr std::size_t kMaxTraceBytes = std::size_t{2} << 30;  // the file
 inline constexpr double kMaxGzipRatio = 200;                          // decompressed / compressed bytes...
 inline constexpr std::size_t kGzipRatioAfter = std::size_t{16} << 20; // ...once 16 MiB have come out
 inline constexpr int kMaxTraceDepth = 64;
+inline constexpr std::size_t kMaxIdleGaps = 5;
+
+// Whether a sync of this kind blocks the host: all but CUPTI's "stream wait event" (Kineto:
+// "Stream Wait Event"), which makes a stream wait on the device while the host call returns.
+bool host_waits(const std::string& kind);
 
 // Reads and summarises `file` (gzip when it starts with gzip's magic bytes). Throws InputError
 // for a truncated .gz, a limit above passed, text that is not JSON (with the byte offset where it broke), or JSON that

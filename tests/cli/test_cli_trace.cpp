@@ -1,8 +1,9 @@
 // `lab trace` as a user meets it: the --json keys of the contract (issue 14), whole kernel names in
-// JSON, and a broken trace exiting 2 with nothing on stdout.
+// JSON, the text with units and short names, and a broken trace exiting 2 with nothing on stdout.
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -33,6 +34,54 @@ TEST_CASE("lab trace --json gives the contract's keys", "[trace]") {
     CHECK(long_name);
     auto plain = run_lab({"trace", file.string()});
     CHECK_THAT(plain.out, Contains("idle"));
+}
+
+// The text a student reads: units as lab writes them everywhere (not raw µs and bytes), the
+// copies' achieved bandwidth, per-stream busy time, the largest idle gap, the launch split, and
+// kernels that share a template told apart.
+TEST_CASE("lab trace's text gives units, streams, gaps and distinct kernel names", "[trace]") {
+    const auto file = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto r = run_lab({"trace", file.string()});
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("GPU span 16 s: busy 49.8 ms, idle 16 s (99.7% idle)"));
+    CHECK_THAT(r.out, Contains("16 copies, 244 MB in 39.1 ms"));
+    CHECK_THAT(r.out, Contains("6.25 GB/s"));
+    CHECK_THAT(r.out, Contains("stream 7 "));
+    CHECK_THAT(r.out, Contains("stream 20 "));
+    CHECK_THAT(r.out, Contains("13.3 s at +2.42 s"));
+    CHECK_THAT(r.out, Contains("aten::cudnn_convolution"));
+    CHECK_THAT(r.out, Contains("onto an idle stream") && Contains("behind earlier work"));
+    CHECK_THAT(r.out, Contains("the host blocked in them for 663 µs"));
+    CHECK_THAT(r.out, Contains("5.37%  ampere_sgemm_32x32_sliced1x4_tn"));
+    CHECK_THAT(r.out, !Contains(" us") && !Contains("bytes"));
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("trace ", 0) != 0) CHECK(line.size() <= 104);  // 100 columns; a "µ" is 2 bytes
+
+    const auto sync = lab_test::source_root() / "tests/fixtures/traces/a100_event_sync.json.gz";
+    auto e = run_lab({"trace", sync.string()});
+    CHECK_THAT(e.out, Contains("vectorized_elementwise_kernel<FillFunctor>\n"));
+    CHECK_THAT(e.out, Contains("vectorized_elementwise_kernel<compare_scalar_kernel::lambda>\n"));
+}
+
+TEST_CASE("lab trace --json adds keys and keeps the old ones raw", "[trace]") {
+    const auto file = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto r = run_lab({"trace", file.string(), "--json"});
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["memcpy"]["bytes"] == 244403360.0);  // bytes and µs, as before
+    CHECK(j["memcpy"]["total_us"] == 39080.0);
+    CHECK(j["launch_latency_us"] == 25.0);  // the old figure, the old meaning
+    CHECK(j["memcpy"]["by_kind"]["HtoD"]["bytes_per_s"].get<double>() == Approx(244403360.0 / 0.03908));
+    CHECK(j["kernels"]["top"][0]["short_name"] == "ampere_sgemm_32x32_sliced1x4_tn");
+    CHECK(j["kernels"]["top"][0]["busy_fraction"].get<double>() ==
+          Approx(j["kernels"]["top"][0]["total_us"].get<double>() / j["gpu_busy_us"].get<double>()));
+    CHECK(j["syncs"]["host_us"] == 663.0);
+    CHECK(j["streams"].size() == 2);
+    CHECK(j["idle_gaps"][0]["dur_us"] == 13250121.0);
+    CHECK(j["idle_gaps"][0]["host_op"]["name"] == "aten::cudnn_convolution");
+    CHECK(j["launch_latency_idle"]["count"].get<int>() + j["launch_latency_queued"]["count"].get<int>() == 79);
 }
 
 TEST_CASE("lab trace refuses a broken trace with exit 2", "[trace]") {

@@ -1,0 +1,143 @@
+// `lab trace`'s text (see trace_text.hpp). Every line stays within 100 columns: long names are
+// cut, never wrapped, and the JSON keeps them whole.
+#include "trace_text.hpp"
+
+#include <fmt/format.h>
+
+#include "format.hpp"
+#include "trace_summary.hpp"
+
+namespace lab::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string us(double v) { return format::duration(v * 1e-6); }
+std::string us(const json& v) { return v.is_null() ? "-" : us(v.get<double>()); }
+std::uint64_t count(const json& v) { return v.get<std::uint64_t>(); }
+std::string plural(std::uint64_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+std::string cut(const std::string& s, std::size_t width) { return s.size() <= width ? s : s.substr(0, width - 3) + "..."; }
+
+void span(std::ostream& o, const json& j) {
+    if (j["gpu_busy_us"].get<double>() <= 0) {
+        o << "\n\nno kernel, copy or memset in this trace: no GPU timeline to measure idle time on\n";
+        return;
+    }
+    o << fmt::format("\n\nGPU span {}: busy {}, idle {} ({} idle)\n", us(j["span_us"]), us(j["gpu_busy_us"]), us(j["gpu_idle_us"]),
+                     format::percent(j["idle_fraction"].get<double>()));
+    if (j["untraced_us"].get<double>() > 0)
+        o << fmt::format("  (lab measured for {} more without tracing: left out of the span; each workload has a traced window)\n",
+                         us(j["untraced_us"]));
+    // One stream: its busy time is the line above.
+    if (j["streams"].size() < 2) return;
+    for (const auto& s : j["streams"]) {
+        std::string what = plural(count(s["kernels"]), "kernel", "kernels");
+        if (count(s["copies"])) what += ", " + plural(count(s["copies"]), "copy", "copies");
+        if (count(s["memsets"])) what += ", " + plural(count(s["memsets"]), "memset", "memsets");
+        o << fmt::format("  stream {:<8} busy {:>9}  {}\n", cut(s["stream"].get<std::string>(), 8), us(s["busy_us"]), what);
+    }
+}
+
+void gaps(std::ostream& o, const json& j) {
+    if (j["idle_gaps"].empty()) return;
+    o << "\nlargest idle gaps (no kernel, copy or memset on any stream), with what the host was doing:\n";
+    const std::string pad(25, ' ');  // under "after"
+    for (const auto& g : j["idle_gaps"]) {
+        const double dur = g["dur_us"].get<double>();
+        o << fmt::format("  {:>8} at +{:<9} after  {}\n", us(dur), us(g["offset_us"]), cut(g["after"]["short_name"].get<std::string>(), 68));
+        o << pad << "before " << cut(g["before"]["short_name"].get<std::string>(), 68) << "\n";
+        if (!g["host_op"].is_null())
+            o << pad << fmt::format("host   {} ({} of the gap)\n", cut(g["host_op"]["name"].get<std::string>(), 52),
+                                    format::percent(std::min(1.0, g["host_op"]["overlap_us"].get<double>() / dur)));
+        std::string calls;
+        for (const auto& c : g["host_calls"]) {
+            calls += (calls.empty() ? "" : ", ") + cut(c["name"].get<std::string>(), 28) + " " + us(c["overlap_us"]);
+            if (count(c["count"]) > 1) calls += fmt::format(" ({} calls)", count(c["count"]));
+        }
+        if (!calls.empty()) o << pad << "calls  " << cut(calls, 66) << "\n";
+    }
+}
+
+void launches(std::ostream& o, const json& j) {
+    if (j["launch_latency_us"].is_null()) {
+        o << "\nlaunch latency: - (no kernel's launch call is in the trace)\n";
+        return;
+    }
+    o << fmt::format("\nlaunch latency (median kernel start - its launch call): {} over {}\n", us(j["launch_latency_us"]),
+                     plural(count(j["launches_matched"]), "kernel", "kernels"));
+    // The median mixes two things a student should not compare: the cost of a launch, and the
+    // time a kernel waited for the work queued before it.
+    auto row = [&](const char* what, const json& l, const char* means) {
+        o << fmt::format("  {:<19} {:>5}  median {:>8}  p90 {:>8}  {}\n", what, count(l["count"]), us(l["median_us"]), us(l["p90_us"]), means);
+    };
+    row("onto an idle stream", j["launch_latency_idle"], "launch overhead (`lab run`'s launch)");
+    row("behind earlier work", j["launch_latency_queued"], "queue delay: waited for earlier work");
+    o << "  (onto an idle stream: the stream's earlier work had ended when the launch call began)\n";
+}
+
+void kernels(std::ostream& o, const json& j) {
+    const auto& k = j["kernels"];
+    o << fmt::format("\nkernels: {} of {}, {} in all", plural(count(k["count"]), "launch", "launches"),
+                     plural(count(k["distinct"]), "kernel", "kernels"), us(k["total_us"]));
+    if (k["top"].empty()) {
+        o << "\n";
+        return;
+    }
+    o << "; busy: share of the GPU's busy time\n";
+    o << fmt::format("  {:>9} {:>7} {:>9} {:>7}  {}\n", "total", "count", "mean", "busy", "kernel");
+    for (const auto& t : k["top"])
+        o << fmt::format("  {:>9} {:>7} {:>9} {:>7}  {}\n", us(t["total_us"]), count(t["count"]), us(t["mean_us"]),
+                         t["busy_fraction"].is_null() ? "-" : format::percent(t["busy_fraction"].get<double>()),
+                         t["short_name"].get<std::string>());
+}
+
+void copies(std::ostream& o, const json& j) {
+    const auto& m = j["memcpy"];
+    o << fmt::format("\nmemcpy: {}, {} in {}\n", plural(count(m["count"]), "copy", "copies"), format::quantity(m["bytes"].get<double>(), "B"),
+                     us(m["total_us"]));
+    // The achieved bandwidth per direction: pageable host memory moves at a fraction of what
+    // pinned memory reaches over the same link.
+    for (const auto& [kind, c] : m["by_kind"].items())
+        o << fmt::format("  {:<6} {:>5}  {:>9} in {:>9}  {:>11}\n", kind, count(c["count"]), format::quantity(c["bytes"].get<double>(), "B"),
+                         us(c["total_us"]), c["bytes_per_s"].is_null() ? "-" : format::quantity(c["bytes_per_s"].get<double>(), "B/s"));
+    o << fmt::format("memset: {}\n", count(j["memset"]["count"]));
+}
+
+void syncs(std::ostream& o, const json& j) {
+    const auto& s = j["syncs"];
+    o << fmt::format("syncs: {}; the host blocked in them for {}\n", count(s["count"]), us(s["host_us"]));
+    for (const auto& [kind, n] : s["by_kind"].items()) {
+        const bool device_side = !trace::host_waits(kind);
+        o << fmt::format("  {:<28} {:>5}  {:>9}{}\n", cut(kind, 28), count(n), us(s["us_by_kind"][kind]),
+                         device_side ? "   a stream waits on the device: the host does not" : "");
+    }
+}
+
+void counters(std::ostream& o, const json& j) {
+    if (j["counter_ranges"].empty()) return;
+    double f32 = 0, f64 = 0, f16 = 0;
+    for (const auto& r : j["counter_ranges"]) f32 += r["flop_fp32"].get<double>(), f64 += r["flop_fp64"].get<double>(), f16 += r["flop_fp16"].get<double>();
+    const double all = f32 + f64 + f16;
+    o << fmt::format("\nhardware-counter ranges: {}; FLOP from FMA/add/mul instruction counts (an FMA is 2):\n  {:.3g} in all",
+                     j["counter_ranges"].size(), all);
+    if (all > 0) o << fmt::format(" (fp32 {:.1f}%, fp64 {:.1f}%, fp16 {:.1f}%)", 100 * f32 / all, 100 * f64 / all, 100 * f16 / all);
+    o << "\n  tensor-core work does not show in these counters; without DRAM byte counters there is no AI.\n";
+}
+
+}  // namespace
+
+void print_trace(std::ostream& o, const json& j, const std::string& file) {
+    o << "trace " << file << " (" << j["format"].get<std::string>() << ")";
+    if (!j["device"]["name"].is_null()) o << "   device " << j["device"]["name"].get<std::string>();
+    if (!j["device"]["sms"].is_null()) o << ", " << j["device"]["sms"].get<int>() << " SMs";
+    span(o, j);
+    gaps(o, j);
+    launches(o, j);
+    kernels(o, j);
+    copies(o, j);
+    syncs(o, j);
+    counters(o, j);
+}
+
+}  // namespace lab::cli

@@ -1,0 +1,146 @@
+// Per-stream busy time, the largest idle gaps and the launch split (see trace_timeline.hpp).
+#include "trace_timeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace lab::trace {
+
+namespace {
+
+// The length of the union of intervals sorted by start.
+double union_length(const std::vector<std::pair<double, double>>& sorted) {
+    double total = 0, from = 0, to = 0;
+    bool open = false;
+    for (const auto& [a, b] : sorted) {
+        if (open && a <= to) {
+            to = std::max(to, b);
+            continue;
+        }
+        if (open) total += to - from;
+        from = a, to = b, open = true;
+    }
+    return open ? total + to - from : total;
+}
+
+double overlap(double a, double b, double from, double to) { return std::max(0.0, std::min(b, to) - std::max(a, from)); }
+
+// What the host did during [a, b): the innermost op covering at least half of it (an op inside
+// an annotation inside another says most), else the op covering most of it; and the calls by
+// name, most time first, those under 1% of the gap left out.
+void host_during(IdleGap& gap, double a, double b, const std::vector<HostEvent>& host, const std::vector<std::string>& names) {
+    const double len = b - a;
+    const HostEvent* best = nullptr;
+    double best_overlap = 0;
+    std::map<std::uint32_t, HostShare> calls;
+    for (const auto& h : host) {
+        const double o = overlap(a, b, h.start, h.end);
+        if (o <= 0) continue;
+        if (h.call) {
+            HostShare& c = calls[h.name];
+            ++c.count, c.overlap_us += o;
+            continue;
+        }
+        const bool covers = o >= len / 2, best_covers = best && best_overlap >= len / 2;
+        const bool better = !best || (covers && !best_covers) ||
+                            (covers && best_covers && (h.end - h.start < best->end - best->start ||
+                                                       (h.end - h.start == best->end - best->start && o > best_overlap))) ||
+                            (!covers && !best_covers && o > best_overlap);
+        if (better) best = &h, best_overlap = o;
+    }
+    if (best) gap.host_op = HostShare{names[best->name], 1, best_overlap};
+    for (auto& [name, c] : calls)
+        if (c.overlap_us >= 0.01 * len) c.name = names[name], gap.host_calls.push_back(c);
+    std::stable_sort(gap.host_calls.begin(), gap.host_calls.end(),
+                     [](const HostShare& x, const HostShare& y) { return x.overlap_us > y.overlap_us; });
+    if (gap.host_calls.size() > 3) gap.host_calls.resize(3);
+}
+
+}  // namespace
+
+std::vector<StreamStats> stream_stats(const std::vector<DeviceEvent>& events, const std::vector<std::string>& streams) {
+    std::vector<StreamStats> out(streams.size());
+    std::vector<std::vector<std::pair<double, double>>> spans(streams.size());
+    for (std::size_t i = 0; i < streams.size(); ++i) out[i].stream = streams[i];
+    for (const auto& e : events) {
+        StreamStats& s = out[e.stream];
+        ++(e.kind == GpuKind::kernel ? s.kernels : e.kind == GpuKind::copy ? s.copies : s.memsets);
+        spans[e.stream].push_back({e.start, e.end});
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        std::sort(spans[i].begin(), spans[i].end());
+        out[i].busy_us = union_length(spans[i]);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const StreamStats& a, const StreamStats& b) { return a.busy_us > b.busy_us; });
+    return out;
+}
+
+std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const std::vector<std::pair<double, double>>& untraced,
+                                  const std::vector<HostEvent>& host, const std::vector<std::string>& names, std::size_t count) {
+    if (sorted.empty()) return {};
+    struct Raw {
+        double from, to, idle;
+        std::size_t after, before;
+    };
+    std::vector<Raw> gaps;
+    // Walking the events by start: `last` is the event whose end is the latest so far, the one a
+    // gap follows.
+    std::size_t last = 0;
+    for (std::size_t i = 1; i < sorted.size(); ++i) {
+        const double end = sorted[last].end;
+        if (sorted[i].start > end) {
+            double idle = sorted[i].start - end;
+            for (const auto& [a, b] : untraced) idle -= overlap(a, b, end, sorted[i].start);
+            if (idle > 0) gaps.push_back({end, sorted[i].start, idle, last, i});
+        }
+        if (sorted[i].end > end) last = i;
+    }
+    std::stable_sort(gaps.begin(), gaps.end(), [](const Raw& a, const Raw& b) { return a.idle > b.idle; });
+    if (gaps.size() > count) gaps.resize(count);
+    std::vector<IdleGap> out;
+    for (const auto& g : gaps) {
+        IdleGap gap;
+        gap.start_ts_us = g.from, gap.offset_us = g.from - sorted.front().start, gap.dur_us = g.idle;
+        gap.after = names[sorted[g.after].name], gap.before = names[sorted[g.before].name];
+        host_during(gap, g.from, g.to, host, names);
+        out.push_back(std::move(gap));
+    }
+    return out;
+}
+
+LatencyStats latency_stats(std::vector<double> v) {
+    LatencyStats s;
+    s.count = v.size();
+    if (v.empty()) return s;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    s.median_us = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    s.p90_us = v[static_cast<std::size_t>(std::ceil(0.9 * double(n))) - 1];
+    return s;
+}
+
+void split_launches(const std::vector<DeviceEvent>& events, const std::vector<MatchedLaunch>& launches, LatencyStats& idle,
+                    LatencyStats& queued) {
+    // A stream runs its work in order: what had started on it before a kernel was enqueued
+    // before it, and the latest end among that is when the stream became free for this kernel.
+    std::vector<std::size_t> order(events.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return events[a].stream != events[b].stream ? events[a].stream < events[b].stream : events[a].start < events[b].start;
+    });
+    std::vector<double> free_at(events.size(), -HUGE_VAL);
+    for (std::size_t k = 1; k < order.size(); ++k) {
+        const DeviceEvent &prev = events[order[k - 1]], &cur = events[order[k]];
+        if (prev.stream == cur.stream) free_at[order[k]] = std::max(free_at[order[k - 1]], prev.end);
+    }
+    std::vector<double> on_idle, behind;
+    for (const auto& l : launches) {
+        const double latency = events[l.event].start - l.call_start;
+        (free_at[l.event] > l.call_start ? behind : on_idle).push_back(latency);
+    }
+    idle = latency_stats(std::move(on_idle)), queued = latency_stats(std::move(behind));
+}
+
+}  // namespace lab::trace

@@ -1,0 +1,162 @@
+// What `lab trace` adds to the totals so that it reads like a timeline viewer: short kernel names
+// that stay distinct, busy time per stream, the largest idle gaps with the host's activity, and
+// launch latency split into launches onto an idle stream and launches queued behind earlier work.
+// Exact figures on a small trace written here; the recorded A100 trace's gaps as a viewer shows them.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "kernel_names.hpp"
+#include "test_support.hpp"
+#include "trace_summary.hpp"
+
+using namespace lab;
+
+namespace {
+
+std::filesystem::path fixture(const std::string& name) { return lab_test::source_root() / "tests/fixtures/traces" / name; }
+
+}  // namespace
+
+TEST_CASE("kernel names are shortened to the function's name, and colliding ones stay apart", "[trace_summary]") {
+    const std::vector<std::string> full = {
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<c10::Half>, at::detail::Array<char*, 1> >"
+        "(int, at::native::FillFunctor<c10::Half>, at::detail::Array<char*, 1>)",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::compare_scalar_kernel<c10::Half>(at::TensorIteratorBase&, "
+        "at::native::(anonymous namespace)::OpType, c10::Half)::{lambda(c10::Half)#1}, at::detail::Array<char*, 2> >(int, "
+        "at::native::compare_scalar_kernel<c10::Half>(at::TensorIteratorBase&, at::native::(anonymous namespace)::OpType, "
+        "c10::Half)::{lambda(c10::Half)#1}, at::detail::Array<char*, 2>)",
+        "void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int)",
+        "void fft2d_r2c_32x32<float, false, 5u, true>(float2*, float const*, int)",
+        "void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, long)",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, at::detail::Array<char*, 3> >(int)",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<c10::Half>, at::detail::Array<char*, 3> >(int)",
+        "void foo(int)",
+        "void foo(float)",
+        "triton_poi_fused_add_cos_sin_0",
+        "matmul (64 x 64)",
+        "sgemm 8 x 8 x 8",
+        "ampere_sgemm_32x32_sliced1x4_tn",
+    };
+    const auto s = trace::short_kernel_names(full);
+    REQUIRE(s.size() == full.size());
+    // The functor that tells two instantiations of one template apart, the rest left out.
+    CHECK(s[0] == "vectorized_elementwise_kernel<FillFunctor>");
+    CHECK(s[1] == "vectorized_elementwise_kernel<compare_scalar_kernel::lambda>");
+    // Only the arguments that differ.
+    CHECK(s[2] == "fft2d_r2c_32x32<0u, false>");
+    CHECK(s[3] == "fft2d_r2c_32x32<5u, true>");
+    // Alone: return type, namespaces, template arguments and argument list all go.
+    CHECK(s[4] == "max_pool_forward_nchw");
+    // The functors alike too: their own template arguments come back.
+    CHECK(s[5] == "vectorized_elementwise_kernel<AddFunctor<float>>");
+    CHECK(s[6] == "vectorized_elementwise_kernel<AddFunctor<Half>>");
+    // Overloads: nothing but the argument list differs.
+    CHECK(s[7] == "foo #1");
+    CHECK(s[8] == "foo #2");
+    // Not C++ signatures: as they are.
+    CHECK(s[9] == "triton_poi_fused_add_cos_sin_0");
+    CHECK(s[10] == "matmul (64 x 64)");
+    CHECK(s[11] == "sgemm 8 x 8 x 8");
+    CHECK(s[12] == "ampere_sgemm_32x32_sliced1x4_tn");
+    CHECK(std::set<std::string>(s.begin(), s.end()).size() == s.size());
+
+    // Too long for the width: cut, still distinct, the distinguishing end kept.
+    const std::string base = "void ns::a_very_long_kernel_name_that_goes_on_and_on_for_a_while<";
+    const auto narrow = trace::short_kernel_names({base + "ns::FirstFunctor>(int)", base + "ns::SecondFunctor>(int)"}, 40);
+    for (const auto& n : narrow) CHECK(n.size() <= 40);
+    CHECK(narrow[0] != narrow[1]);
+    CHECK(narrow[0].find("FirstFunctor>") != std::string::npos);
+}
+
+TEST_CASE("per-stream busy time, idle gaps, sync time and the launch split follow their definitions", "[trace_summary]") {
+    lab_test::TempDir d;
+    // Stream 1: A [10, 30) launched at 0 onto an idle stream (latency 10); B [30, 40) launched at
+    // 5 while A was still to run (queued: 25); C [55, 60) launched at 50 after B ended (idle: 5).
+    // Stream 2 (no args.stream: its tid): D [8, 9) launched at 6 (idle: 2). Gaps: 9..10 and
+    // 40..55, the host in aten::add inside a "step" annotation, syncing 41..50 then launching C.
+    // Correlation ids as numbers and as strings, and any pid, match all the same.
+    lab_test::write_file(d / "t.json", R"J({"traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "step", "pid": 5, "tid": 5, "ts": 0, "dur": 100},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": 5, "ts": 0, "dur": 2, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": 5, "ts": 5, "dur": 1, "args": {"correlation": "2"}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": 5, "ts": 6, "dur": 1, "args": {"correlation": 4}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 5, "tid": 5, "ts": 38, "dur": 20},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 5, "tid": 5, "ts": 41, "dur": 9, "args": {"correlation": 5}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 9, "tid": 1, "ts": 41, "dur": 9, "args": {"correlation": 5, "cuda_sync_kind": "Stream Sync"}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 9, "tid": 1, "ts": 42, "dur": 3, "args": {"cuda_sync_kind": "Stream Wait Event"}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": 5, "ts": 50, "dur": 2, "args": {"correlation": "3"}},
+      {"ph": "X", "cat": "kernel", "name": "A", "pid": 9, "tid": 1, "ts": 10, "dur": 20, "args": {"correlation": "1", "stream": 1}},
+      {"ph": "X", "cat": "kernel", "name": "B", "pid": 9, "tid": 1, "ts": 30, "dur": 10, "args": {"correlation": 2, "stream": 1}},
+      {"ph": "X", "cat": "kernel", "name": "C", "pid": 9, "tid": 1, "ts": 55, "dur": 5, "args": {"correlation": 3, "stream": "1"}},
+      {"ph": "X", "cat": "kernel", "name": "D", "pid": "GPU", "tid": 2, "ts": 8, "dur": 1, "args": {"correlation": "4"}}]})J");
+    const auto s = trace::read(d / "t.json");
+    CHECK(s.span_us == 52);
+    CHECK(s.gpu_busy_us == 36);
+
+    REQUIRE(s.streams.size() == 2);
+    CHECK(s.streams[0].stream == "1");
+    CHECK(s.streams[0].busy_us == 35);
+    CHECK(s.streams[0].kernels == 3);
+    CHECK(s.streams[1].stream == "2");
+    CHECK(s.streams[1].busy_us == 1);
+
+    REQUIRE(s.idle_gaps.size() == 2);
+    const auto& g = s.idle_gaps[0];
+    CHECK(g.dur_us == 15);
+    CHECK(g.offset_us == 32);  // 40 - 8
+    CHECK(g.start_ts_us == 40);
+    CHECK(g.after == "B");
+    CHECK(g.before == "C");
+    REQUIRE(g.host_op);
+    CHECK(g.host_op->name == "aten::add");  // inside "step", which covers the gap too
+    CHECK(g.host_op->overlap_us == 15);
+    REQUIRE(g.host_calls.size() == 2);  // the sync once: its cuda_sync is its runtime call's
+    CHECK(g.host_calls[0].name == "cudaStreamSynchronize");
+    CHECK(g.host_calls[0].overlap_us == 9);
+    CHECK(g.host_calls[1].name == "cudaLaunchKernel");
+    CHECK(g.host_calls[1].overlap_us == 2);
+    CHECK(s.idle_gaps[1].dur_us == 1);
+    CHECK(s.idle_gaps[1].after == "D");
+    CHECK(s.idle_gaps[0].dur_us + s.idle_gaps[1].dur_us == s.gpu_idle_us());
+
+    CHECK(s.sync_count == 2);
+    CHECK(s.sync_host_us == 9);  // the stream wait event does not block the host
+    CHECK(s.sync_us_by_kind.at("Stream Wait Event") == 3);
+
+    CHECK(s.launches_matched == 4);
+    CHECK(*s.launch_latency_us == 7.5);  // the old figure: the median of 10, 25, 5 and 2
+    CHECK(s.launch_idle.count == 3);
+    CHECK(*s.launch_idle.median_us == 5);
+    CHECK(*s.launch_idle.p90_us == 10);
+    CHECK(s.launch_queued.count == 1);
+    CHECK(*s.launch_queued.median_us == 25);
+    CHECK(*s.launch_queued.p90_us == 25);
+}
+
+TEST_CASE("the recorded A100 trace's largest idle gaps, in order, with the host's activity", "[trace_summary]") {
+    const auto s = trace::read(fixture("a100_simple_add.json.gz"));
+    REQUIRE(s.idle_gaps.size() == trace::kMaxIdleGaps);
+    const double expected[] = {13250121, 2354098, 178712, 71427, 25025};  // as Perfetto shows them, in µs
+    for (std::size_t i = 0; i < 5; ++i) CHECK(s.idle_gaps[i].dur_us == expected[i]);
+    const auto& g = s.idle_gaps[0];
+    CHECK(g.after_short == "Memset (Device)");
+    CHECK(g.before_short == "computeOffsetsKernel");
+    CHECK(g.offset_us == 2422116);
+    REQUIRE(g.host_op);
+    CHECK(g.host_op->name == "aten::cudnn_convolution");
+    REQUIRE_FALSE(g.host_calls.empty());
+    CHECK(g.host_calls[0].name == "cudaFree");
+    CHECK(s.idle_gaps[2].host_calls[0].name == "cudaMalloc");
+
+    // Streams 7 and 20: each within the busy time, together at least it.
+    REQUIRE(s.streams.size() == 2);
+    CHECK(s.streams[0].stream == "7");
+    CHECK(s.streams[0].kernels + s.streams[1].kernels == 79);
+    CHECK(s.streams[0].busy_us + s.streams[1].busy_us >= s.gpu_busy_us);
+    CHECK(s.streams[0].busy_us <= s.gpu_busy_us);
+
+    CHECK(s.launch_idle.count + s.launch_queued.count == s.launches_matched);
+    CHECK(*s.launch_queued.median_us > *s.launch_idle.median_us);
+    CHECK(s.sync_host_us == 663);  // Stream Sync 581 + Context Sync 82; not the stream wait events' 8
+}
