@@ -119,7 +119,9 @@ struct Reader {
             std::sort(lat.begin(), lat.end());
             s.launch_latency_us = lat.size() % 2 ? lat[lat.size() / 2] : (lat[lat.size() / 2 - 1] + lat[lat.size() / 2]) / 2;
         }
-        // lab numbers its CPU tasks ("host kernel #12"): one kernel, many launches.
+        // lab numbered its CPU tasks before it named them after their workloads ("host kernel #12"):
+        // in a trace written then, one kernel, many launches. (Its "setup" tasks, first touch and
+        // cache flushes, fall in no category above: not kernels, not busy time.)
         if (lab_format) {
             std::vector<KernelStats> merged;
             std::unordered_map<std::string, std::size_t> at;
