@@ -17,8 +17,10 @@ namespace lab {
 
 namespace {
 
-constexpr int kHostPid = 0;
-constexpr int kDevicePid = 1;
+// Not 0: Perfetto takes pid 0 for the kernel's swapper (idle) process and treats its tracks
+// apart. Host above device, as the sort indices below say too.
+constexpr int kHostPid = 1;
+constexpr int kDevicePid = 2;
 
 // Seconds to microseconds, rounded to whole nanoseconds first: the devices time in ns, and
 // going through an integer count of ns makes 1.5e-6 s come out as exactly 1.5 µs rather than
@@ -29,9 +31,9 @@ nlohmann::json metadata(const char* what, int pid, int tid, const std::string& n
     return {{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
 }
 
-// A flow ID as Kineto writes it (the correlation number); IDs that are not numbers stay strings,
-// which the trace format also accepts.
-nlohmann::json flow_id(const std::string& correlation) {
+// A correlation as Kineto writes it, in args and as a flow ID: an integer. IDs that are not
+// numbers stay strings, which the trace format also accepts.
+nlohmann::json correlation_json(const std::string& correlation) {
     std::uint64_t n = 0;
     const char* end = correlation.data() + correlation.size();
     auto [p, ec] = std::from_chars(correlation.data(), end, n);
@@ -71,7 +73,7 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
     std::map<std::string, const TraceEvent*> launch_of, work_of;
     for (const TraceEvent* e : sorted) {
         nlohmann::json args = nlohmann::json::object();
-        for (const auto& [k, v] : e->args) args[k] = v;
+        for (const auto& [k, v] : e->args) args[k] = k == "correlation" ? correlation_json(v) : nlohmann::json(v);
         timed.push_back({{"ph", "X"},
                          {"cat", e->category},
                          {"name", e->name},
@@ -87,7 +89,7 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
         auto w = work_of.find(correlation);
         if (w == work_of.end()) continue;
         const TraceEvent* work = w->second;
-        nlohmann::json id = flow_id(correlation);
+        nlohmann::json id = correlation_json(correlation);
         timed.push_back({{"ph", "s"}, {"cat", "launch"}, {"name", "launch"}, {"id", id},
                          {"pid", kHostPid}, {"tid", launch->track}, {"ts", to_us(launch->start_s)}});
         // "bp": "e" binds the arrow's head to the slice enclosing it (the kernel), not the next one.
@@ -103,7 +105,9 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
     for (auto& j : ordered) out.push_back(std::move(j));
 
     return {{"traceEvents", std::move(out)},
-            {"displayTimeUnit", "ns"},
+            // chrome://tracing's default, said outright: "ns" showed a 1.15 s kernel as
+            // 1,148,203,082 ns. Perfetto ignores it.
+            {"displayTimeUnit", "ms"},
             {"otherData",
              {{"device", meta.device_name}, {"kind", meta.device_kind}, {"lesson", meta.lesson}, {"dropped", meta.dropped}}}};
 }

@@ -2,6 +2,7 @@
 #include "measure_engine.hpp"
 
 #include "machine_load.hpp"
+#include "trace_label.hpp"
 #include "trace_windows.hpp"
 
 #include <algorithm>
@@ -82,6 +83,9 @@ void trace_window(TraceWindows& trace, const Workload& w, double untraced_from, 
 
 Measurement measure_workload(Device& device, const Workload& w, const Launch& launch,
                              const EngineSettings& s, TraceWindows* trace) {
+    // Kernels the workload launches without a name of their own are named after it in a trace
+    // (the CPU device's): "read", not "host kernel". Scoped, so it ends however this returns.
+    const TraceLabelScope label(w.name);
     using clock = std::chrono::steady_clock;
     Stream& stream = device.stream();
     EventPtr e0 = device.create_event(), e1 = device.create_event();

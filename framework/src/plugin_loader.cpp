@@ -10,6 +10,7 @@
 
 #include "elf_build_id.hpp"
 #include "errors.hpp"
+#include "trace_label.hpp"
 
 namespace fs = std::filesystem;
 
@@ -124,6 +125,10 @@ LoadedBackend load_backend(const fs::path& file) {
     auto lib = keep_loaded(file);
     using Factory = std::unique_ptr<Backend>();
     out.backend = lib->get_alias<Factory>("lab_create_backend")();
+    // A backend that names unnamed kernels after the workload being measured asks this
+    // library's label (trace_label.hpp): it cannot see it otherwise, being built against the SDK.
+    if (lib->has(kTraceLabelSourceSymbol))
+        lib->get<void(TraceLabelSource)>(kTraceLabelSourceSymbol)(&current_trace_label);
     return out;
 }
 

@@ -179,7 +179,9 @@ struct Reader {
         }
         s.streams = stream_stats(gpu, streams);
         s.idle_gaps = largest_gaps(gpu, untraced, host, names, kMaxIdleGaps);
-        // lab numbers its CPU tasks ("host kernel #12"): one kernel, many launches.
+        // lab numbered its CPU tasks before it named them after their workloads ("host kernel #12"):
+        // in a trace written then, one kernel, many launches. (Its "setup" tasks, first touch and
+        // cache flushes, fall in no category above: not kernels, not busy time.)
         if (lab_format) {
             std::vector<KernelStats> merged;
             std::unordered_map<std::string, std::size_t> at;

@@ -36,3 +36,9 @@ private:
 }  // namespace
 
 LAB_DEVICE_BACKEND(CpuBackend, "cpu")
+
+// The host's trace label, so a traced kernel is named after the workload that launched it
+// (lab/backend.hpp, kTraceLabelSourceSymbol).
+extern "C" __attribute__((visibility("default"))) void lab_trace_label_source(lab::TraceLabelSource source) {
+    lab::cpu::set_trace_label_source(source);
+}

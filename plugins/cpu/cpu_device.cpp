@@ -76,7 +76,9 @@ BufferPtr CpuDevice::allocate(std::size_t bytes) {
             std::size_t b = lines * t / n * 64, e = std::min(bytes, lines * (t + 1) / n * 64);
             if (e > b) std::memset(p + b, 0, e - b);
         },
-        TaskLabel{"kernel", "first touch", true});
+        // Setup, not a kernel: lab trace counts kernels as device busy time, and on a CPU these
+        // page faults can outlast every measured kernel of a run.
+        TaskLabel{"setup", "first touch"});
     stream_->synchronize();
     return buf;
 }
@@ -108,8 +110,8 @@ void CpuDevice::flush_caches(Stream& stream) {
     std::size_t n = flush_buffer_->count<float>();
     auto kernel = [f, n](int t, int threads) { fill(f, n, 1.0f, t, threads); };
     // Named in traces when it runs on the device's own stream, so a flush is not mistaken for
-    // the lesson's kernel.
-    if (auto* s = dynamic_cast<TaskStream*>(&stream)) s->launch(kernel, TaskLabel{"kernel", "flush caches", true});
+    // the lesson's kernel; setup (as first touch is), so it is not counted as the kernels' time.
+    if (auto* s = dynamic_cast<TaskStream*>(&stream)) s->launch(kernel, TaskLabel{"setup", "flush caches"});
     else stream.launch(kernel);
 }
 

@@ -29,12 +29,17 @@ constexpr auto kSpin = std::chrono::microseconds(50);
 
 double seconds(StreamTracer::Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-std::string name_of(const TaskLabel& label, std::uint64_t correlation) {
+std::atomic<TraceLabelSource> label_source{nullptr};
+
+// A traced task's name, read on the launching thread: the host's label is that thread's.
+std::string trace_name(const TaskLabel& label) {
     std::string name = label.name;
+    if (label.launcher_named)
+        if (TraceLabelSource source = label_source.load(std::memory_order_acquire))
+            if (const char* launcher = source(); launcher && *launcher) name = launcher;
     if (label.dims[0] > 0)
         name += " " + std::to_string(label.dims[0]) + " x " + std::to_string(label.dims[1]) + " x " +
                 std::to_string(label.dims[2]);
-    if (label.numbered) name += " #" + std::to_string(correlation);
     return name;
 }
 
@@ -42,6 +47,8 @@ std::string name_of(const TaskLabel& label, std::uint64_t correlation) {
 constexpr int kTrack = 0;
 
 }  // namespace
+
+void set_trace_label_source(TraceLabelSource source) { label_source.store(source, std::memory_order_release); }
 
 void StreamTracer::begin() {
     std::lock_guard lock(mutex_);
@@ -95,16 +102,17 @@ void StreamTracer::push(TraceEvent e) {
     events_.push_back(std::move(e));
 }
 
-void StreamTracer::add(std::uint64_t session, const TaskLabel& label, std::uint64_t correlation, bool host,
-                       Clock::time_point start, Clock::time_point end) {
+void StreamTracer::add(std::uint64_t session, const TaskLabel& label, const std::string& name, std::uint64_t correlation,
+                       bool host, Clock::time_point start, Clock::time_point end) {
     std::lock_guard lock(mutex_);
     if (session != session_ || !active_.load(std::memory_order_relaxed)) return;
     TraceEvent e;
     if (host) {
-        e.name = "launch";
+        // Named after what it enqueued, so the host's track reads without following the arrows.
+        e.name = (std::string(label.category) == "marker" ? "record " : "launch ") + name;
         e.category = "runtime";
     } else {
-        e.name = name_of(label, correlation);
+        e.name = name;
         e.category = label.category;
     }
     e.start_s = seconds(start - origin_);
@@ -222,15 +230,18 @@ void TaskStream::enqueue(std::function<void()> task, const TaskLabel& label) {
     Task t{std::move(task), label};
     tracer_.next_correlation(t.session, t.correlation);
     const std::uint64_t session = t.session, correlation = t.correlation;
+    std::string name;
+    if (session != 0) t.name = name = trace_name(label);
     {
         std::lock_guard lock(mutex_);
         queue_.push_back(std::move(t));
         ++enqueued_;
     }
     wake_.notify_one();
-    if (session != 0) tracer_.add(session, label, correlation, true, start, StreamTracer::Clock::now());
+    if (session != 0) tracer_.add(session, label, name, correlation, true, start, StreamTracer::Clock::now());
 }
 
+// A lesson's kernel: "host kernel" only when nothing says what launched it.
 void TaskStream::launch(HostKernel kernel) { launch(std::move(kernel), TaskLabel{"kernel", "host kernel", true}); }
 
 void TaskStream::launch(HostKernel kernel, const TaskLabel& label) {
@@ -308,7 +319,7 @@ void TaskStream::loop() {
         // Recorded before the task counts as completed, so a synchronize() followed by
         // trace_end() always finds it.
         if (task.session)
-            tracer_.add(task.session, task.label, task.correlation, false, start, StreamTracer::Clock::now());
+            tracer_.add(task.session, task.label, task.name, task.correlation, false, start, StreamTracer::Clock::now());
         completed_.fetch_add(1, std::memory_order_release);
         completed_.notify_all();
     }

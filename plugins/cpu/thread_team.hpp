@@ -14,9 +14,11 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "lab/backend.hpp"
 #include "lab/device.hpp"
 
 namespace lab::cpu {
@@ -49,14 +51,24 @@ private:
 };
 
 // What a task is, for the trace. Static strings and numbers only, so labelling a task costs
-// nothing when nobody traces; the name is spelled out only when the event is kept.
+// nothing when nobody traces; the name is spelled out only when the task is traced. Names carry
+// no number (the correlation is in the event's args): a viewer's summary by name then has one
+// row per kernel, not one per launch.
 struct TaskLabel {
-    const char* category = "task";  // kernel | gemm | marker | task
+    const char* category = "task";  // kernel | gemm | memcpy | marker | setup | task
     const char* name = "task";
-    bool numbered = false;          // append " #<correlation>" ("host kernel #12")
+    // A lesson's kernel (Stream::launch without a name): named after what launched it, the
+    // host's trace label (the workload the engine is measuring, set_trace_label_source), and
+    // `name` only when there is none.
+    bool launcher_named = false;
     int dims[3] = {0, 0, 0};        // when dims[0] > 0, append " m x n x k" ("sgemm 64 x 64 x 64")
     std::size_t bytes = 0;          // a copy's size, kept in the event's args (as CUPTI's copies have it)
 };
+
+// Where launcher-named tasks get their names: the host's current trace label (lab/backend.hpp,
+// TraceLabelSource), handed over when the host loads this backend. Until then, and for a host
+// that never hands one, such tasks keep their label's own name.
+void set_trace_label_source(TraceLabelSource source);
 
 // The events of one trace, fed by the host thread (launches, synchronisations) and the stream
 // thread (tasks). Each trace is a session: an event stamped with an older session (a task that
@@ -75,8 +87,9 @@ public:
     std::vector<TraceEvent> end();
     // A session and correlation ID for a task about to be enqueued; session 0 when not tracing.
     void next_correlation(std::uint64_t& session, std::uint64_t& correlation);
-    void add(std::uint64_t session, const TaskLabel& label, std::uint64_t correlation, bool host,
-             Clock::time_point start, Clock::time_point end);
+    // A task (host: its launch) named `name`, the label's name as trace_name() spelled it.
+    void add(std::uint64_t session, const TaskLabel& label, const std::string& name, std::uint64_t correlation,
+             bool host, Clock::time_point start, Clock::time_point end);
     void add_sync(Clock::time_point start, Clock::time_point end);
     std::size_t dropped() const;  // of the current (or last) session
 
@@ -120,6 +133,7 @@ private:
         TaskLabel label;
         std::uint64_t session = 0;      // nonzero: traced
         std::uint64_t correlation = 0;
+        std::string name{};             // traced tasks only: spelled out when enqueued
     };
 
     void loop();

@@ -305,7 +305,7 @@ TEST_CASE("lab run --trace writes a Chrome trace of the lesson, gzip-compressed 
         if (e.value("cat", "") == "untraced") untraced.insert(e["name"].get<std::string>());
         if (e.value("cat", "") == "gemm" && e["name"].get<std::string>().rfind("sgemm ", 0) == 0) sgemm = true;
         if (e.value("cat", "") == "runtime" && e["args"].contains("correlation"))
-            duplicate |= !correlations.insert(e["args"]["correlation"].get<std::string>()).second;
+            duplicate |= !correlations.insert(e["args"]["correlation"].dump()).second;
     }
     for (const auto& w : record["workloads"]) {
         const std::string name = w["name"].get<std::string>();
@@ -315,6 +315,32 @@ TEST_CASE("lab run --trace writes a Chrome trace of the lesson, gzip-compressed 
     CHECK(sgemm);
     CHECK_FALSE(duplicate);
     CHECK(trace["otherData"]["dropped"] == 0);
+
+    // Readable names: a kernel is named after the workload that launched it, with no number
+    // (the correlation, an integer as Kineto writes it, is in its args); a launch after what it
+    // launched; first touch and cache flushes are setup, not kernels; no process is pid 0.
+    std::set<std::string> kernel_names, launch_names, setup_names;
+    bool numbered = false, string_correlation = false, pid0 = false;
+    for (const auto& e : trace["traceEvents"]) {
+        pid0 |= e.value("pid", -1) == 0;
+        if (e.value("ph", "") != "X") continue;
+        const std::string cat = e.value("cat", ""), name = e["name"].get<std::string>();
+        if (cat == "kernel") kernel_names.insert(name), numbered |= name.find(" #") != std::string::npos;
+        if (cat == "runtime") launch_names.insert(name);
+        if (cat == "setup") setup_names.insert(name);
+        if (e.contains("args") && e["args"].contains("correlation")) string_correlation |= !e["args"]["correlation"].is_number_integer();
+    }
+    CHECK_FALSE(numbered);
+    CHECK_FALSE(string_correlation);
+    CHECK_FALSE(pid0);
+    for (const char* w : {"read", "copy", "triad", "fma_few", "fma_many", "fma_peak_fp32"}) {
+        INFO(w);
+        CHECK(kernel_names.count(w) == 1);
+        CHECK(launch_names.count(std::string("launch ") + w) == 1);
+    }
+    CHECK(kernel_names.count("first touch") == 0);
+    CHECK(setup_names.count("first touch") == 1);
+    CHECK(trace["displayTimeUnit"] != "ns");
     // lab trace leaves the untraced measuring out of the span it calls idle.
     auto summary = run_lab({"trace", (out / "t.json.gz").string(), "--json"});
     REQUIRE(summary.exit_code == 0);

@@ -55,7 +55,8 @@ TEST_CASE("a trace document has the Chrome trace shape and the run's metadata", 
     TraceMetadata meta{"NVIDIA H200", "cuda", "02.05", 3};
     json doc = chrome_trace(sample(), meta);
     REQUIRE(doc["traceEvents"].is_array());
-    CHECK(doc["displayTimeUnit"] == "ns");
+    // Not "ns", which made chrome://tracing show a 1.15 s kernel as 1,148,203,082 ns.
+    CHECK(doc["displayTimeUnit"] == "ms");
     CHECK(doc["otherData"]["device"] == "NVIDIA H200");
     CHECK(doc["otherData"]["kind"] == "cuda");
     CHECK(doc["otherData"]["lesson"] == "02.05");
@@ -71,17 +72,17 @@ TEST_CASE("device work goes under the device's process, one thread per stream; h
 
     const json* kernel = find_named(complete, "vector_add(float*, float const*, int)");
     REQUIRE(kernel);
-    CHECK((*kernel)["pid"] == 1);
+    CHECK((*kernel)["pid"] == 2);
     CHECK((*kernel)["tid"] == 7);
     CHECK((*kernel)["cat"] == "kernel");
     const json* launch = find_named(complete, "cudaLaunchKernel");
     REQUIRE(launch);
-    CHECK((*launch)["pid"] == 0);
+    CHECK((*launch)["pid"] == 1);
     CHECK((*launch)["tid"] == 3);
     CHECK((*launch)["cat"] == "runtime");
     const json* copy = find_named(complete, "memcpy HtoD");
     REQUIRE(copy);
-    CHECK((*copy)["pid"] == 1);
+    CHECK((*copy)["pid"] == 2);
     CHECK((*copy)["tid"] == 0);
 
     auto meta = with_phase(doc, "M");
@@ -90,11 +91,13 @@ TEST_CASE("device work goes under the device's process, one thread per stream; h
             if (m["name"] == what && m["pid"] == pid && m["tid"] == tid && m["args"]["name"] == name) return true;
         return false;
     };
-    CHECK(has("process_name", 0, 0, "host"));
-    CHECK(has("process_name", 1, 0, "NVIDIA H200"));
-    CHECK(has("thread_name", 1, 7, "stream 7"));
-    CHECK(has("thread_name", 1, 0, "stream 0"));
-    CHECK(has("thread_name", 0, 3, "thread 3"));
+    CHECK(has("process_name", 1, 0, "host"));
+    CHECK(has("process_name", 2, 0, "NVIDIA H200"));
+    CHECK(has("thread_name", 2, 7, "stream 7"));
+    CHECK(has("thread_name", 2, 0, "stream 0"));
+    CHECK(has("thread_name", 1, 3, "thread 3"));
+    // No event of any phase is in process 0, which Perfetto keeps for the idle "swapper".
+    for (const auto& e : doc["traceEvents"]) CHECK(e["pid"] != 0);
 }
 
 TEST_CASE("times are microseconds, exact to the nanosecond", "[trace]") {
@@ -146,10 +149,10 @@ TEST_CASE("a launch and its kernel are linked by a flow with the correlation as 
     CHECK(s["cat"] == "launch");
     CHECK(f["cat"] == "launch");
     // The start sits in the host launch, the end binds to the enclosing kernel slice.
-    CHECK(s["pid"] == 0);
+    CHECK(s["pid"] == 1);
     CHECK(s["tid"] == 3);
     CHECK(s["ts"].get<double>() == 1.0);
-    CHECK(f["pid"] == 1);
+    CHECK(f["pid"] == 2);
     CHECK(f["tid"] == 7);
     CHECK(f["ts"].get<double>() == 5.0);
     CHECK(f["bp"] == "e");
@@ -170,7 +173,12 @@ TEST_CASE("event arguments are kept", "[trace]") {
     const json* kernel = find_named(complete, "vector_add(float*, float const*, int)");
     REQUIRE(kernel);
     CHECK((*kernel)["args"]["grid"] == "128,1,1");
-    CHECK((*kernel)["args"]["correlation"] == "42");
+    // A correlation is an integer, as Kineto writes it; other arguments stay as the device gave them.
+    CHECK((*kernel)["args"]["correlation"] == 42);
+    CHECK((*kernel)["args"]["correlation"].is_number_unsigned());
+    const json* launch = find_named(complete, "cudaLaunchKernel");
+    REQUIRE(launch);
+    CHECK((*launch)["args"]["correlation"] == 42);
     const json* copy = find_named(complete, "memcpy HtoD");
     REQUIRE(copy);
     CHECK((*copy)["args"]["bytes"] == "4096");
@@ -187,5 +195,18 @@ TEST_CASE("an empty trace is a valid document with no timed events", "[trace]") 
     CHECK(with_phase(doc, "s").empty());
     CHECK(with_phase(doc, "f").empty());
     CHECK(doc["otherData"]["dropped"] == 0);
-    CHECK(json::parse(doc.dump())["displayTimeUnit"] == "ns");
+    CHECK(json::parse(doc.dump())["displayTimeUnit"] == "ms");
+}
+
+TEST_CASE("a correlation that is not a number stays a string, in args and as the flow's ID", "[trace]") {
+    json doc = chrome_trace({event("launch k", "runtime", 1e-6, 1e-6, 0, true, {{"correlation", "a7"}}),
+                             event("k", "kernel", 2e-6, 1e-6, 0, false, {{"correlation", "a7"}})},
+                            {"dev", "cpu", "", 0});
+    const auto complete = with_phase(doc, "X");
+    const json* kernel = find_named(complete, "k");
+    REQUIRE(kernel);
+    CHECK((*kernel)["args"]["correlation"] == "a7");
+    auto starts = with_phase(doc, "s");
+    REQUIRE(starts.size() == 1);
+    CHECK(starts[0]["id"] == "a7");
 }

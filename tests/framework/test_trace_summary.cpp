@@ -118,3 +118,54 @@ TEST_CASE("a truncated .gz, a cut JSON and a JSON that is no trace are refused",
     CHECK_THAT(refusal(d / "config.json"), Contains("not a trace"));
     CHECK_THAT(refusal(d / "missing.json"), Contains("cannot read the trace"));
 }
+
+// lab's CPU traces name a kernel after the workload that launched it and put the device's own
+// work (first touch, cache flushes) in the category "setup": not a kernel, not busy time.
+TEST_CASE("a lab trace's setup tasks are neither kernels nor busy time", "[trace_summary]") {
+    lab_test::TempDir d;
+    std::vector<TraceEvent> ev = {{"launch read", "runtime", 0.5e-6, 0.5e-6, 0, true, {{"correlation", "2"}}},
+                                  {"read", "kernel", 1e-6, 2e-6, 0, false, {{"correlation", "2"}}},
+                                  {"first touch", "setup", 3e-6, 10e-6, 0, false, {{"correlation", "3"}}},
+                                  {"flush caches", "setup", 13e-6, 1e-6, 0, false, {{"correlation", "4"}}},
+                                  {"launch read", "runtime", 13e-6, 0.5e-6, 0, true, {{"correlation", "5"}}},
+                                  {"read", "kernel", 14e-6, 1e-6, 0, false, {{"correlation", "5"}}},
+                                  {"first touch", "setup", 15e-6, 20e-6, 0, false, {{"correlation", "6"}}}};
+    lab_test::write_file(d / "t.json", chrome_trace(ev, {"Test CPU", "cpu", "02.05", 0}).dump());
+    const auto s = trace::read(d / "t.json");
+    CHECK(s.kernel_count == 2);
+    REQUIRE(s.kernels.size() == 1);
+    CHECK(s.kernels[0].name == "read");
+    CHECK(s.kernels[0].count == 2);
+    CHECK(s.gpu_busy_us == Approx(3));
+    CHECK(s.span_us == Approx(14));  // from the first kernel to the last: setup after it is outside
+    CHECK(s.launches_matched == 2);  // integer correlations pair as string ones did
+    CHECK(*s.launch_latency_us == Approx(0.75));
+}
+
+// A trace lab wrote before kernels were named and correlations became integers: host in process
+// 0, correlations as strings, every task numbered ("host kernel #3") and first touch a kernel.
+TEST_CASE("a lab trace written before kernels had names still reads, numbered names merged", "[trace_summary]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "old.json", R"({"displayTimeUnit": "ns",
+      "otherData": {"device": "AMD EPYC", "dropped": 0, "kind": "cpu", "lesson": "02.05"},
+      "traceEvents": [
+      {"args": {"name": "host"}, "name": "process_name", "ph": "M", "pid": 0, "tid": 0},
+      {"args": {"correlation": "1"}, "cat": "runtime", "dur": 1, "name": "launch", "ph": "X", "pid": 0, "tid": 0, "ts": 1},
+      {"args": {"correlation": "1"}, "cat": "kernel", "dur": 10, "name": "first touch #1", "ph": "X", "pid": 1, "tid": 0, "ts": 2},
+      {"args": {"correlation": "2"}, "cat": "runtime", "dur": 1, "name": "launch", "ph": "X", "pid": 0, "tid": 0, "ts": 12},
+      {"cat": "launch", "id": 2, "name": "launch", "ph": "s", "pid": 0, "tid": 0, "ts": 12},
+      {"args": {"correlation": "2"}, "cat": "kernel", "dur": 2, "name": "host kernel #2", "ph": "X", "pid": 1, "tid": 0, "ts": 14},
+      {"args": {"correlation": "3"}, "cat": "runtime", "dur": 1, "name": "launch", "ph": "X", "pid": 0, "tid": 0, "ts": 16},
+      {"args": {"correlation": "3"}, "cat": "kernel", "dur": 2, "name": "host kernel #3", "ph": "X", "pid": 1, "tid": 0, "ts": 18}]})");
+    const auto s = trace::read(d / "old.json");
+    CHECK(s.format == "lab");
+    CHECK(s.device_name == "AMD EPYC");
+    CHECK(s.kernel_count == 3);
+    REQUIRE(s.kernels.size() == 2);
+    CHECK(s.kernels[0].name == "first touch");
+    CHECK(s.kernels[1].name == "host kernel");
+    CHECK(s.kernels[1].count == 2);
+    CHECK(s.launches_matched == 3);
+    CHECK(*s.launch_latency_us == Approx(2));  // of 1, 2 and 2
+    CHECK(s.gpu_busy_us == Approx(14));
+}

@@ -26,6 +26,18 @@ struct BackendOptions {
 // lessons do.
 using MeasureFn = std::function<Measurement(const Workload&, const Launch&)>;
 
+// Optional, and outside Backend, so no class a plugin implements changed: a backend that records
+// its own trace events may name a kernel launched without a name (Stream::launch(HostKernel))
+// after what launched it. It exports
+//   extern "C" void lab_trace_label_source(lab::TraceLabelSource source);
+// and the host calls it once, right after loading the backend, with a function that returns the
+// calling thread's current label: the workload the engine is measuring ("read",
+// "calibrate.empty_kernel"), or nullptr when there is none. The text is valid during the launch
+// only: copy it. An older host never calls it (kernels stay unnamed); a backend without it (CUDA,
+// whose kernels CUPTI names) is not asked. Neither side needs the other's version for this.
+using TraceLabelSource = const char* (*)();
+inline constexpr const char* kTraceLabelSourceSymbol = "lab_trace_label_source";
+
 class Backend {
 public:
     virtual ~Backend() = default;

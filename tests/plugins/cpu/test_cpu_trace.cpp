@@ -6,10 +6,15 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "measure_engine.hpp"
 #include "plugin_loader.hpp"
+#include "trace_label.hpp"
+#include "trace_windows.hpp"
 #include "test_support.hpp"
 
 using namespace lab;
@@ -68,9 +73,14 @@ TEST_CASE("a CPU trace holds the stream's tasks and the host's launches and sync
     CHECK(gemms[0]->name == "sgemm 16 x 8 x 4");
     CHECK(markers[0]->name == "event");
     CHECK(syncs[0]->name == "synchronize");
-    for (const auto* l : launches) CHECK(l->name == "launch");
+    // Each launch is named after what it enqueued; the number is the correlation, in args.
+    std::multiset<std::string> launch_names;
+    for (const auto* l : launches) launch_names.insert(l->name);
+    CHECK(launch_names == std::multiset<std::string>{"launch host kernel", "launch host kernel", "launch host kernel",
+                                                     "launch sgemm 16 x 8 x 4", "record event"});
     for (const auto* k : kernels) {
-        CHECK(k->name == "host kernel #" + k->args.at("correlation"));
+        CHECK(k->name == "host kernel");  // nothing was being measured: no workload to name it after
+        CHECK(k->args.count("correlation") == 1);
         CHECK(k->track == 0);
     }
     for (const auto& e : events) {
@@ -180,4 +190,100 @@ TEST_CASE("a trace keeps at most 200000 events and ends with a note of how many 
     CHECK(events.back().name == "dropped 21 events");
     CHECK(events.back().args.at("dropped") == "21");
     CHECK(events.back().duration_s == 0);
+}
+
+// The loader hands the backend the host's trace label (lab/backend.hpp, TraceLabelSource): a
+// kernel launched without a name is named after the workload being measured.
+TEST_CASE("a kernel launched under a trace label is named after it; labels nest and unwind", "[cputrace]") {
+    Device& d = *fixture().device;
+    std::string note;
+    REQUIRE(d.trace_begin(note));
+    {
+        const TraceLabelScope outer("triad");
+        d.stream().launch([](int, int) {});
+        try {
+            const TraceLabelScope inner("calibrate.read");
+            d.stream().launch([](int, int) {});
+            throw std::runtime_error("a workload that fails");
+        } catch (const std::runtime_error&) {
+        }
+        d.stream().launch([](int, int) {});  // the inner label ended with the exception
+    }
+    d.stream().launch([](int, int) {});  // outside every label
+    d.stream().synchronize();
+    const auto events = d.trace_end();
+    std::vector<std::string> kernels, launches;
+    for (const auto* k : with(events, "kernel", false)) kernels.push_back(k->name);
+    for (const auto* l : with(events, "runtime", true)) launches.push_back(l->name);
+    CHECK(kernels == std::vector<std::string>{"triad", "calibrate.read", "triad", "host kernel"});
+    CHECK(launches == std::vector<std::string>{"launch triad", "launch calibrate.read", "launch triad", "launch host kernel"});
+    CHECK(current_trace_label() == nullptr);
+}
+
+TEST_CASE("a named task keeps its own name under a trace label", "[cputrace]") {
+    Device& d = *fixture().device;
+    BufferPtr a = d.allocate(16 * 16 * 4), b = d.allocate(16 * 16 * 4), c = d.allocate(16 * 16 * 4);
+    std::string note;
+    REQUIRE(d.trace_begin(note));
+    {
+        const TraceLabelScope label("sgemm_workload");
+        d.gemm(d.stream(), {Dtype::fp32, 16, 16, 16, a->data(), b->data(), c->data(), 1.0, 0.0});
+        d.copy(d.stream(), b->data(), a->data(), 1024);
+    }
+    d.stream().synchronize();
+    const auto events = d.trace_end();
+    REQUIRE(with(events, "gemm", false).size() == 1);
+    CHECK(with(events, "gemm", false)[0]->name == "sgemm 16 x 16 x 16");
+    REQUIRE(with(events, "memcpy", false).size() == 1);
+    CHECK(with(events, "memcpy", false)[0]->name == "memcpy HtoH");
+}
+
+// First touch (page faults of a new buffer) and cache flushes are the device's own work: in a
+// trace they are "setup", so lab trace counts neither as a kernel nor as device busy time.
+TEST_CASE("first touch and cache flushes are setup tasks, not kernels", "[cputrace]") {
+    Device& d = *fixture().device;
+    std::string note;
+    REQUIRE(d.trace_begin(note));
+    BufferPtr buf = d.allocate(1 << 20);
+    d.flush_caches(d.stream());
+    d.stream().synchronize();
+    const auto events = d.trace_end();
+    CHECK(with(events, "kernel", false).empty());
+    std::set<std::string> setup;
+    for (const auto* e : with(events, "setup", false)) setup.insert(e->name);
+    CHECK(setup.count("first touch") == 1);
+    CHECK(setup.count("flush caches") == 1);
+    for (const auto& e : events) CHECK(e.name.find('#') == std::string::npos);
+}
+
+// The engine sets the label: a workload's traced window holds kernels named after it, a cold
+// one's flushes as setup, and the label ends with the measurement.
+TEST_CASE("the engine names a workload's kernels after the workload", "[cputrace]") {
+    Device& d = *fixture().device;
+    const EngineSettings fast{"test", 1, 2, 0.0, 1.0, 0.05, 0.0005, 0.0};
+    TraceWindows trace(d);
+    std::string why;
+    REQUIRE(trace.begin(why));
+    Workload hot;
+    hot.name = "spin_hot";
+    measure_workload(d, hot, [](Stream& s) { s.launch([](int, int) {}); }, fast, &trace);
+    Workload cold;
+    cold.name = "spin_cold";
+    cold.mode = TimingMode::cold;
+    measure_workload(d, cold, [](Stream& s) { s.launch([](int, int) {}); }, fast, &trace);
+    CHECK(current_trace_label() == nullptr);
+    d.stream().launch([](int, int) {});
+    d.stream().synchronize();
+    const auto events = trace.finish();
+    std::map<std::string, int> kernels;
+    int flushes = 0;
+    for (const auto& e : events) {
+        if (e.category == "kernel") ++kernels[e.name];
+        if (e.category == "setup" && e.name == "flush caches") ++flushes;
+    }
+    CHECK(kernels.size() == 3);
+    CHECK(kernels["spin_hot"] >= 1);
+    CHECK(kernels["spin_cold"] == 1);  // a cold window: one cold sample
+    CHECK(kernels["host kernel"] == 1);
+    CHECK(flushes >= 1);
 }
