@@ -338,9 +338,10 @@ void draw_legend(Svg& s, const Layout& m, std::vector<Box>& taken) {
     taken.push_back({bx, by, bx + bw, by + bh});
 }
 
+// At the page's left margin, as the key table: a wrapped line of kNoteLineChars fits from there.
 void draw_notes(Svg& s, const std::vector<std::string>& note_lines, double top) {
     for (std::size_t i = 0; i < note_lines.size(); ++i)
-        s.text(kLeft, top + 6 + 14.0 * static_cast<double>(i), Anchor::start, note_lines[i], "not-drawn", "fill=\"#a33\"");
+        s.text(kKeyLeft, top + 6 + 14.0 * static_cast<double>(i), Anchor::start, note_lines[i], "not-drawn", "fill=\"#a33\"");
 }
 
 }  // namespace

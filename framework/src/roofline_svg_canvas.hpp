@@ -26,6 +26,7 @@ inline constexpr double kTop = 50;
 inline constexpr double kBottom = 442;
 inline constexpr double kPointRadius = 5;
 inline constexpr std::size_t kNoteLineChars = 112;
+inline constexpr double kKeyLeft = 20;  // the key table and the notes under the plot start here
 
 // The document being written, with the layout's axes mapped onto the plot area.
 class Svg {

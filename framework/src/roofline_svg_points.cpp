@@ -19,7 +19,7 @@ constexpr double kSameSpot = 4;
 // How many rings of spots a label tries around its point before it becomes a letter.
 constexpr int kLabelRings = 4;
 constexpr double kKeyRowHeight = 15;
-constexpr double kKeyColumnWidth = (kWidth - 40) / 2;
+constexpr double kKeyColumnWidth = (kWidth - 2 * kKeyLeft) / 2;
 
 // A point's AI as its labels write it: "?" while it is a graded answer, as the run's table does.
 std::string ai_text(const Point& p) { return !p.ai_shown ? "?" : std::isinf(p.ai) ? "inf" : ai_number(p.ai); }
@@ -226,9 +226,9 @@ void draw_key_table(Svg& s, const Layout& m, const std::vector<KeyRow>& rows, do
     for (const auto& r : rows) narrow = narrow && text_width(r.text) + 34 <= kKeyColumnWidth;
     const std::size_t per_column = narrow ? (rows.size() + 1) / 2 : rows.size();
     s.put("<g class=\"key-table\">\n");
-    s.text(20, top + 11, Anchor::start, "key to the lettered points:", "key-title", "fill=\"#444\"");
+    s.text(kKeyLeft, top + 11, Anchor::start, "key to the lettered points:", "key-title", "fill=\"#444\"");
     for (std::size_t k = 0; k < rows.size(); ++k) {
-        const double x = 20 + (k < per_column ? 0 : kKeyColumnWidth);
+        const double x = kKeyLeft + (k < per_column ? 0 : kKeyColumnWidth);
         const double y = top + kKeyRowHeight * static_cast<double>(k % per_column + 1) + 11;
         const Point* p = m.drawn[rows[k].point];
         const auto st = regime_style(p->regime);
