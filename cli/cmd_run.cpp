@@ -168,13 +168,17 @@ int cmd_run(const Args& args) {
     RunView view{info, raw, derivation, withheld,
                  there ? "(measured by job " + there->job + " on the cluster)"
                  : here->result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
-    std::vector<std::string> svg_paths;
+    std::vector<std::string> plot_lines;  // a written file, or why a plot was not drawn
     if (vm.count("plots")) {
         const fs::path dir = vm["plots"].as<std::string>();
         for (const RunPlot& p : run_plots(info, raw, derivation, withheld)) {
+            if (p.svg.empty()) {
+                plot_lines.push_back(p.name + " not drawn: " + p.not_drawn);
+                continue;
+            }
             const fs::path svg = dir / (p.name + "-" + req.id + ".svg");
             write_file_atomically(svg, p.svg);
-            svg_paths.push_back(svg.string());
+            plot_lines.push_back(svg.string());
         }
     }
     write_file_atomically(out, rec.dump(2) + "\n");
@@ -193,7 +197,7 @@ int cmd_run(const Args& args) {
         return 0;
     }
     print_run(std::cout, view);
-    for (const auto& svg : svg_paths) std::cout << "plot: " << svg << "\n";
+    for (const auto& svg : plot_lines) std::cout << "plot: " << svg << "\n";
     if (!report.empty()) std::cout << "report: " << report.string() << "\n";
     if (!trace_note.empty()) std::cout << trace_note << "\n";
     std::cout << "run record: " << out.string() << "\n";

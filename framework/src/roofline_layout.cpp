@@ -41,6 +41,20 @@ void place_ceilings(const RooflineChart& chart, Layout& m) {
             m.top_index = ii;
     }
     if (m.ridge_index < 0 && !m.ceilings.empty()) m.ridge_index = 0;
+    // fp64 has its own ridge, further left: kernels between the two are compute bound in fp64
+    // only. Marked for the fp64 counterpart of the ridge's pipe (fp64.simt beside fp32.simt),
+    // else for the first fp64 ceiling.
+    if (m.ridge_index >= 0) {
+        const std::string& main = m.ceilings[static_cast<std::size_t>(m.ridge_index)].name;
+        const std::string twin = main.rfind("fp32", 0) == 0 ? "fp64" + main.substr(4) : std::string();
+        for (int pass = 0; pass < 2 && m.fp64_ridge_index < 0; ++pass)
+            for (std::size_t i = 0; i < m.ceilings.size(); ++i) {
+                const auto& c = m.ceilings[i];
+                const bool fits = pass == 0 ? c.name == twin : c.name.rfind("fp64", 0) == 0;
+                if (fits && static_cast<int>(i) != m.ridge_index && c.ridge > 0 && m.fp64_ridge_index < 0)
+                    m.fp64_ridge_index = static_cast<int>(i);
+            }
+    }
 }
 
 // The points a log-log plot can hold; each other one is noted with the reason.
@@ -138,20 +152,30 @@ int decade_step(int lo, int hi, int max_labels) {
 
 bool on_step(int e, int step) { return ((e % step) + step) % step == 0; }
 
+// Colours from Okabe-Ito, chosen so that the two regimes most often side by side (compute and
+// memory bound) differ in hue and in lightness; shapes differ for every regime regardless.
 RegimeStyle regime_style(const std::string& regime) {
-    if (regime.empty()) return {"regime not shown", "#8c8c8c"};
+    if (regime.empty()) return {"regime not shown", "not shown", kNeutralGrey, Shape::star, 7};
     // "undecided: compute_bound or latency_bound": the noise left the verdict open.
-    if (regime.rfind("undecided", 0) == 0) return {"undecided", "#bcbd22"};
+    if (regime.rfind("undecided", 0) == 0) return {"undecided", "undecided", "#000000", Shape::cross, 4};
     if (const auto r = roofline::parse_regime(regime)) {
         switch (*r) {
-            case roofline::Regime::compute_bound: return {"compute_bound", "#d62728"};
-            case roofline::Regime::memory_bound: return {"memory_bound", "#1f77b4"};
-            case roofline::Regime::overhead_bound: return {"overhead_bound", "#9467bd"};
-            case roofline::Regime::latency_bound: return {"latency_bound", "#ff7f0e"};
+            case roofline::Regime::compute_bound: return {"compute_bound", "compute bound", "#D55E00", Shape::circle, 0};
+            case roofline::Regime::memory_bound: return {"memory_bound", "memory bound", "#0072B2", Shape::square, 1};
+            case roofline::Regime::overhead_bound: return {"overhead_bound", "overhead bound", "#CC79A7", Shape::diamond, 2};
+            case roofline::Regime::latency_bound: return {"latency_bound", "latency bound", "#E69F00", Shape::triangle, 3};
             default: break;
         }
     }
-    return {regime, "#2ca02c"};
+    std::string words = regime;
+    std::replace(words.begin(), words.end(), '_', ' ');
+    return {regime, words, "#009E73", Shape::triangle_down, 5};
+}
+
+char point_letter(std::size_t i) {
+    if (i < 26) return static_cast<char>('A' + i);
+    if (i < 52) return static_cast<char>('a' + (i - 26));
+    return '*';
 }
 
 }  // namespace lab::plot::detail

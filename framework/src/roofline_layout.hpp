@@ -1,13 +1,15 @@
 // The shared reading of a RooflineChart, before anything is drawn: which ceilings and points can
 // be placed on log axes (and why the others cannot), which decades the axes span, which points
-// lie off the x axis, how densely ticks are labelled, and which colour each regime gets. The SVG
-// and the terminal renderers both draw from this one Layout, so the two pictures never disagree.
+// lie off the x axis, how densely ticks are labelled, which colour and marker each regime gets,
+// and which letter keys each point. The SVG and the terminal renderers both draw from this one
+// Layout, so the two pictures never disagree.
 // Internal to roofline_plot.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "plot_style.hpp"
 #include "roofline_plot.hpp"
 
 namespace lab::plot::detail {
@@ -21,6 +23,7 @@ struct Ceiling {
 struct Layout {
     std::vector<Ceiling> ceilings;       // placeable ones, in the chart's order
     int ridge_index = -1;                // the ceiling whose ridge is marked
+    int fp64_ridge_index = -1;           // an fp64 ceiling whose ridge is marked too (-1: none)
     int top_index = -1;                  // the highest ceiling: the slope ends at its ridge
     double bandwidth = 0;                // 0 when the chart has no usable bandwidth
     std::vector<const Point*> drawn;     // placeable points, in the chart's order
@@ -38,11 +41,19 @@ int decade_step(int lo, int hi, int max_labels);
 bool on_step(int e, int step);
 
 struct RegimeStyle {
-    std::string key;     // what the legend says
-    std::string color;
+    std::string key;     // which regime: "compute_bound", "undecided", "regime not shown", or the name given
+    std::string label;   // what the legend says: "compute bound"
+    std::string color;   // from the Okabe-Ito palette; grey when the regime is withheld
+    Shape shape = Shape::circle;
+    int rank = 0;        // the legend's order
 };
 
-// One colour per regime, recognising the synonyms students may write ("bandwidth bound").
+// One colour and one marker shape per regime, recognising the synonyms students may write
+// ("bandwidth bound"): the shape alone tells the regimes apart where colours do not.
 RegimeStyle regime_style(const std::string& regime);
+
+// The letter that keys the i-th drawn point, in the terminal's grid and the SVG's key table
+// alike: A..Z, a..z, then '*'.
+char point_letter(std::size_t i);
 
 }  // namespace lab::plot::detail

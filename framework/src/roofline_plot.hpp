@@ -41,6 +41,11 @@ struct RooflineChart {
 // A standalone SVG document.
 std::string render_svg(const RooflineChart& chart);
 
+// Why the chart is not worth drawing, "" when it is: no point can be placed on its log axes
+// ("no workload can be placed on its log axes: chase_4k (0 FLOP), read_4k (0 FLOP) and 9 more").
+// A roofline without points shows only the roofs; callers say this instead of drawing it.
+std::string not_drawable(const RooflineChart& chart);
+
 // A plain-text sketch (ASCII only), `width` x `height` characters of plot area plus axis labels.
 std::string render_terminal(const RooflineChart& chart, int width = 64, int height = 16);
 

@@ -1,6 +1,6 @@
-// The SVG page a roofline is drawn on: its geometry (plot area, font metrics), the mapping from
-// decades to pixels, text output with escaping, and the greedy placement of labels around what
-// is already drawn. Internal to roofline_plot; roofline_svg.cpp draws with it.
+// The SVG page a roofline is drawn on: its geometry (plot area), the mapping from decades to
+// pixels and text output with escaping. Labels are placed with plot_labels.hpp, in the shared
+// look of plot_style.hpp. Internal to roofline_plot; roofline_svg*.cpp draw with it.
 #pragma once
 
 #include <fmt/format.h>
@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "plot_labels.hpp"
 #include "roofline_layout.hpp"
 
 namespace lab::plot::detail {
@@ -23,37 +24,9 @@ inline constexpr double kLeft = 110;   // room for "100 GFLOP/s" and the axis ti
 inline constexpr double kRight = 728;  // points at infinite AI sit on this edge
 inline constexpr double kTop = 50;
 inline constexpr double kBottom = 442;
-inline constexpr double kFontSize = 11;
-inline constexpr double kCharWidth = 6.3;  // a typical sans-serif glyph at kFontSize
 inline constexpr double kPointRadius = 5;
 inline constexpr std::size_t kNoteLineChars = 112;
-
-struct Box {
-    double x0, y0, x1, y1;
-};
-
-enum class Anchor { start, middle, end };
-
-// The width a label takes at kFontSize, and the box around it from its anchor and baseline.
-double text_width(std::string_view s);
-Box text_box(double x, double baseline, Anchor a, double width);
-
-// A candidate spot for a label, relative to what it labels.
-struct Offset {
-    double dx, dy;
-    Anchor anchor;
-};
-
-struct Placement {
-    double x, y;
-    Anchor anchor;
-    Box box;
-};
-
-// Greedy label placement: the first candidate that overlaps nothing, else the one that overlaps
-// least. Good enough for a handful of kernels; a teaching plot has no more.
-Placement place_label(double x, double y, double width, const std::vector<Offset>& candidates,
-                      const std::vector<Box>& obstacles, const Box& bounds);
+inline constexpr double kKeyLeft = 20;  // the key table and the notes under the plot start here
 
 // The document being written, with the layout's axes mapped onto the plot area.
 class Svg {

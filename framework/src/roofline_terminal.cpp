@@ -44,12 +44,8 @@ private:
     std::vector<std::string> rows_;
 };
 
-// A, B, ... Z, a, ... z, then '*': the letter of the i-th drawn point.
-char letter(std::size_t i) {
-    if (i < 26) return static_cast<char>('A' + i);
-    if (i < 52) return static_cast<char>('a' + (i - 26));
-    return '*';
-}
+// The letter of the i-th drawn point, as the SVG's key table writes it too.
+char letter(std::size_t i) { return point_letter(i); }
 
 // The ceiling whose ridge is marked, if any.
 const Ceiling* ridge_ceiling(const Layout& m) {
@@ -177,8 +173,12 @@ void write_roof_key(Text& t, const RooflineChart& chart, const Layout& m) {
                            si(m.bandwidth, "B/s", true)));
     const Ceiling* ridge = ridge_ceiling(m);
     if (ridge && ridge->ridge > 0)
-        t.line(fmt::format("  | ridge {} FLOP/B ({})", chart.show_ridge_value ? plain(ridge->ridge) : "?",
+        t.line(fmt::format("  | ridge {} FLOP/B ({})", chart.show_ridge_value ? ai_number(ridge->ridge) : "?",
                            ascii_only(ridge->name)));
+    if (m.fp64_ridge_index >= 0) {
+        const Ceiling& r64 = m.ceilings[static_cast<std::size_t>(m.fp64_ridge_index)];
+        t.line(fmt::format("    ridge {} FLOP/B ({})", chart.show_ridge_value ? ai_number(r64.ridge) : "?", ascii_only(r64.name)));
+    }
 }
 
 // The points as a table under their letters, columns padded to the widest entry.
@@ -194,7 +194,7 @@ void write_point_table(Text& t, const Layout& m) {
         const int side = m.off_scale[i];
         Row r{ascii_only(p->label),
               std::isinf(p->ai) && p->ai_shown ? std::string("AI -> inf")
-                                : fmt::format("AI {} FLOP/B{}", p->ai_shown ? plain(p->ai) : "?",
+                                : fmt::format("AI {} FLOP/B{}", p->ai_shown ? ai_number(p->ai) : "?",
                                               side > 0 ? " (off scale >)" : side < 0 ? " (off scale <)" : ""),
               p->flops_shown ? si(p->flops_per_s, "FLOP/s", true) : "? FLOP/s",
               p->regime.empty() ? std::string("(regime not shown)") : ascii_only(p->regime)};

@@ -90,6 +90,8 @@ std::size_t code_points(std::string_view s) {
 
 std::string plain(double v) { return format::number(v, {.whole_below = 1e6}); }
 
+std::string ai_number(double v) { return format::number(v); }
+
 std::string si(double v, std::string_view unit, bool ascii) {
     return format::si(v, unit, {.lowest_prefix = -24, .highest_prefix = 24, .min_exponent = 0, .ascii = ascii});
 }

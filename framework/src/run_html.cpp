@@ -180,6 +180,12 @@ std::string plots_html(const RunPage& p) {
     int n = 0;
     for (const RunPlot& plot : run_plots(p.info, p.raw, p.derivation, p.withheld)) {
         const std::string scope = "plot" + std::to_string(++n);
+        // A plot that is not drawn is said, so that a missing roofline is not taken for a bug.
+        if (plot.svg.empty()) {
+            out += "<p class=\"note\" data-plot=\"" + escape(plot.name) + "\">" + escape(plot.name) + " not drawn: " +
+                   escape(plot.not_drawn) + ".</p>\n";
+            continue;
+        }
         out += "<figure class=\"plot\" id=\"" + scope + "\" data-plot=\"" + escape(plot.name) + "\">\n" +
                html::inline_svg(plot.svg, scope) + "</figure>\n";
     }

@@ -42,8 +42,9 @@ std::vector<RunPlot> run_plots(const LessonInfo& info, const RawRun& raw, const 
                                const std::set<std::string>& withheld) {
     std::vector<RunPlot> out;
     const plot::RooflineChart roofline = roofline_chart(info, raw, d, withheld);
-    out.push_back({"roofline", roofline.title, plot::render_svg(roofline)});
-    for (const auto& p : d.plots) out.push_back({p.name, p.title, plot::render_plot_svg(p, withheld)});
+    const std::string why = plot::not_drawable(roofline);
+    out.push_back({"roofline", roofline.title, why.empty() ? plot::render_svg(roofline) : "", why});
+    for (const auto& p : d.plots) out.push_back({p.name, p.title, plot::render_plot_svg(p, withheld), ""});
     return out;
 }
 

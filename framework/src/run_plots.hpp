@@ -21,13 +21,16 @@ plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, co
                                    const std::set<std::string>& withheld);
 
 struct RunPlot {
-    std::string name;    // "roofline" or the lesson's plot name: file-name safe
+    std::string name;       // "roofline" or the lesson's plot name: file-name safe
     std::string title;
-    std::string svg;     // a standalone SVG document
+    std::string svg;        // a standalone SVG document; empty when the plot is not drawn
+    std::string not_drawn;  // why it is not drawn ("" when it is): what the reader is told instead
 };
 
 // The roofline first, then the lesson's plots in the order derive() drew them. Marks that show
-// a withheld metric are left out.
+// a withheld metric are left out. A roofline none of whose workloads can be placed on it (02.03
+// measures loads, no FLOP) is not drawn: an empty plot would look like a failure, so its entry
+// says why instead.
 std::vector<RunPlot> run_plots(const LessonInfo& info, const RawRun& raw, const Derivation& derivation,
                                const std::set<std::string>& withheld);
 

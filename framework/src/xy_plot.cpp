@@ -1,4 +1,7 @@
-// Drawing a lesson's plots (see xy_plot.hpp).
+// Drawing a lesson's plots (see xy_plot.hpp), in the look every plot of lab shares
+// (plot_style.hpp): the roofline's font, frame, ticks and axis titles, Okabe-Ito colours with a
+// marker shape per series, margins measured from what they hold (the y tick labels, the legend)
+// so that nothing overlaps or is cut off.
 #include "xy_plot.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +10,8 @@
 #include <cmath>
 #include <regex>
 
+#include "plot_labels.hpp"
+#include "plot_style.hpp"
 #include "roofline_text.hpp"
 #include "run_record.hpp"
 
@@ -70,8 +75,6 @@ std::string tick_label(double v, const std::string& unit) {
     return record::format_value(MetricValue{"", MetricKind::number, unit, v, {}});
 }
 
-std::string axis_title(const PlotAxis& a) { return a.unit.empty() ? a.label : a.label + " [" + a.unit + "]"; }
-
 std::string xml(const std::string& s) {
     std::string out;
     for (char c : s) {
@@ -83,8 +86,6 @@ std::string xml(const std::string& s) {
     }
     return out;
 }
-
-constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
 
 }  // namespace
 
@@ -106,62 +107,218 @@ std::vector<std::string> plot_problems(const Plot& p) {
     return out;
 }
 
+namespace {
+
+using detail::Anchor;
+using detail::Box;
+
+// A series' look: its colour and marker, or, for a reference line paired with a measured series
+// by name ("fp32 roof" beside "fp32"), the measured series' colour, dashed and without markers,
+// so that a reader sees at once which roof belongs to which sweep.
+struct SeriesStyle {
+    std::string colour;
+    detail::Shape shape = detail::Shape::circle;
+    bool reference = false;
+};
+
+// The measured series a reference line belongs to: "X roof", "X ceiling", "X bound" or
+// "X model" pairs with a series named X.
+const PlotSeries* paired_with(const Plot& p, const PlotSeries& s) {
+    for (const char* suffix : {" roof", " ceiling", " bound", " model"}) {
+        const std::string sfx(suffix);
+        if (s.name.size() <= sfx.size() || s.name.compare(s.name.size() - sfx.size(), sfx.size(), sfx) != 0) continue;
+        const std::string base = s.name.substr(0, s.name.size() - sfx.size());
+        for (const auto& other : p.series)
+            if (&other != &s && other.name == base) return &other;
+    }
+    return nullptr;
+}
+
+std::vector<SeriesStyle> series_styles(const Plot& p) {
+    std::vector<SeriesStyle> out(p.series.size());
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < p.series.size(); ++i)
+        if (!paired_with(p, p.series[i])) {
+            out[i] = {detail::series_colour(next), detail::series_shape(next), false};
+            ++next;
+        }
+    for (std::size_t i = 0; i < p.series.size(); ++i)
+        if (const PlotSeries* base = paired_with(p, p.series[i])) {
+            out[i] = out[static_cast<std::size_t>(base - p.series.data())];
+            out[i].reference = true;
+        }
+    return out;
+}
+
+// Words of `text` in lines no wider than `width` px (a word longer than that stays whole).
+std::vector<std::string> wrap(const std::string& text, double width) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find(' ', at);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(at, end - at);
+        const std::string longer = line.empty() ? word : line + " " + word;
+        if (!line.empty() && detail::text_width(longer) > width) {
+            lines.push_back(line);
+            line = word;
+        } else {
+            line = longer;
+        }
+        at = end + 1;
+    }
+    if (!line.empty() || lines.empty()) lines.push_back(line);
+    return lines;
+}
+
+// Text with a white halo, so that it stays legible where it crosses a grid line or a series.
+std::string text_el(double x, double y, Anchor a, const std::string& raw, const std::string& cls, const std::string& extra = "") {
+    return fmt::format("<text class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" stroke=\"white\" stroke-width=\"3\" "
+                       "paint-order=\"stroke\"{}{}>{}</text>",
+                       cls, x, y, detail::anchor_name(a), extra.empty() ? "" : " ", extra, xml(raw));
+}
+
+constexpr double kLegendMaxText = 190;  // legend names wrap past this width (px)
+constexpr double kMarkerRadius = 3.5;
+
+}  // namespace
+
 std::string render_plot_svg(const Plot& p, const std::set<std::string>& withheld) {
-    constexpr double W = 760, H = 440, left = 90, right = 190, top = 40, bottom = 60;
-    const double pw = W - left - right, ph = H - top - bottom;
+    using namespace detail;
     const Scale sx = fit(p, true, withheld), sy = fit(p, false, withheld);
+    const std::vector<SeriesStyle> styles = series_styles(p);
+
+    // The legend's names, wrapped, set the right margin: nothing in it is ever cut off.
+    std::vector<std::vector<std::string>> legend_lines;
+    double legend_text = 0;
+    for (const auto& s : p.series) {
+        legend_lines.push_back(wrap(s.name, kLegendMaxText));
+        for (const auto& l : legend_lines.back()) legend_text = std::max(legend_text, text_width(l));
+    }
+    // The y tick labels set the left margin, and the y axis title goes left of the widest.
+    const std::vector<double> yticks = sy.ticks(), xticks = sx.ticks();
+    double widest_y = 0;
+    for (double t : yticks) widest_y = std::max(widest_y, text_width(tick_label(t, p.y.unit)));
+    constexpr double W = 760, H = 440, top = 50, bottom = 60;
+    const double title_x = kAxisTitleSize + 2;  // the rotated title's baseline
+    const double left = std::ceil(title_x + 4 + 6 + widest_y + 9);
+    const double legend_w = legend_text + 36;
+    const double right = legend_w + 30;
+    const double pw = W - left - right, ph = H - top - bottom;
     auto X = [&](double v) { return left + pw * sx.to_unit(v); };
     auto Y = [&](double v) { return top + ph * (1 - sy.to_unit(v)); };
+
     std::string svg = fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-        "font-family=\"sans-serif\" font-size=\"12\">\n<title>{2}</title>\n<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
-        "<text x=\"{3}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{2}</text>\n",
-        W, H, xml(p.title), left);
-    // Axes, grid and ticks.
-    svg += fmt::format("<g class=\"axes\" stroke=\"#333\"><line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>"
-                       "<line x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\"/></g>\n",
-                       left, top + ph, left + pw, top);
-    for (double t : sx.ticks())
-        svg += fmt::format("<g class=\"xtick\"><line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/>"
-                           "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text></g>\n",
-                           X(t), top, top + ph, top + ph + 18, xml(tick_label(t, p.x.unit)));
-    for (double t : sy.ticks())
-        svg += fmt::format("<g class=\"ytick\"><line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>"
-                           "<text x=\"{3}\" y=\"{1:.1f}\" text-anchor=\"end\" dominant-baseline=\"middle\">{4}</text></g>\n",
-                           left, Y(t), left + pw, left - 6, xml(tick_label(t, p.y.unit)));
-    svg += fmt::format("<text class=\"xlabel\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", left + pw / 2, H - 16,
-                       xml(axis_title(p.x) + (p.x.log ? " (log)" : "")));
-    svg += fmt::format("<text class=\"ylabel\" transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
-                       top + ph / 2, xml(axis_title(p.y) + (p.y.log ? " (log)" : "")));
-    // Series and legend.
-    for (std::size_t i = 0; i < p.series.size(); ++i) {
-        const PlotSeries& s = p.series[i];
-        const char* colour = kColours[i % std::size(kColours)];
-        svg += fmt::format("<g class=\"series\" data-name=\"{}\" fill=\"{}\" stroke=\"{}\">", xml(s.name), colour, colour);
-        std::string points;
-        for (std::size_t k = 0; k < std::min(s.x.size(), s.y.size()); ++k) {
-            if (!usable(s.x[k], p.x.log) || !usable(s.y[k], p.y.log)) continue;
-            points += fmt::format("{:.1f},{:.1f} ", X(s.x[k]), Y(s.y[k]));
-            svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\"/>", X(s.x[k]), Y(s.y[k]));
+        "font-family=\"{2}\" font-size=\"{3}\">\n<title>{4}</title>\n<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
+        "<text class=\"title\" x=\"{5}\" y=\"28\" text-anchor=\"middle\" font-size=\"{6}\" font-weight=\"bold\">{4}</text>\n",
+        W, H, kFontFamily, kFontSize, xml(p.title), W / 2, kTitleSize);
+    // Grid, frame and ticks, as the roofline draws them.
+    for (double t : xticks)
+        svg += fmt::format("<g class=\"xtick\"><line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{5}\"/>"
+                           "<line x1=\"{0:.1f}\" y1=\"{2}\" x2=\"{0:.1f}\" y2=\"{6}\" stroke=\"{7}\"/>"
+                           "<text class=\"tick x-tick\" x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text></g>\n",
+                           X(t), top, top + ph, top + ph + 19, xml(tick_label(t, p.x.unit)), kGridColour, top + ph + kTickLength,
+                           kFrameColour);
+    for (double t : yticks)
+        svg += fmt::format("<g class=\"ytick\"><line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"{5}\"/>"
+                           "<line x1=\"{6}\" y1=\"{1:.1f}\" x2=\"{0}\" y2=\"{1:.1f}\" stroke=\"{7}\"/>"
+                           "<text class=\"tick y-tick\" x=\"{3}\" y=\"{8:.1f}\" text-anchor=\"end\">{4}</text></g>\n",
+                           left, Y(t), left + pw, left - 9, xml(tick_label(t, p.y.unit)), kGridColour, left - kTickLength,
+                           kFrameColour, Y(t) + 4);
+    svg += fmt::format("<rect class=\"frame\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1\"/>\n",
+                       left, top, pw, ph, kFrameColour);
+    svg += fmt::format("<text class=\"xlabel axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\">{}</text>\n",
+                       left + pw / 2, top + ph + 42, kAxisTitleSize, xml(axis_title(p.x.label, p.x.unit, p.x.log)));
+    svg += fmt::format("<text class=\"ylabel axis-title\" x=\"0\" y=\"0\" text-anchor=\"middle\" font-size=\"{}\" "
+                       "transform=\"translate({} {}) rotate(-90)\">{}</text>\n",
+                       kAxisTitleSize, title_x, top + ph / 2, xml(axis_title(p.y.label, p.y.unit, p.y.log)));
+
+    // Series: reference lines first, under the measured ones.
+    std::vector<Box> taken;
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t i = 0; i < p.series.size(); ++i) {
+            const PlotSeries& s = p.series[i];
+            const SeriesStyle& st = styles[i];
+            if (st.reference != (pass == 0)) continue;
+            svg += fmt::format("<g class=\"series\" data-name=\"{}\" data-shape=\"{}\" fill=\"{}\" stroke=\"{}\">", xml(s.name),
+                               st.reference ? "none" : shape_name(st.shape), st.colour, st.colour);
+            std::string points, markers;
+            for (std::size_t k = 0; k < std::min(s.x.size(), s.y.size()); ++k) {
+                if (!usable(s.x[k], p.x.log) || !usable(s.y[k], p.y.log)) continue;
+                const double x = X(s.x[k]), y = Y(s.y[k]);
+                points += fmt::format("{:.1f},{:.1f} ", x, y);
+                if (!st.reference) {
+                    markers += marker(st.shape, x, y, kMarkerRadius, "stroke=\"white\" stroke-width=\"0.8\"");
+                    taken.push_back({x - 5, y - 5, x + 5, y + 5});
+                }
+            }
+            if ((s.line || st.reference) && !points.empty())
+                svg += fmt::format("<polyline fill=\"none\" stroke-width=\"{}\"{} points=\"{}\"/>", st.reference ? 1.5 : 1.8,
+                                   st.reference ? " stroke-dasharray=\"6 4\"" : "", points);
+            svg += markers + "</g>\n";
         }
-        if (s.line && !points.empty()) svg += fmt::format("<polyline fill=\"none\" stroke-width=\"1.5\" points=\"{}\"/>", points);
-        svg += "</g>\n";
-        const double ly = top + 10 + 18 * static_cast<double>(i);
-        svg += fmt::format("<g class=\"legend\"><rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
-                           "<text x=\"{}\" y=\"{}\">{}</text></g>\n",
-                           left + pw + 14, ly - 10, colour, left + pw + 32, ly, xml(s.name));
+
+    // The legend, right of the plot: a sample of each series' line and marker, and its name.
+    const double lx = left + pw + 16;
+    double ly = top + 4;
+    svg += fmt::format("<g class=\"legend\"><rect class=\"legend-box\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                       "fill=\"white\" stroke=\"#bbb\"/>\n",
+                       lx, top, legend_w, [&] {
+                           double h = 8;
+                           for (const auto& l : legend_lines) h += 14.0 * static_cast<double>(l.size()) + 4;
+                           return h;
+                       }());
+    for (std::size_t i = 0; i < p.series.size(); ++i) {
+        const SeriesStyle& st = styles[i];
+        const double cy = ly + 10;
+        if (p.series[i].line || st.reference)
+            svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"1.8\"{}/>", lx + 6,
+                               cy, lx + 26, cy, st.colour, st.reference ? " stroke-dasharray=\"6 4\"" : "");
+        if (!st.reference) svg += marker(st.shape, lx + 16, cy, kMarkerRadius + 0.5, fmt::format("fill=\"{}\" stroke=\"white\" stroke-width=\"0.8\"", st.colour));
+        for (std::size_t k = 0; k < legend_lines[i].size(); ++k)
+            svg += fmt::format("<text class=\"legend-label\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", lx + 32, cy + 4 + 14.0 * static_cast<double>(k),
+                               xml(legend_lines[i][k]));
+        svg += "\n";
+        ly += 14.0 * static_cast<double>(legend_lines[i].size()) + 4;
     }
-    // Marks.
+    svg += "</g>\n";
+
+    // Marks: vertical ones labelled along the top, a label one row lower where it would run into
+    // its neighbour's; marked points labelled where they touch nothing.
+    std::vector<const PlotMark*> verticals, dots;
     for (const auto& m : p.marks) {
         if (!shown(m, withheld) || !usable(m.x, p.x.log) || (!m.vertical && !usable(m.y, p.y.log))) continue;
-        if (m.vertical)
-            svg += fmt::format("<g class=\"mark\"><line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#555\" "
-                               "stroke-dasharray=\"4 3\"/><text x=\"{3:.1f}\" y=\"{4}\" fill=\"#333\">{5}</text></g>\n",
-                               X(m.x), top, top + ph, X(m.x) + 4, top + 12, xml(m.label));
-        else
-            svg += fmt::format("<g class=\"mark\"><circle cx=\"{0:.1f}\" cy=\"{1:.1f}\" r=\"6\" fill=\"none\" stroke=\"black\" "
-                               "stroke-width=\"1.5\"/><text x=\"{2:.1f}\" y=\"{3:.1f}\" fill=\"#111\">{4}</text></g>\n",
-                               X(m.x), Y(m.y), X(m.x) + 9, Y(m.y) - 8, xml(m.label));
+        (m.vertical ? verticals : dots).push_back(&m);
+    }
+    std::stable_sort(verticals.begin(), verticals.end(), [](const PlotMark* a, const PlotMark* b) { return a->x < b->x; });
+    const Box plot_box{left, top, left + pw, top + ph};
+    for (const PlotMark* m : verticals) {
+        const double x = X(m->x), w = text_width(m->label);
+        // Right of the line, else left of it where the plot ends first.
+        const bool right_side = x + 4 + w <= left + pw - 2;
+        Box b{};
+        double y = top + 13;
+        for (int row = 0; row < 12; ++row) {
+            y = top + 13 + 14.0 * row;
+            b = text_box(right_side ? x + 4 : x - 4, y, right_side ? Anchor::start : Anchor::end, w);
+            if (std::none_of(taken.begin(), taken.end(), [&](const Box& o) { return intersects(b, o); })) break;
+        }
+        taken.push_back(b);
+        svg += fmt::format("<g class=\"mark\"><line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#555\" "
+                           "stroke-dasharray=\"4 3\"/>{3}</g>\n",
+                           x, top, top + ph,
+                           text_el(right_side ? x + 4 : x - 4, y, right_side ? Anchor::start : Anchor::end, m->label, "mark-label",
+                                   "fill=\"#333\""));
+    }
+    for (const PlotMark* m : dots) {
+        const double x = X(m->x), y = Y(m->y);
+        const Placement at = place_label(x, y, text_width(m->label), ring_offsets(7, 3, x > left + pw * 0.7), taken, plot_box);
+        taken.push_back(at.box);
+        svg += fmt::format("<g class=\"mark\"><circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"6\" fill=\"none\" stroke=\"black\" "
+                           "stroke-width=\"1.5\"/>{}</g>\n",
+                           x, y, text_el(at.x, at.y, at.anchor, m->label, "mark-label", "fill=\"#111\""));
     }
     return svg + "</svg>\n";
 }
@@ -197,14 +354,14 @@ std::string render_plot_terminal(const Plot& p, const std::set<std::string>& wit
     auto value_at = [](const Scale& s, double unit_pos) { const double a = s.lo + unit_pos * (s.hi - s.lo); return s.log ? std::pow(10.0, a) : a; };
     const std::string ytop = tick_label(value_at(sy, 1), p.y.unit), ybottom = tick_label(value_at(sy, 0), p.y.unit);
     const std::size_t margin = std::max(detail::code_points(ytop), detail::code_points(ybottom)) + 1;
-    std::string out = p.title + "\n" + std::string(margin, ' ') + axis_title(p.y) + (p.y.log ? " (log)" : "") + "\n";
+    std::string out = p.title + "\n" + std::string(margin, ' ') + detail::axis_title(p.y.label, p.y.unit, p.y.log) + "\n";
     for (int r = 0; r < height; ++r) {
         const std::string label = r == 0 ? ytop : r == height - 1 ? ybottom : "";
         out += std::string(margin - detail::code_points(label) - 1, ' ') + label + " |" + grid[static_cast<std::size_t>(r)] + "\n";
     }
     out += std::string(margin, ' ') + "+" + std::string(static_cast<std::size_t>(width), '-') + "\n";
     const std::string xl = tick_label(value_at(sx, 0), p.x.unit), xr = tick_label(value_at(sx, 1), p.x.unit);
-    const std::string title = axis_title(p.x) + (p.x.log ? " (log)" : "");
+    const std::string title = detail::axis_title(p.x.label, p.x.unit, p.x.log);
     std::string axis = std::string(margin + 1, ' ') + xl;
     const std::size_t room = margin + 1 + static_cast<std::size_t>(width);
     const std::size_t mid = std::max(axis.size() + 2, (room - title.size()) / 2);

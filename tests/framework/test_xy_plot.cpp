@@ -52,7 +52,7 @@ TEST_CASE("a lesson's plot is a well-formed SVG with its series, log ticks, unit
     CHECK(count(doc, "//s:g[@class='xtick']") == 6);  // decades 10^3 .. 10^8 B: 1 kB .. 100 MB, one per decade
     CHECK(count(doc, "//s:g[@class='mark']") == 2);
     xmlFreeDoc(doc);
-    CHECK(svg.find("working set [B] (log)") != std::string::npos);
+    CHECK(svg.find("working set (B, log)") != std::string::npos);
     CHECK(svg.find("pointer chase") != std::string::npos);
     CHECK(svg.find("DRAM latency") != std::string::npos);
     CHECK(svg.find("1 ns") != std::string::npos);  // a tick of the latency axis, in SI
