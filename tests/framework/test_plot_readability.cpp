@@ -140,6 +140,17 @@ std::pair<double, double> marker_centre(xmlNode* n) {
     return {Svg::num(n, "data-x"), Svg::num(n, "data-y")};
 }
 
+// Every unrotated text inside the page's width.
+void check_texts_on_page(const Svg& d) {
+    for (xmlNode* t : d.find("text", "")) {
+        if (!Svg::attr(t, "transform").empty()) continue;
+        const Box b = text_box(t);
+        INFO(Svg::content(t) << " " << describe(b));
+        CHECK(b.x0 >= 0);
+        CHECK(b.x1 <= d.width());
+    }
+}
+
 // The checks every roofline must pass: labels clear of each other, of the markers and of the
 // roof lines, and inside the page.
 void check_roofline_readable(const std::string& svg) {
@@ -172,14 +183,7 @@ void check_roofline_readable(const std::string& svg) {
             CHECK_FALSE(crosses(Svg::num(line, "x1"), Svg::num(line, "y1"), Svg::num(line, "x2"), Svg::num(line, "y2"), l.box));
         }
     }
-    // Every text inside the page's width.
-    for (xmlNode* t : d.find("text", "")) {
-        if (!Svg::attr(t, "transform").empty()) continue;
-        const Box b = text_box(t);
-        INFO(Svg::content(t) << " " << describe(b));
-        CHECK(b.x0 >= 0);
-        CHECK(b.x1 <= d.width());
-    }
+    check_texts_on_page(d);
 }
 
 // Points crowded like 02.02's decoder kernels on a CPU: GEMMs a few percent apart in AI and
@@ -488,13 +492,7 @@ TEST_CASE("every recorded lesson's plots are readable, revealed or not", "[plot]
                 }
                 const Svg d(p.svg);
                 REQUIRE(d.ok());
-                for (xmlNode* t : d.find("text", "")) {
-                    if (!Svg::attr(t, "transform").empty()) continue;
-                    const Box b = text_box(t);
-                    INFO(Svg::content(t) << " " << describe(b));
-                    CHECK(b.x0 >= 0);
-                    CHECK(b.x1 <= d.width());
-                }
+                check_texts_on_page(d);
                 const auto marks = texts_of(d, "mark-label");
                 for (std::size_t i = 0; i < marks.size(); ++i)
                     for (std::size_t j = i + 1; j < marks.size(); ++j) CHECK_FALSE(overlaps(marks[i], marks[j]));
