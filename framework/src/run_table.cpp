@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "format.hpp"
+#include "machine_load.hpp"
 
 namespace lab {
 
@@ -63,6 +64,19 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
         rows.push_back(std::move(r));
     }
     return rows;
+}
+
+std::optional<std::string> under_load(const RawRun& run) {
+    int loaded = 0;
+    double most = 0;
+    for (const auto& m : run.measurements) {
+        if (m.load < kLoadedMachineCpus) continue;
+        ++loaded;
+        most = std::max(most, m.load);
+    }
+    if (loaded == 0) return std::nullopt;
+    return fmt::format("{} of {} workloads ran while other processes used {:g} CPUs or more (up to {:.1f})", loaded,
+                       run.measurements.size(), kLoadedMachineCpus, most);
 }
 
 std::string ceiling_status(const Ceiling& c) {

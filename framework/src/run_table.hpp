@@ -39,6 +39,13 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
 // run", "not trusted: measured under load or noisy; runs re-measure it"); "" when it is.
 std::string ceiling_status(const Ceiling& c);
 
+// How many of a run's workloads were measured while other processes used the machine
+// (machine_load.hpp: at least kLoadedMachineCpus CPUs), as a clause for a note: "5 of 40
+// workloads ran while other processes used 0.3 CPUs or more (up to 1.9)"; nullopt when none did
+// or the load is unknown. Their times are still what was measured; a busy machine lengthens them
+// and blurs a sweep's steps, which a student should hear before learning figures from them.
+std::optional<std::string> under_load(const RawRun& run);
+
 // The graded metrics a view withholds, in declaration order: what `lab answers` asks for (the
 // `check.*` helpers, withheld but never asked, are not among them).
 std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld);

@@ -15,6 +15,7 @@
 #include "prompt_fill.hpp"
 #include "suggest.hpp"
 #include "run_record.hpp"
+#include "run_table.hpp"
 #include "device_summary.hpp"
 #include "paths.hpp"
 #include "errors.hpp"
@@ -396,6 +397,11 @@ GradeReport grade(const Submission& s) {
         for (auto& p : identity_problems(s.record, s.raw, s.course ? *s.course : loaded, s.key)) rep.problems.push_back(p);
     }
     rep.graded = rep.problems.empty();
+    // Said, never held against the student: the answers are checked against what this run measured.
+    if (const auto loaded = under_load(s.raw); loaded && rep.graded)
+        rep.notes.push_back("this run was measured on a busy machine: " + *loaded +
+                            ". Your answers are graded against the figures it measured, so this costs you nothing, but "
+                            "they may not be your device's: run again with nothing else running to learn those.");
 
     // Answers to no question: a misspelt id would otherwise vanish as "no answer".
     std::vector<std::string> ids;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -299,4 +300,37 @@ TEST_CASE("a measured regime is accepted by the run's shown ceilings too when a 
     CHECK_THAT(result(by_rule, "mystery_a").feedback, Catch::Contains("roof fractions the run shows") && Catch::Contains("either is accepted"));
     CHECK(result(g.grade(spec, run, {{"mystery_a", "overhead_bound"}}), "mystery_a").verdict == Verdict::correct);
     CHECK(result(g.grade(spec, run, {{"mystery_a", "compute_bound"}}), "mystery_a").verdict == Verdict::wrong);
+}
+
+TEST_CASE("a run measured on a busy machine is graded as measured, with a note that says so", "[grading]") {
+    Grading g;
+    Run run = fixture_run("02.01-quick.json");
+    const std::string question = R"(  - id: mystery_a
+    prompt: "Which regime is mystery kernel A in?"
+    type: regime
+    expected: {metric: mystery_a.measured_regime}
+    points: 2
+)";
+    const GradingSpec spec = g.spec(spec_yaml(question, "02.01"));
+    const Claims claims = {{"mystery_a", run.text("mystery_a.measured_regime")}};
+    auto busy_note = [](const GradeReport& r) {
+        return std::count_if(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.find("busy machine") != std::string::npos; });
+    };
+    // The fixture ran quiet (every workload under 0.1 CPUs of others' use): nothing to say.
+    const GradeReport quiet = g.grade(spec, run, claims);
+    CHECK(busy_note(quiet) == 0);
+    // Two workloads measured while others used 0.4 and 1.7 CPUs: the same score, and a note that
+    // counts them, names the worst and says the grade does not suffer.
+    int edited = 0;
+    for (auto& w : run.record["workloads"])
+        if (edited < 2) w["load"] = edited++ == 0 ? 0.4 : 1.7;
+    run.refresh();
+    run.reseal();
+    const GradeReport busy = g.grade(spec, run, claims);
+    REQUIRE(busy.graded);
+    CHECK(busy.score == quiet.score);
+    REQUIRE(busy_note(busy) == 1);
+    const std::string note = *std::find_if(busy.notes.begin(), busy.notes.end(), [](const std::string& n) { return n.find("busy machine") != std::string::npos; });
+    CHECK_THAT(note, Catch::Contains(fmt::format("2 of {} workloads", run.raw.measurements.size())) && Catch::Contains("up to 1.7") &&
+                         Catch::Contains("costs you nothing"));
 }
