@@ -132,25 +132,34 @@ void print_spec(std::ostream& out, const nlohmann::json& spec) {
 void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
                      const std::set<std::string>& withheld) {
     const std::vector<WorkloadRow> rows = workload_rows(run, d, withheld);
-    // Columns as wide as their contents. Parameters that would widen every row (02.07's seven
-    // sizes) are listed under the table instead, one workload per line.
+    // Columns as wide as their contents (a roof fraction of "0.0565%" widens its column, not the
+    // row). Parameters that would widen every row (02.07's seven sizes) are listed under the
+    // table instead, one workload per line.
     constexpr std::size_t kParamsInTable = 24;
-    std::size_t name_w = 8, params_w = 6;
-    for (const auto& r : rows) name_w = std::max(name_w, r.name.size()), params_w = std::max(params_w, r.params.size());
-    const bool params_below = params_w > kParamsInTable;
-    auto head = [&](const std::string& name, const std::string& params) {
-        return params_below ? fmt::format("{:<{}}", name, name_w) : fmt::format("{:<{}} {:<{}}", name, name_w, params, params_w);
-    };
-    out << fmt::format("{} {:>9} {:>7} {:>8} {:>9} {:>13} {:>10} {:>7} {:>6} {:>6}  {}\n", head("workload", "params"), "time", "noise",
-                       "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "ref", "regime");
-    for (const WorkloadRow& r : rows) {
-        std::string line = fmt::format("{} {:>9} {:>7} {:>8} {:>9}", head(r.name, r.params), r.time, r.noise + (r.noise_met ? "" : "*"),
-                                       r.flops, r.bytes);
+    const std::vector<std::string> heads = {"time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "ref"};
+    auto cells = [](const WorkloadRow& r) {
+        std::vector<std::string> c = {r.time, r.noise + (r.noise_met ? "" : "*"), r.flops, r.bytes};
         if (r.regime)
-            line += fmt::format(" {:>13} {:>10} {:>7} {:>6} {:>6}  {}", r.flops_per_s->text, r.bytes_per_s->text, r.ai->text,
-                                r.roof_fraction->text, r.reference_fraction->text, r.regime->text);
-        out << line << "\n";
+            for (const auto* v : {&r.flops_per_s, &r.bytes_per_s, &r.ai, &r.roof_fraction, &r.reference_fraction}) c.push_back((*v)->text);
+        return c;
+    };
+    std::vector<std::size_t> width;
+    for (const auto& h : heads) width.push_back(std::max<std::size_t>(h.size(), 5));
+    std::size_t name_w = 8, params_w = 6;
+    for (const auto& r : rows) {
+        name_w = std::max(name_w, r.name.size()), params_w = std::max(params_w, r.params.size());
+        const auto c = cells(r);
+        for (std::size_t k = 0; k < c.size(); ++k) width[k] = std::max(width[k], c[k].size());
     }
+    const bool params_below = params_w > kParamsInTable;
+    auto line = [&](const std::string& name, const std::string& params, const std::vector<std::string>& values, const std::string& regime) {
+        std::string text = params_below ? fmt::format("{:<{}}", name, name_w) : fmt::format("{:<{}} {:<{}}", name, name_w, params, params_w);
+        for (std::size_t k = 0; k < values.size(); ++k) text += fmt::format(" {:>{}}", values[k], width[k]);
+        if (!regime.empty()) text += "  " + regime;
+        return text + "\n";
+    };
+    out << line("workload", "params", heads, "regime");
+    for (const WorkloadRow& r : rows) out << line(r.name, r.params, cells(r), r.regime ? r.regime->text : "");
     out << "(time: median per invocation; noise: relative stddev, * = noise target not met within the time limit;\n"
            " roof: of the ceilings above; ref: of the ceilings measured right after the kernel, which decide its regime)\n";
     if (!params_below) return;

@@ -54,6 +54,11 @@ std::optional<double> ceiling_value(const Ceilings& c, const std::string& name) 
     return std::nullopt;
 }
 
+bool gradable_standard_metric(const PlacedWorkload& w, const std::string& g) {
+    return g == "time_s" || g == "flops_per_s" || g == "bytes_per_s" || g == "ai" || g == "roof_fraction" || g == "predicted_regime" ||
+           g == "measured_regime" || (g == "doubling_ratio" && w.doubled);
+}
+
 std::vector<std::string> declaration_problems(const LessonInfo& i, const std::function<bool(const std::string&)>& known_unit) {
     std::vector<std::string> problems;
     static const std::regex id_ok("[0-9]{2}\\.[0-9]{2}"), name_ok("[a-z0-9_]+(\\.[a-z0-9_]+)*");
@@ -66,8 +71,7 @@ std::vector<std::string> declaration_problems(const LessonInfo& i, const std::fu
     std::set<std::string> names;
     for (const auto& w : i.placed)
         for (const auto& g : w.graded)
-            if (g != "time_s" && g != "flops_per_s" && g != "bytes_per_s" && g != "ai" && g != "roof_fraction" &&
-                g != "predicted_regime" && g != "measured_regime" && !(g == "doubling_ratio" && w.doubled))
+            if (!gradable_standard_metric(w, g))
                 problems.push_back("placed workload '" + w.name + "' grades '" + g + "', which is not one of its standard metrics");
     for (const auto& m : i.metrics) {
         if (!names.insert(m.name).second) problems.push_back("metric '" + m.name + "' is declared twice");

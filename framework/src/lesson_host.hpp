@@ -45,6 +45,10 @@ void check_plugin_version(const LoadedLesson& lesson, const nlohmann::json& reco
 // Problems with a lesson's declarations, each one line: its ID, title, objectives, experiments,
 // budgets, metric names (unique, dotted lower-case) and units (`known_unit`), expectations on
 // declared metrics and named ceilings.
+// Whether a placed workload may mark this standard metric (its name after "workload.") graded:
+// the SDK's standard metrics, and the doubling ratio of a workload that is doubled.
+bool gradable_standard_metric(const PlacedWorkload& w, const std::string& suffix);
+
 std::vector<std::string> declaration_problems(const LessonInfo& info, const std::function<bool(const std::string&)>& known_unit);
 
 // A run compared with the lesson's expectations (`lab check`).

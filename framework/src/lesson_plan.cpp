@@ -3,6 +3,8 @@
 
 #include <sys/mman.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -10,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "run_record.hpp"
 #include "xy_plot.hpp"
 
 namespace lab {
@@ -263,6 +266,7 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
     auto answer = [&](const Workload& w, std::size_t) {
         Measurement m;
         m.workload = w;
+        record::order_params_as_recorded(m.workload);
         const double peak = ceilings.peak_flops(w.pipe), bw = ceilings.peak_bandwidth();
         const double t = std::max(peak > 0 ? w.flops / peak : 0.0, bw > 0 ? w.bytes / bw : 0.0) + ceilings.launch_s.value;
         m.time.median = m.time.min = m.time.max = m.time.mean = t;
@@ -313,40 +317,113 @@ std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Deri
         if (std::find(m.devices.begin(), m.devices.end(), k) == m.devices.end() || (quick && !m.quick)) continue;
         if (d.find(m.name) || excused(m.name)) continue;
         if (m.name.size() > 3 && m.name.compare(m.name.size() - 3, 3, ".ai") == 0) continue;  // infinite for zero bytes
-        problems.push_back("'" + m.name + "' is declared for " + k + (quick ? " --quick" : "") + " runs but never produced");
+        problems.push_back("'" + m.name + "' is declared for this device and run type, but derive() never sets it");
     }
     return problems;
 }
 
-std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) {
+namespace {
+
+// What the plan replay finds wrong in what run() measured, before anything is derived from it:
+// the causes, which the derivation's problems (metrics never set) follow from.
+std::vector<std::string> measured_problems(const LessonInfo& info, const RawRun& run, DeviceKind kind, bool quick) {
     std::vector<std::string> problems;
+    for (const auto& w : info.placed) {
+        const bool here = std::find(w.devices.begin(), w.devices.end(), to_string(kind)) != w.devices.end();
+        const bool skipped = std::any_of(run.skipped.begin(), run.skipped.end(), [&](const Skip& s) { return s.workload == w.name; });
+        const Measurement* m = run.find(w.name);
+        if (here && (w.quick || !quick) && !m && !skipped)
+            problems.push_back("placed workload '" + w.name + "' is neither measured nor skipped: call s.measure or s.skip for it in run()");
+        // A roofline point needs the traffic: zero bytes is an infinite AI and 0 B/s, shown and
+        // graded as if measured.
+        if (m && m->workload.bytes <= 0)
+            problems.push_back("placed workload '" + w.name + "' states no bytes (.bytes = 0): its AI would be infinite and its B/s 0; "
+                               "state the least traffic it must move to its level");
+    }
+    for (const auto& m : run.measurements) {
+        std::set<std::string> names;
+        for (const auto& p : m.workload.params)
+            if (!names.insert(p.name).second)
+                problems.push_back("workload '" + m.workload.name + "' has two parameters named '" + p.name +
+                                   "'; a run record keeps one value per name: give each its own name");
+    }
+    return problems;
+}
+
+// Graded values a student cannot write down: infinite or not a number in the replay.
+std::vector<std::string> unanswerable_graded(const LessonInfo& info, const Derivation& d) {
+    std::vector<std::string> problems;
+    for (const auto& decl : info.metrics) {
+        const MetricValue* v = decl.graded ? d.find(decl.name) : nullptr;
+        if (v && v->kind != MetricKind::category && !std::isfinite(v->number))
+            problems.push_back(fmt::format("graded metric '{}' is {} in the replay: no student can answer it; check the counts it is "
+                                           "derived from",
+                                           decl.name, v->number));
+    }
+    return problems;
+}
+
+// Root causes first: a failing lesson, or a workload measured wrongly, explains the metrics that
+// follow from it.
+int problem_rank(const std::string& p) {
+    if (p.find("the lesson failed") != std::string::npos) return 0;
+    if (p.find("placed workload") != std::string::npos || p.find("parameters named") != std::string::npos) return 1;
+    if (p.find("not repeatable") != std::string::npos) return 2;
+    return 3;
+}
+
+}  // namespace
+
+std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) {
+    // Each problem once, with the model devices and run types it shows on: a lesson's mistake
+    // usually shows on all four, and four copies of each bury the cause.
+    std::vector<std::pair<std::string, std::vector<std::string>>> found;
+    auto add = [&](const std::string& where, const std::string& p) {
+        auto it = std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == p; });
+        if (it == found.end()) found.push_back({p, {}}), it = found.end() - 1;
+        if (std::find(it->second.begin(), it->second.end(), where) == it->second.end()) it->second.push_back(where);
+    };
     for (DeviceKind kind : {DeviceKind::cpu, DeviceKind::cuda}) {
         for (bool quick : {false, true}) {
-            const std::string where = std::string("on a model ") + (kind == DeviceKind::cpu ? "CPU" : "GPU") + (quick ? ", --quick" : "") + ": ";
+            const std::string where = std::string(kind == DeviceKind::cpu ? "CPU" : "GPU") + (quick ? " --quick" : "");
             try {
                 RawRun run = synthetic_run(lesson, info.id, kind, quick);
-                for (const auto& p : replay_plan(lesson, run)) problems.push_back(where + "the plan is not repeatable: " + p);
-                for (const auto& w : info.placed) {
-                    const bool here = std::find(w.devices.begin(), w.devices.end(), to_string(kind)) != w.devices.end();
-                    const bool skipped = std::any_of(run.skipped.begin(), run.skipped.end(), [&](const Skip& s) { return s.workload == w.name; });
-                    if (here && (w.quick || !quick) && !run.find(w.name) && !skipped)
-                        problems.push_back(where + "placed workload '" + w.name + "' is neither measured nor skipped");
-                }
+                for (const auto& p : replay_plan(lesson, run)) add(where, "the plan is not repeatable: " + p);
+                for (const auto& p : measured_problems(info, run, kind, quick)) add(where, p);
                 Derivation d = lesson.derivation(run);
-                for (const auto& p : declared_vs_produced(info, d, run)) problems.push_back(where + p);
+                for (const auto& p : declared_vs_produced(info, d, run)) add(where, p);
+                for (const auto& p : unanswerable_graded(info, d)) add(where, p);
                 std::set<std::string> plot_names;
                 for (const auto& plot : d.plots) {
-                    for (const auto& p : plot::plot_problems(plot)) problems.push_back(where + p);
-                    if (!plot_names.insert(plot.name).second) problems.push_back(where + "two plots named '" + plot.name + "'");
+                    for (const auto& p : plot::plot_problems(plot)) add(where, p);
+                    if (!plot_names.insert(plot.name).second) add(where, "two plots named '" + plot.name + "'");
                 }
             } catch (const std::exception& e) {
-                problems.push_back(where + "the lesson failed: " + e.what());
+                add(where, std::string("the lesson failed: ") + e.what());
             }
         }
     }
-    std::sort(problems.begin(), problems.end());
-    problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return problem_rank(a.first) < problem_rank(b.first); });
+    std::vector<std::string> problems;
+    for (const auto& [p, wheres] : found) {
+        std::string on;
+        for (const auto& w : wheres) on += (on.empty() ? "" : ", ") + w;
+        problems.push_back(p + (wheres.size() == 4 ? " (on every model device and run type)" : " (on a model " + on + ")"));
+    }
     return problems;
+}
+
+std::set<std::string> plan_param_names(Lesson& lesson, const std::string& lesson_id) {
+    std::set<std::string> names;
+    for (DeviceKind kind : {DeviceKind::cpu, DeviceKind::cuda}) {
+        try {
+            for (const auto& m : synthetic_run(lesson, lesson_id, kind, false).measurements)
+                for (const auto& p : m.workload.params) names.insert(p.name);
+        } catch (const std::exception&) {
+            // A plan that fails is check_plan's to report; the names found elsewhere still count.
+        }
+    }
+    return names;
 }
 
 }  // namespace lab

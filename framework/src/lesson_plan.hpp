@@ -8,6 +8,7 @@
 //    them must produce every metric the lesson declares (`lab validate`, for any lesson).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,13 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
 std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Derivation& d, const RawRun& run);
 
 // `lab validate`'s plan check: the plan on a model CPU and a model GPU, quick and full, derived
-// and compared with the declarations. Problems name the device and run type.
+// and compared with the declarations. Each problem once, causes first (a failing lesson, a
+// workload measured wrongly, before the metrics that follow), naming the model devices and run
+// types it shows on.
 std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info);
+
+// The parameter names the lesson's workloads carry in its plan on a model CPU and GPU (full
+// runs): what a grading spec's `sweep_param` may name.
+std::set<std::string> plan_param_names(Lesson& lesson, const std::string& lesson_id);
 
 }  // namespace lab

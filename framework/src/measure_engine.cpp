@@ -2,6 +2,7 @@
 #include "measure_engine.hpp"
 
 #include "machine_load.hpp"
+#include "run_record.hpp"
 #include "trace_label.hpp"
 #include "trace_windows.hpp"
 
@@ -172,6 +173,7 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     }
     Measurement m;
     m.workload = w;
+    record::order_params_as_recorded(m.workload);
     m.load = load.others_cpus();
     if (w.telemetry) m.telemetry = device.telemetry_end();
     if (tracing) trace_window(*trace, w, untraced_from, batch, static_cast<int>(samples.size()), sample);

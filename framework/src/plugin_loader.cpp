@@ -193,6 +193,13 @@ Catalog discover(const std::vector<fs::path>& dirs, bool lessons_too) {
                 continue;
             }
             in_this_folder[key] = f;
+            // A refused build earlier on the path shadows this one as an accepted build would: an
+            // instructor testing a stale build must hear the refusal, not run the installed copy.
+            if (auto refused = cat.refused.find(id.name); lesson && refused != cat.refused.end() && !table.count(id.name)) {
+                cat.warnings.push_back(f.string() + " (lesson " + id.name + ") is shadowed by a build of it the loader refused, found "
+                                       "earlier on the plugin path\n  fix: rebuild that one, or remove its folder from LAB_PLUGIN_PATH");
+                continue;
+            }
             if (auto existing = table.find(id.name); existing != table.end()) {
                 // One build found twice (a build tree beside its installed copy: one GNU build ID)
                 // is no news; two builds are, even of one version (a rebuilt lesson keeps

@@ -103,6 +103,10 @@ Ceilings ceilings_from_json(const json& j) {
     return c;
 }
 
+void order_params_as_recorded(Workload& w) {
+    std::stable_sort(w.params.begin(), w.params.end(), [](const Param& a, const Param& b) { return a.name < b.name; });
+}
+
 json to_json(const Measurement& m) {
     const Workload& w = m.workload;
     json params = json::object();

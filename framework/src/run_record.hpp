@@ -22,6 +22,10 @@ nlohmann::json to_json(const DeviceFacts& f);
 DeviceFacts facts_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Ceilings& c);
 Ceilings ceilings_from_json(const nlohmann::json& j);
+// A workload's parameters in the order a record gives them back: by name (the record keeps them
+// as a JSON object). The engine and the plan replay put them in this order too, so a lesson's
+// derive() sees one order in `lab run`, `lab show`, `lab validate` and the grader.
+void order_params_as_recorded(Workload& w);
 nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const CeilingMeasurement& c);

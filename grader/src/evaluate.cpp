@@ -211,8 +211,11 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     if (q.tolerance.steps) {
         auto pts = sweep_points(q, raw);
         if (pts.empty()) {
-            r.verdict = Verdict::wrong;
-            r.feedback = "the run holds no sweep to compare with";
+            // The spec's mistake (check_spec_sweeps refuses it where the lesson's plan is known),
+            // never the student's: the question is void, worth nothing either way.
+            r.verdict = Verdict::void_question;
+            r.max_points = 0;
+            r.feedback = "not graded: the run holds no '" + q.tolerance.sweep_param + "' sweep to compare with (a grading spec mistake)";
             return;
         }
         // Claim and expected value are each placed on their nearest point (sweep.hpp). A claim

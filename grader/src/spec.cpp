@@ -13,6 +13,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "lesson_host.hpp"
 #include "suggest.hpp"
 #include "yaml_file.hpp"
 #include "lab/roofline.hpp"
@@ -420,8 +421,10 @@ std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo
             if (d.name != q.expected.metric || d.graded) continue;
             // A placed workload's standard metrics (scale.roof_fraction) are marked graded on the
             // placement, not by a MetricDecl of the lesson's own.
-            const auto placed = std::find_if(info.placed.begin(), info.placed.end(),
-                                             [&](const PlacedWorkload& p) { return d.name.rfind(p.name + ".", 0) == 0; });
+            // Another metric named after the workload (stride_2.useful_bytes_per_s) is the lesson's own.
+            const auto placed = std::find_if(info.placed.begin(), info.placed.end(), [&](const PlacedWorkload& p) {
+                return d.name.rfind(p.name + ".", 0) == 0 && gradable_standard_metric(p, d.name.substr(p.name.size() + 1));
+            });
             const std::string how = placed != info.placed.end()
                                         ? "add \"" + d.name.substr(placed->name.size() + 1) + "\" to the placement's graded list (PlacedWorkload::graded of '" +
                                               placed->name + "')"
@@ -434,6 +437,21 @@ std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo
                                "type: choice");
     }
     return out;
+}
+
+void check_spec_sweeps(const GradingSpec& spec, const std::set<std::string>& param_names) {
+    for (const auto& q : spec.questions) {
+        const std::string& name = q.tolerance.sweep_param;
+        if (name.empty() || param_names.count(name)) continue;
+        std::string known;
+        for (const auto& n : param_names) known += (known.empty() ? "" : ", ") + n;
+        const std::string near = did_you_mean(name, std::vector<std::string>(param_names.begin(), param_names.end()));
+        throw InputError(spec.file + ":" + std::to_string(q.line),
+                         "question '" + q.id + "' reads its sweep from parameter '" + name + "', which no workload of lesson " +
+                             spec.lesson + " has" + (near.empty() ? "" : " (did you mean '" + near + "'?)"),
+                         known.empty() ? "the lesson's workloads have no parameters: list the points with 'sweep: [...]'"
+                                       : "the workloads' parameters: " + known);
+    }
 }
 
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,11 @@ bool has_tolerance(const Tolerance& t);
 // the question type fits the metric's kind, the unit's dimension fits the metric's unit, and a
 // number question on a number metric (a measured value) has a tolerance.
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info);
+
+// Checks each `sweep_param` against the parameter names the lesson's workloads carry
+// (lesson_plan.hpp, plan_param_names): a misspelt name would leave the sweep empty and no answer
+// could be graded. InputError at the question's line, listing the names there are.
+void check_spec_sweeps(const GradingSpec& spec, const std::set<std::string>& param_names);
 
 // What `lab check-spec` warns of without refusing: a question on a metric the lesson does not
 // mark graded, so `lab run` prints its answer to every student. One line each, with file:line.

@@ -151,8 +151,8 @@ public:
         d.set("check.regimes", regimes[0] + "," + regimes[1] + "," + regimes[2]);
         const Measurement& small = run.at("per_element.small");
         const Measurement& large = run.at("per_element.large");
-        const double per_small = small.time.median / small.workload.params.at(0).value;
-        const double per_large = large.time.median / large.workload.params.at(0).value;
+        const double per_small = small.time.median / small.workload.param("n");
+        const double per_large = large.time.median / large.workload.param("n");
         d.set("per_element.small_s", per_small);
         d.set("per_element.large_s", per_large);
         d.set("per_element_ratio", per_small / per_large);
@@ -165,7 +165,7 @@ public:
             "C {mystery_c.doubling_ratio}: a time that barely rises is paying for the launch, not the work.",
             "A single dependent FMA chain reaches {chain.flops_per_s}, {chain.roof_fraction} of its roof: every FMA",
             "  waits for the one before it, so the core idles: a latency-bound kernel (this run measured it as {chain.measured_regime}).",
-            "One element alone costs {per_element.small_s}; in one launch of 2^" + std::to_string(std::ilogb(large.workload.params.at(0).value)) +
+            "One element alone costs {per_element.small_s}; in one launch of 2^" + std::to_string(std::ilogb(large.workload.param("n"))) +
                 " (this run's n) each costs {per_element.large_s}:",
             "  the large launch is {per_element_ratio} times cheaper per element. Throughput machines need work in bulk.",
         };

@@ -113,7 +113,7 @@ public:
         const auto whole = run.at("forward").workload;
         double flops = 0, bytes = 0;
         for (const char* op : kOps) flops += run.at(op).workload.flops, bytes += run.at(op).workload.bytes;
-        const auto model = tf::totals(tf::forward_ops(tf::tiny_model(), tf::precision(Dtype::fp32), tf::prefill(1, std::uint64_t(whole.params.at(0).value))));
+        const auto model = tf::totals(tf::forward_ops(tf::tiny_model(), tf::precision(Dtype::fp32), tf::prefill(1, std::uint64_t(whole.param("seq")))));
         d.set("forward_flops", double(model.flops()));
         d.set("check.ops_sum_to_model", flops == double(model.flops()) && bytes == double(model.bytes) && whole.flops == flops);
         const std::uint64_t S = question_seq(run.options.seed);

@@ -143,11 +143,11 @@ public:
         for (const auto& m : run.measurements) {
             const auto& w = m.workload;
             if (w.name.rfind("chase_", 0) == 0) {
-                size.push_back(w.params.at(0).value), lat.push_back(m.time.min / w.params.at(1).value);
-                counts = counts && w.bytes == kLine * w.params.at(1).value;
+                size.push_back(w.param("bytes")), lat.push_back(m.time.min / w.param("hops"));
+                counts = counts && w.bytes == kLine * w.param("hops");
             } else if (w.name.rfind("read_", 0) == 0) {
-                bsize.push_back(w.params.at(0).value), bw.push_back(w.bytes / m.time.min);
-                counts = counts && w.bytes == w.params.at(0).value * w.params.at(1).value;
+                bsize.push_back(w.param("bytes")), bw.push_back(w.bytes / m.time.min);
+                counts = counts && w.bytes == w.param("bytes") * w.param("reps");
             }
         }
         d.set("check.counts", counts);
@@ -207,8 +207,8 @@ public:
         }
         if (const auto* l1 = d.find("l1.latency_s"); l1 && d.find("dram.latency_s")) d.set("dram_over_l1", d.find("dram.latency_s")->number / l1->number);
         if (!bw.empty()) d.set("bandwidth_ratio", bw.front() / bw.back());
-        if (const Measurement* r = run.find("register")) set_latency("register", r->time.min / r->workload.params.at(0).value);
-        if (const Measurement* sh = run.find("shared_chase")) d.set("shared.latency_s", sh->time.min / sh->workload.params.at(0).value);
+        if (const Measurement* r = run.find("register")) set_latency("register", r->time.min / r->workload.param("ops"));
+        if (const Measurement* sh = run.find("shared_chase")) d.set("shared.latency_s", sh->time.min / sh->workload.param("hops"));
         d.plots = {lp, bp};
         d.teaching = {
             "Each hop of the chase waits for the load before it: time per hop is the latency of the level the cycle fits in.",

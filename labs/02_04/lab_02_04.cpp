@@ -138,7 +138,7 @@ public:
             PlotSeries measured{.name = t}, roof{.name = t + " roof"};
             for (int kk = 1; kk <= kMaxK; kk *= 2)
                 if (const Measurement* m = run.find(point(sw.dtype, kk))) {
-                    const double n = m->workload.params.at(1).value;
+                    const double n = m->workload.param("n");
                     counts = counts && m->workload.flops == 2.0 * kk * n && m->workload.bytes == 2 * e * n;
                     measured.x.push_back(kk / e), measured.y.push_back(d.placement(m->workload.name).flops_per_s);
                     roof.x.push_back(kk / e), roof.y.push_back(std::min(peak, kk / e * bw));

@@ -63,8 +63,7 @@ std::string fixed(double v, const char* f) { char s[32]; std::snprintf(s, sizeof
 std::string commas(u64 v) { std::string s = std::to_string(v); for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(std::size_t(i), ","); return s; }
 std::string pad(std::string s, std::size_t w) { return s.size() < w ? std::string(w - s.size(), ' ') + s : s; }
 u64 param_of(const Workload& w, const std::string& name) {
-    for (const auto& p : w.params) if (p.name == name) return u64(p.value);
-    throw std::logic_error("workload " + w.name + " has no parameter " + name);
+    return u64(w.param(name));
 }
 
 class WhereTheMemoryWent : public Lesson {

@@ -58,8 +58,7 @@ public:
     void derive(const RawRun& run, Derivation& d) const override {
         const Measurement &plain = run.at("forward"), &with = run.at("forward_sync_copy");
         d.set("slowdown_ratio", with.time.median / plain.time.median);
-        for (const auto& p : with.workload.params)
-            if (p.name == "copy_bytes") d.set("copy_bytes", p.value);
+        d.set("copy_bytes", with.workload.param("copy_bytes"));
         d.teaching = {
             "The prefill takes {forward.time_s}; with a copy of {copy_bytes} and a host synchronisation halfway, {forward_sync_copy.time_s}",
             "  ({slowdown_ratio} times as long): the host waits for the device to drain, then the device waits for the host.",

@@ -136,17 +136,17 @@ public:
     }
 
     void derive(const RawRun& run, Derivation& d) const override {
-        auto n_of = [&](const std::string& w) { return run.at(w).workload.params.at(0).value; };
+        auto n_of = [&](const std::string& w) { return run.at(w).workload.param("n"); };
         d.set("small_verdict", verdict(d.find("small.doubling_ratio")->number));
         d.set("large_verdict", verdict(d.find("large.doubling_ratio")->number));
         const Measurement &sep = run.at("separate"), &bat = run.at("batched");
-        const double tasks = sep.workload.params.at(1).value;
+        const double tasks = sep.workload.param("tasks");
         d.set("per_launch_s", sep.time.median / tasks);
-        d.set("per_batched_task_s", bat.time.median / bat.workload.params.at(1).value);
+        d.set("per_batched_task_s", bat.time.median / bat.workload.param("tasks"));
         d.set("batched_speedup", sep.time.median / bat.time.median);
         bool counts = true;
         for (const Measurement* m : {&sep, &bat})
-            counts = counts && m->workload.params.at(1).value == kTasks && m->workload.flops == 2.0 * n_of("small") * kTasks &&
+            counts = counts && m->workload.param("tasks") == kTasks && m->workload.flops == 2.0 * n_of("small") * kTasks &&
                      m->workload.bytes == 8.0 * n_of("small") * kTasks;
         d.set("check.task_counts", counts);
 
@@ -160,8 +160,8 @@ public:
 
         PlotSeries measured{.name = "one update"}, model{.name = "launch + c n"}, floor{.name = "launch (empty kernel)"};
         for (const auto& m : run.measurements)
-            if (m.workload.params.size() == 2 && m.workload.params[1].value == 1)
-                measured.x.push_back(m.workload.params[0].value), measured.y.push_back(m.time.median);
+            if (m.workload.params.size() == 2 && m.workload.param("tasks") == 1)
+                measured.x.push_back(m.workload.param("n")), measured.y.push_back(m.time.median);
         for (double x : {measured.x.front(), 2 * n_of("large")}) {
             model.x.push_back(x), model.y.push_back(launch + c * x);
             floor.x.push_back(x), floor.y.push_back(launch);

@@ -88,6 +88,21 @@ TEST_CASE("asking for a lesson whose plugin was refused gives the refusal, not '
     CHECK_THROWS_WITH(find_lesson(c, "98.02"), Catch::Contains("unknown lesson ID '98.02'"));
 }
 
+TEST_CASE("a refused build earlier on the path shadows an accepted one later: asked for, the refusal is what the user hears", "[loader]") {
+    // An instructor's stale build (another API) in LAB_PLUGIN_PATH before the installed copy.
+    lab_test::TempDir stale, installed;
+    fs::copy_file(lab_test::fixture_plugin("wrong_api"), stale / "lab_02_01.so");
+    fs::copy_file(lesson_plugin("02_01"), installed / "lab_02_01.so");
+    Catalog c = discover({stale.path(), installed.path()});
+    CHECK(c.lessons.count("02.01") == 0);
+    CHECK_THROWS_WITH(find_lesson(c, "02.01"), Catch::Contains("lesson 02.01's plugin was found but refused") && Catch::Contains("API 99.0"));
+    REQUIRE(c.warnings.size() == 2);  // the refusal, and the installed copy it shadows
+    CHECK_THAT(c.warnings[1], Catch::Contains((installed / "lab_02_01.so").string()) && Catch::Contains("shadowed by a build of it the loader refused"));
+    // The other order: the accepted build comes first and is the one found.
+    Catalog fine = discover({installed.path(), stale.path()});
+    CHECK(find_lesson(fine, "02.01").file == installed / "lab_02_01.so");
+}
+
 TEST_CASE("a plugin found earlier on the path shadows a later one, with a warning naming both when they differ", "[loader]") {
     lab_test::TempDir first, second;
     fs::copy_file(lab_test::fixture_plugin("throwing_lesson"), first / "lab_99_03.so");

@@ -12,6 +12,7 @@
 #include "course.hpp"
 #include "derived_values.hpp"
 #include "errors.hpp"
+#include "lesson_plan.hpp"
 #include "run_record.hpp"
 
 namespace lab_test::grading {
@@ -94,7 +95,10 @@ fs::path Grading::write(const std::string& name, const std::string& text) {
 GradingSpec Grading::spec(const std::string& yaml, bool check) {
     fs::path p = write("spec" + std::to_string(files++) + ".yaml", yaml);
     GradingSpec s = load_spec(p, false, "after_due_date");
-    if (check) check_spec_against(s, lesson(s.lesson).info);
+    if (check) {
+        check_spec_against(s, lesson(s.lesson).info);
+        check_spec_sweeps(s, lab::plan_param_names(*lesson(s.lesson).lesson, s.lesson));
+    }
     return s;
 }
 

@@ -123,6 +123,27 @@ TEST_CASE("02.06's crossover and 02.03's L2 capacity score as lab prints them", 
     }
 }
 
+TEST_CASE("a sweep_param no workload has is refused where the spec is checked, and never marks an answer wrong", "[grading]") {
+    Grading g;
+    Run run = fixture_run("02.06-quick-reveal.json");
+    const std::string q = R"(  - id: crossover_batch
+    prompt: "At which batch of the sweep do the GEMM's FLOP/s stop growing with the batch (the crossover)?"
+    type: number
+    expected: {metric: crossover_batch}
+    tolerance: {steps: 1, sweep_param: batches}
+    points: 2
+)";
+    const std::string refused = input_error([&] { g.spec(spec_yaml(q, "02.06")); });
+    CHECK_THAT(refused, Catch::Contains(".yaml:5: question 'crossover_batch' reads its sweep from parameter 'batches'") &&
+                            Catch::Contains("did you mean 'batch'?") && Catch::Contains("the workloads' parameters: ") &&
+                            Catch::Contains("batch"));
+    // A spec loaded without the lesson's plan (as an old grader did): the question is void, not wrong.
+    GradeReport r = g.grade(g.spec(spec_yaml(q, "02.06"), false), run, {{"crossover_batch", "512"}});
+    CHECK(result(r, "crossover_batch").verdict == Verdict::void_question);
+    CHECK(result(r, "crossover_batch").max_points == 0);
+    CHECK_THAT(result(r, "crossover_batch").feedback, Catch::Contains("no 'batches' sweep") && Catch::Contains("grading spec mistake"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // The "%" slip
 

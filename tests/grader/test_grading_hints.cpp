@@ -97,6 +97,19 @@ TEST_CASE("check-spec warns of a question on a metric the lesson does not withho
     REQUIRE(wp.size() == 1);
     CHECK_THAT(wp[0], Catch::Contains("add \"ai\" to the placement's graded list (PlacedWorkload::graded of 'fma_few')"));
 
+    // A lesson metric named after a placed workload but not one of its standard metrics is the
+    // lesson's own: the fix is its MetricDecl, not the placement's list (which would refuse it).
+    lab::LessonInfo own = lesson("02.05").info;
+    own.metrics.push_back({.name = "fma_few.useful_bytes_per_s", .unit = "B/s", .description = "bytes the kernel needed"});
+    GradingSpec on_own = g.spec(spec_yaml(R"(  - id: useful
+    prompt: "How many useful bytes per second?"
+    expected: {metric: fma_few.useful_bytes_per_s}
+    tolerance: {rel: 0.05}
+)"), false);
+    const auto wo_own = spec_warnings(on_own, own);
+    REQUIRE(wo_own.size() == 1);
+    CHECK_THAT(wo_own[0], Catch::Contains("MetricDecl::graded") && !Catch::Contains("placement's graded list"));
+
     // Options on a question that is not a choice are read by nothing: said, not silently kept.
     GradingSpec options = g.spec(spec_yaml(R"(  - id: few_regime
     prompt: "Which side of the ridge is fma_few?"

@@ -391,8 +391,9 @@ TEST_CASE("the plan check finds a declared metric never produced, and derive() c
     CHECK(check_plan(lesson, lesson.declarations()).empty());
     lesson.set_own_metric = false;
     auto problems = check_plan(lesson, lesson.declarations());
-    REQUIRE(problems.size() == 4);  // model CPU and GPU, quick and full
-    CHECK(problems[0].find("'scale.gb_moved' is declared for") != std::string::npos);
+    REQUIRE(problems.size() == 1);  // once, naming where: model CPU and GPU, quick and full
+    CHECK(problems[0].find("'scale.gb_moved' is declared for this device and run type, but derive() never sets it") != std::string::npos);
+    CHECK(problems[0].find("(on every model device and run type)") != std::string::npos);
     lesson.set_own_metric = true;
     lesson.set_undeclared = true;
     problems = check_plan(lesson, lesson.declarations());
@@ -404,6 +405,50 @@ TEST_CASE("the plan check finds a declared metric never produced, and derive() c
     CHECK_THROWS_WITH(d.set("scale.gb_moved", std::string("many")), Catch::Contains("declares it a number"));
     d.set("scale.gb_moved", 3.0);
     CHECK(d.find("scale.gb_moved")->unit == "B");  // the unit comes from the declaration
+}
+
+TEST_CASE("the plan check names a cause before what follows from it: no bytes, a parameter twice, an infinite graded value", "[lessons]") {
+    // The instructor's walk: a placed workload that states no bytes has an infinite AI, graded.
+    struct NoBytes : TinyLesson {
+        LessonInfo info() const override {
+            LessonInfo i = TinyLesson::info();
+            i.metrics[0].graded = true;
+            return i;
+        }
+        void run(Session& s) override {
+            s.measure({.name = "scale", .params = {param("n", 8), param("n", 16)}, .flops = 8}, [](Stream&) {});
+        }
+        void derive(const RawRun& run, Derivation& d) const override {
+            d.set("scale.gb_moved", run.at("scale").workload.flops / run.at("scale").workload.bytes);  // FLOP per 0 B
+        }
+    } lesson;
+    const auto problems = check_plan(lesson, lesson.declarations());
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    INFO(all);
+    REQUIRE(problems.size() >= 3);
+    CHECK_THAT(problems[0] + problems[1], Catch::Contains("placed workload 'scale' states no bytes (.bytes = 0)") &&
+                                              Catch::Contains("workload 'scale' has two parameters named 'n'"));
+    CHECK(std::any_of(problems.begin(), problems.end(), [](const std::string& p) {
+        return p.find("graded metric 'scale.gb_moved' is inf in the replay") != std::string::npos;
+    }));
+}
+
+TEST_CASE("parameters reach derive() by name in one order everywhere: the record's (by name), in the plan replay too", "[lessons]") {
+    struct Backwards : TinyLesson {
+        void run(Session& s) override {
+            s.measure({.name = "scale", .params = {param("stride", 4), param("count", 1024)}, .flops = 1024, .bytes = 4096}, [](Stream&) {});
+        }
+    } lesson;
+    const RawRun run = synthetic_run(lesson, "99.01", DeviceKind::cpu, false);
+    const Workload& w = run.at("scale").workload;
+    REQUIRE(w.params.size() == 2);
+    CHECK(w.params[0].name == "count");
+    CHECK(w.params[1].name == "stride");
+    CHECK(w.param("stride") == 4);
+    CHECK_THROWS_WITH(w.param("strides"), Catch::Contains("workload 'scale' has no parameter 'strides'"));
+    const std::set<std::string> names = plan_param_names(lesson, "99.01");
+    CHECK(names == std::set<std::string>{"count", "stride"});
 }
 
 TEST_CASE("a workload skipped with its reason, and counters a device did not read, are not missing metrics", "[lessons]") {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,14 @@ struct Workload {
     // e.g. "dram__bytes_read.sum"); empty = none. Devices without counters say so and go on.
     std::vector<std::string> counters{};
     bool telemetry = false;          // sample device telemetry while this workload is timed
+
+    // A parameter's value by name. A recorded run gives parameters back in name order, so read
+    // them by name, never by position. Throws std::out_of_range naming the workload and the name.
+    double param(const std::string& param_name) const {
+        for (const Param& p : params)
+            if (p.name == param_name) return p.value;
+        throw std::out_of_range("workload '" + name + "' has no parameter '" + param_name + "'");
+    }
 };
 
 struct TimeStats {
