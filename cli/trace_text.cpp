@@ -1,6 +1,9 @@
 // `lab trace`'s text (see trace_text.hpp). Every line stays within 100 columns: long names are
-// cut, never wrapped, and the JSON keeps them whole.
+// cut, never wrapped (a gap's list of calls goes on to a next line between two calls), and the
+// JSON keeps them whole.
 #include "trace_text.hpp"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -19,16 +22,27 @@ std::uint64_t count(const json& v) { return v.get<std::uint64_t>(); }
 std::string plural(std::uint64_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 std::string cut(const std::string& s, std::size_t width) { return s.size() <= width ? s : s.substr(0, width - 3) + "..."; }
 
+// lab's traces are often of a CPU device, which a reader would not take for a GPU.
+std::string device_word(const json& j) { return j["format"] == "lab" ? "device" : "GPU"; }
+
 void span(std::ostream& o, const json& j) {
     if (j["gpu_busy_us"].get<double>() <= 0) {
-        o << "\n\nno kernel, copy or memset in this trace: no GPU timeline to measure idle time on\n";
+        o << "\n\nno kernel, copy or memset in this trace: no " << device_word(j) << " timeline to measure idle time on\n";
         return;
     }
-    o << fmt::format("\n\nGPU span {}: busy {}, idle {} ({} idle)\n", us(j["span_us"]), us(j["gpu_busy_us"]), us(j["gpu_idle_us"]),
+    o << fmt::format("\n\n{} span {}: busy {}, idle {} ({} idle)\n", device_word(j), us(j["span_us"]), us(j["gpu_busy_us"]), us(j["gpu_idle_us"]),
                      format::percent(j["idle_fraction"].get<double>()));
     if (j["untraced_us"].get<double>() > 0)
         o << fmt::format("  (lab measured for {} more without tracing: left out of the span; each workload has a traced window)\n",
                          us(j["untraced_us"]));
+    // Counted as idle, lab's first touch made a quick 02.05 look a third idle: the device was
+    // busy, on lab's preparation rather than the lesson's work, and the host was waiting for it.
+    if (j["setup_us"].get<double>() > 0) {
+        std::string names;
+        for (const auto& n : j["setup_names"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+        o << fmt::format("  (lab's own setup on the device, {}: {}; left out of the span:\n", us(j["setup_us"]), cut(names, 40));
+        o << "   the device was preparing buffers, neither running the lesson's work nor idle)\n";
+    }
     // One stream: its busy time is the line above.
     if (j["streams"].size() < 2) return;
     for (const auto& s : j["streams"]) {
@@ -39,23 +53,45 @@ void span(std::ostream& o, const json& j) {
     }
 }
 
+// Columns a UTF-8 string takes ("µs" is 3 bytes, 2 columns): continuation bytes take none.
+std::size_t columns(const std::string& s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// The host's calls during a gap, on as many lines as the 100 columns need: none is cut off.
+void gap_calls(std::ostream& o, const json& calls, const std::string& pad) {
+    std::string line;
+    const char* head = "calls  ";
+    for (const auto& c : calls) {
+        std::string call = cut(c["name"].get<std::string>(), 28) + " " + us(c["overlap_us"]);
+        if (count(c["count"]) > 1) call += fmt::format(" ({} calls)", count(c["count"]));
+        if (!line.empty() && pad.size() + 7 + columns(line) + 2 + columns(call) > 100) {
+            o << pad << head << line << ",\n";
+            line.clear(), head = "       ";
+        }
+        line += (line.empty() ? "" : ", ") + call;
+    }
+    if (!line.empty()) o << pad << head << line << "\n";
+}
+
 void gaps(std::ostream& o, const json& j) {
     if (j["idle_gaps"].empty()) return;
     o << "\nlargest idle gaps (no kernel, copy or memset on any stream), with what the host was doing:\n";
+    // In a lab trace the span leaves untraced time out but the offsets, to find a gap in a viewer,
+    // cannot: a gap "at +10 s" of a 2.5 s span is not an error.
+    if (j["untraced_us"].get<double>() > 0 || j["setup_us"].get<double>() > 0)
+        o << "  (at +T: T after the first " << device_word(j) << " event, on the trace's clock, untraced and setup time included)\n";
     const std::string pad(25, ' ');  // under "after"
     for (const auto& g : j["idle_gaps"]) {
         const double dur = g["dur_us"].get<double>();
         o << fmt::format("  {:>8} at +{:<9} after  {}\n", us(dur), us(g["offset_us"]), cut(g["after"]["short_name"].get<std::string>(), 68));
         o << pad << "before " << cut(g["before"]["short_name"].get<std::string>(), 68) << "\n";
-        if (!g["host_op"].is_null())
-            o << pad << fmt::format("host   {} ({} of the gap)\n", cut(g["host_op"]["name"].get<std::string>(), 52),
-                                    format::percent(std::min(1.0, g["host_op"]["overlap_us"].get<double>() / dur)));
-        std::string calls;
-        for (const auto& c : g["host_calls"]) {
-            calls += (calls.empty() ? "" : ", ") + cut(c["name"].get<std::string>(), 28) + " " + us(c["overlap_us"]);
-            if (count(c["count"]) > 1) calls += fmt::format(" ({} calls)", count(c["count"]));
-        }
-        if (!calls.empty()) o << pad << "calls  " << cut(calls, 66) << "\n";
+        const double share = g["host_op"].is_null() ? 0 : std::min(1.0, g["host_op"]["overlap_us"].get<double>() / dur);
+        if (share >= trace::kHostOpMinShare)
+            o << pad << fmt::format("host   {} ({} of the gap)\n", cut(g["host_op"]["name"].get<std::string>(), 52), format::percent(share));
+        else
+            o << pad << fmt::format("host   no traced op covers {} of the gap\n", format::percent(trace::kHostOpMinShare));
+        gap_calls(o, g["host_calls"], pad);
     }
 }
 
@@ -84,12 +120,18 @@ void kernels(std::ostream& o, const json& j) {
         o << "\n";
         return;
     }
-    o << "; busy: share of the GPU's busy time\n";
+    o << "; busy: share of the " << device_word(j) << "'s busy time\n";
     o << fmt::format("  {:>9} {:>7} {:>9} {:>7}  {}\n", "total", "count", "mean", "busy", "kernel");
-    for (const auto& t : k["top"])
+    bool calibrate = false;
+    for (const auto& t : k["top"]) {
         o << fmt::format("  {:>9} {:>7} {:>9} {:>7}  {}\n", us(t["total_us"]), count(t["count"]), us(t["mean_us"]),
                          t["busy_fraction"].is_null() ? "-" : format::percent(t["busy_fraction"].get<double>()),
                          t["short_name"].get<std::string>());
+        calibrate = calibrate || t["name"].get<std::string>().rfind("calibrate.", 0) == 0;
+    }
+    // They can top a lab trace's table, and a reader of the lesson would take them for its kernels.
+    if (calibrate && j["format"] == "lab")
+        o << "  calibrate.*: lab re-measuring the device's ceilings during the run, not the lesson's work\n";
 }
 
 void copies(std::ostream& o, const json& j) {
@@ -107,7 +149,10 @@ void copies(std::ostream& o, const json& j) {
 
 void syncs(std::ostream& o, const json& j) {
     const auto& s = j["syncs"];
-    o << fmt::format("syncs: {}; the host blocked in them for {}\n", count(s["count"]), us(s["host_us"]));
+    o << fmt::format("syncs: {}; the host blocked in them for {}", count(s["count"]), us(s["host_us"]));
+    // Most of a lab trace's sync time can be its allocations waiting for their first touch.
+    if (s["host_setup_us"].get<double>() > 0) o << fmt::format(", {} of it while lab's setup ran", us(s["host_setup_us"]));
+    o << "\n";
     for (const auto& [kind, n] : s["by_kind"].items()) {
         const bool device_side = !trace::host_waits(kind);
         o << fmt::format("  {:<28} {:>5}  {:>9}{}\n", cut(kind, 28), count(n), us(s["us_by_kind"][kind]),

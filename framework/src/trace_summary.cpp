@@ -63,9 +63,11 @@ struct Reader {
     std::unordered_map<std::string, double> launch_start;          // correlation -> runtime/driver call start
     std::vector<std::pair<std::string, std::size_t>> kernel_launch;  // correlation, kernel (index into gpu)
     std::vector<DeviceEvent> gpu;                                     // kernels, copies, memsets
+    std::vector<DeviceEvent> setup;                                   // lab's first touch, cache flushes
     std::vector<HostEvent> host;                                      // ops, annotations, calls, syncs
     std::vector<std::pair<std::size_t, std::string>> sync_calls;      // host index, correlation
-    std::vector<std::pair<double, double>> untraced;                  // lab's "untraced" ranges
+    Intervals untraced;                                               // lab's "untraced" ranges
+    Intervals host_syncs;                                             // syncs that block the host
     std::vector<std::string> names, streams;                          // held once, by index
     std::unordered_map<std::string, std::uint32_t> name_index, stream_index;
     bool saw_events = false, lab_format = false;
@@ -75,8 +77,8 @@ struct Reader {
         if (fresh) table.push_back(text);
         return it->second;
     }
-    void device(const Ev& e, double dur, GpuKind kind) {
-        gpu.push_back({e.ts, e.ts + dur, intern(e.name, names, name_index), intern(e.stream.empty() ? e.tid : e.stream, streams, stream_index), kind});
+    void device(const Ev& e, double dur, GpuKind kind, std::vector<DeviceEvent>& into) {
+        into.push_back({e.ts, e.ts + dur, intern(e.name, names, name_index), intern(e.stream.empty() ? e.tid : e.stream, streams, stream_index), kind});
     }
     void host_event(const Ev& e, double dur, bool call) { host.push_back({e.ts, e.ts + dur, intern(e.name, names, name_index), call}); }
 
@@ -96,22 +98,22 @@ struct Reader {
             ++s.kernels[it->second].count, s.kernels[it->second].total_us += dur;
             ++s.kernel_count, s.kernel_total_us += dur;
             if (e.correlation) kernel_launch.push_back({*e.correlation, gpu.size()});
-            device(e, dur, GpuKind::kernel);
+            device(e, dur, GpuKind::kernel, gpu);
         } else if (cat == "gpu_memcpy" || cat == "memcpy") {
             const double bytes = e.bytes.value_or(0);
             CopyStats& k = s.memcpy_by_kind[copy_kind(e.name)];
             ++k.count, k.bytes += bytes, k.total_us += dur;
             ++s.memcpy.count, s.memcpy.bytes += bytes, s.memcpy.total_us += dur;
-            device(e, dur, GpuKind::copy);
+            device(e, dur, GpuKind::copy, gpu);
         } else if (cat == "gpu_memset" || cat == "memset") {
             ++s.memset_count;
-            device(e, dur, GpuKind::memset);
+            device(e, dur, GpuKind::memset, gpu);
         } else if (cat == "cuda_sync" || cat == "sync") {
             ++s.sync_count;
             const std::string& kind = e.sync_kind.empty() ? e.name : e.sync_kind;
             ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
             if (host_waits(kind)) {  // host activity; a stream wait event is the device's
-                s.sync_host_us += dur;
+                s.sync_host_us += dur, host_syncs.push_back({ts, ts + dur});
                 if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
                 host_event(e, dur, true);
             }
@@ -120,6 +122,8 @@ struct Reader {
             host_event(e, dur, true);
         } else if (cat == "cpu_op" || cat == "user_annotation" || cat == "python_function" || cat == "workload") {
             host_event(e, dur, false);
+        } else if (cat == "setup") {  // lab's CPU traces: the device's own work, not the lesson's
+            device(e, dur, GpuKind::setup, setup);
         } else if (cat == "untraced") {
             untraced.push_back({ts, ts + dur});
         } else if (cat == "cuda_profiler_range") {
@@ -129,6 +133,26 @@ struct Reader {
             if (rd || wr) r.dram_bytes = rd.value_or(0) + wr.value_or(0);
             s.counter_ranges.push_back(r);
         }
+    }
+    // The setup time inside [first, last) that no GPU event or untraced stretch covers already (so
+    // that no stretch leaves the span twice), and the setup tasks' names there, most time first.
+    void setup_in_span(const Intervals& setup_time, double first, double last) {
+        if (setup_time.empty()) return;
+        Intervals taken = untraced;
+        for (const auto& g : gpu) taken.push_back({g.start, g.end});
+        taken = merged(std::move(taken));
+        auto own = [&](double a, double b) {
+            a = std::max(a, first), b = std::min(b, last);
+            return b > a ? b - a - covered(taken, a, b) : 0.0;
+        };
+        for (const auto& [a, b] : setup_time) s.setup_us += own(a, b);
+        std::map<std::string, double> by_name;
+        for (const auto& e : setup) by_name[names[e.name]] += own(e.start, e.end);
+        std::vector<std::pair<std::string, double>> order;
+        for (const auto& [name, us] : by_name)
+            if (us > 0) order.push_back({name, us});
+        std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+        for (const auto& [name, us] : order) s.setup_names.push_back(name);
     }
     // Short names for the kernels, over all of them so that they do not change with --top; a gap's
     // neighbours take their kernel's (a copy's or memset's name is short already).
@@ -144,24 +168,13 @@ struct Reader {
             g.before_short = b == short_of.end() ? g.before : b->second;
         }
     }
-    void finish() {
-        std::vector<MatchedLaunch> matched;
-        std::vector<double> lat;
-        for (const auto& [c, k] : kernel_launch)
-            if (auto it = launch_start.find(c); it != launch_start.end()) matched.push_back({k, it->second}), lat.push_back(gpu[k].start - it->second);
-        s.launches_matched = lat.size();
-        if (!lat.empty()) s.launch_latency_us = latency_stats(lat).median_us;
-        split_launches(gpu, matched, s.launch_idle, s.launch_queued);
-        // A sync whose runtime call is in the trace too (Kineto's cuda_sync beside its
-        // cudaStreamSynchronize) is that call: the host activity in a gap names it once.
-        std::vector<bool> duplicate(host.size(), false);
-        for (const auto& [i, c] : sync_calls) duplicate[i] = launch_start.count(c) > 0;
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < host.size(); ++i)
-            if (!duplicate[i]) host[kept++] = host[i];
-        host.resize(kept);
-
+    // Span, busy and idle time, per stream and in the largest gaps, lab's untraced stretches and
+    // device setup left out.
+    void timeline() {
         std::stable_sort(gpu.begin(), gpu.end(), [](const DeviceEvent& a, const DeviceEvent& b) { return a.start < b.start; });
+        Intervals setup_time;
+        for (const auto& e : setup) setup_time.push_back({e.start, e.end});
+        setup_time = merged(std::move(setup_time));
         if (!gpu.empty()) {
             double first = gpu.front().start, last = 0, busy = 0, cur_start = gpu.front().start, cur_end = gpu.front().end;
             for (const auto& g : gpu) {
@@ -175,25 +188,47 @@ struct Reader {
             double untraced_us = 0;
             for (const auto& [a, b] : untraced) untraced_us += std::max(0.0, std::min(b, last) - std::max(a, first));
             s.untraced_us = untraced_us;
-            s.span_us = std::max(0.0, last - first - untraced_us), s.gpu_busy_us = busy;
+            setup_in_span(setup_time, first, last);
+            s.span_us = std::max(0.0, last - first - untraced_us - s.setup_us), s.gpu_busy_us = busy;
         }
         s.streams = stream_stats(gpu, streams);
-        s.idle_gaps = largest_gaps(gpu, untraced, host, names, kMaxIdleGaps);
+        for (const auto& [a, b] : host_syncs) s.sync_host_setup_us += covered(setup_time, a, b);
+        Intervals excluded = untraced;
+        excluded.insert(excluded.end(), setup_time.begin(), setup_time.end());
+        s.idle_gaps = largest_gaps(gpu, merged(std::move(excluded)), host, names, kMaxIdleGaps);
+    }
+    void finish() {
+        std::vector<MatchedLaunch> matched;
+        std::vector<double> lat;
+        for (const auto& [c, k] : kernel_launch)
+            if (auto it = launch_start.find(c); it != launch_start.end()) matched.push_back({k, it->second}), lat.push_back(gpu[k].start - it->second);
+        s.launches_matched = lat.size();
+        if (!lat.empty()) s.launch_latency_us = latency_stats(lat).median_us;
+        split_launches(gpu, setup, matched, s.launch_idle, s.launch_queued);
+        // A sync whose runtime call is in the trace too (Kineto's cuda_sync beside its
+        // cudaStreamSynchronize) is that call: the host activity in a gap names it once.
+        std::vector<bool> duplicate(host.size(), false);
+        for (const auto& [i, c] : sync_calls) duplicate[i] = launch_start.count(c) > 0;
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < host.size(); ++i)
+            if (!duplicate[i]) host[kept++] = host[i];
+        host.resize(kept);
+
+        timeline();
         // lab numbered its CPU tasks before it named them after their workloads ("host kernel #12"):
-        // in a trace written then, one kernel, many launches. (Its "setup" tasks, first touch and
-        // cache flushes, fall in no category above: not kernels, not busy time.)
+        // in a trace written then, one kernel, many launches.
         if (lab_format) {
-            std::vector<KernelStats> merged;
+            std::vector<KernelStats> unnumbered;
             std::unordered_map<std::string, std::size_t> at;
             for (auto k : s.kernels) {
                 if (auto h = k.name.rfind(" #"); h != std::string::npos && h + 2 < k.name.size() &&
                                                   k.name.find_first_not_of("0123456789", h + 2) == std::string::npos)
                     k.name.resize(h);
-                auto [it, fresh] = at.emplace(k.name, merged.size());
-                if (fresh) merged.push_back({k.name, 0, 0, {}});
-                merged[it->second].count += k.count, merged[it->second].total_us += k.total_us;
+                auto [it, fresh] = at.emplace(k.name, unnumbered.size());
+                if (fresh) unnumbered.push_back({k.name, 0, 0, {}});
+                unnumbered[it->second].count += k.count, unnumbered[it->second].total_us += k.total_us;
             }
-            s.kernels = std::move(merged);
+            s.kernels = std::move(unnumbered);
         }
         std::stable_sort(s.kernels.begin(), s.kernels.end(), [](const KernelStats& a, const KernelStats& b) { return a.total_us > b.total_us; });
         name_shorts();

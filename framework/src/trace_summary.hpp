@@ -5,10 +5,10 @@
 // Definitions (docs/trace.md): GPU events are kernels, memcpys and memsets; span = last GPU event
 // end - first GPU event start; busy = the length of the union of GPU event intervals over all
 // streams; idle = span - busy (a lab trace's untraced spans, where lab measured without tracing,
-// are left out of the span: `untraced_us`); launch latency = the median of (kernel start - start of the
-// runtime/driver call with the same correlation id), split into launches onto an idle stream and
-// launches queued behind the stream's earlier work; syncs count cuda_sync events (lab: "sync"),
-// and the host's time in them. Idle gaps: the stretches between GPU events, largest first, with
+// and its device setup, are left out of the span: `untraced_us`, `setup_us`); launch latency =
+// the median of (kernel start - start of the runtime/driver call with the same correlation id),
+// split into launches onto an idle stream and launches queued behind the stream's earlier work;
+// syncs count cuda_sync events (lab: "sync"), and the host's time in them. Idle gaps: the stretches between GPU events, largest first, with
 // what the host was doing meanwhile.
 #pragma once
 
@@ -44,7 +44,7 @@ struct HostShare {
     double overlap_us = 0;  // of the gap
 };
 
-// A stretch with no kernel, copy or memset on any stream (untraced time left out).
+// A stretch with no kernel, copy or memset on any stream (untraced and setup time left out).
 struct IdleGap {
     double start_ts_us = 0;  // the trace's own timestamp, to find it in Perfetto
     double offset_us = 0;    // after the first GPU event's start
@@ -82,6 +82,11 @@ struct Summary {
     std::uint64_t events = 0;  // every complete ("X") event read
     double span_us = 0, gpu_busy_us = 0;
     double untraced_us = 0;    // lab traces: time inside the span lab measured without tracing
+    // lab's CPU traces: time inside the span the device spent on lab's own setup (first touch of
+    // new buffers, cache flushes), less what was busy or untraced anyway: the device was neither
+    // running the lesson's work nor waiting for the host, so this too is left out of the span.
+    double setup_us = 0;
+    std::vector<std::string> setup_names;  // those setup tasks' names, most time first
     std::uint64_t kernel_count = 0;
     double kernel_total_us = 0;
     std::vector<KernelStats> kernels;  // by total time, largest first
@@ -92,6 +97,9 @@ struct Summary {
     std::map<std::string, std::uint64_t> syncs_by_kind;
     std::map<std::string, double> sync_us_by_kind;
     double sync_host_us = 0;  // the syncs' time but stream-wait-event ones' (a stream waits, not the host)
+    // The part of it while lab's setup ran on the device (lab's allocations wait for their first
+    // touch): host time the lesson's own synchronisations did not cost.
+    double sync_host_setup_us = 0;
     std::optional<double> launch_latency_us;  // none when no kernel's launch call is in the trace
     std::uint64_t launches_matched = 0;
     // The same latencies split: the stream had finished its earlier work when the launch call
@@ -111,6 +119,11 @@ inline constexpr double kMaxGzipRatio = 200;                          // decompr
 inline constexpr std::size_t kGzipRatioAfter = std::size_t{16} << 20; // ...once 16 MiB have come out
 inline constexpr int kMaxTraceDepth = 64;
 inline constexpr std::size_t kMaxIdleGaps = 5;
+// The least share of a gap's idle time a host op must cover for `lab trace` to name it as what the
+// host was doing: an op over a tenth of the gap is a fair part of the answer, while one that only
+// brushes it (a workload's annotation that ends just after the gap begins: 0.02% of it) would point
+// the reader at the wrong thing. --json keeps the op with its overlap for scripts to judge.
+inline constexpr double kHostOpMinShare = 0.10;
 
 // Whether a sync of this kind blocks the host: all but CUPTI's "stream wait event" (Kineto:
 // "Stream Wait Event"), which makes a stream wait on the device while the host call returns.

@@ -10,33 +10,34 @@ namespace lab::trace {
 
 namespace {
 
-// The length of the union of intervals sorted by start.
-double union_length(const std::vector<std::pair<double, double>>& sorted) {
-    double total = 0, from = 0, to = 0;
-    bool open = false;
-    for (const auto& [a, b] : sorted) {
-        if (open && a <= to) {
-            to = std::max(to, b);
-            continue;
-        }
-        if (open) total += to - from;
-        from = a, to = b, open = true;
-    }
-    return open ? total + to - from : total;
-}
-
 double overlap(double a, double b, double from, double to) { return std::max(0.0, std::min(b, to) - std::max(a, from)); }
 
-// What the host did during [a, b): the innermost op covering at least half of it (an op inside
-// an annotation inside another says most), else the op covering most of it; and the calls by
-// name, most time first, those under 1% of the gap left out.
-void host_during(IdleGap& gap, double a, double b, const std::vector<HostEvent>& host, const std::vector<std::string>& names) {
-    const double len = b - a;
+// The parts of [from, to) that the merged intervals leave uncovered.
+Intervals uncovered(const Intervals& merged, double from, double to) {
+    Intervals out;
+    auto it = std::lower_bound(merged.begin(), merged.end(), from, [](const auto& m, double t) { return m.second <= t; });
+    for (; it != merged.end() && it->first < to; ++it) {
+        if (it->first > from) out.push_back({from, it->first});
+        from = std::max(from, it->second);
+    }
+    if (from < to) out.push_back({from, to});
+    return out;
+}
+
+// What the host did during a gap's idle stretches (`idle`: setup and untraced time left out, when
+// the device was not waiting on the host): the innermost op covering at least half of it (an op
+// inside an annotation inside another says most), else the op covering most of it; and the calls
+// by name, most time first, those under 1% of the gap left out.
+void host_during(IdleGap& gap, const Intervals& idle, const std::vector<HostEvent>& host, const std::vector<std::string>& names) {
+    if (idle.empty()) return;
+    const double a = idle.front().first, b = idle.back().second, len = gap.dur_us;
     const HostEvent* best = nullptr;
     double best_overlap = 0;
     std::map<std::uint32_t, HostShare> calls;
     for (const auto& h : host) {
-        const double o = overlap(a, b, h.start, h.end);
+        if (h.end <= a || h.start >= b) continue;
+        double o = 0;
+        for (const auto& [from, to] : idle) o += overlap(from, to, h.start, h.end);
         if (o <= 0) continue;
         if (h.call) {
             HostShare& c = calls[h.name];
@@ -60,25 +61,39 @@ void host_during(IdleGap& gap, double a, double b, const std::vector<HostEvent>&
 
 }  // namespace
 
+Intervals merged(Intervals v) {
+    std::sort(v.begin(), v.end());
+    Intervals out;
+    for (const auto& [a, b] : v) {
+        if (!out.empty() && a <= out.back().second) out.back().second = std::max(out.back().second, b);
+        else out.push_back({a, b});
+    }
+    return out;
+}
+
+double covered(const Intervals& merged, double from, double to) {
+    double total = to - from;
+    for (const auto& [a, b] : uncovered(merged, from, to)) total -= b - a;
+    return std::max(0.0, total);
+}
+
 std::vector<StreamStats> stream_stats(const std::vector<DeviceEvent>& events, const std::vector<std::string>& streams) {
     std::vector<StreamStats> out(streams.size());
-    std::vector<std::vector<std::pair<double, double>>> spans(streams.size());
+    std::vector<Intervals> spans(streams.size());
     for (std::size_t i = 0; i < streams.size(); ++i) out[i].stream = streams[i];
     for (const auto& e : events) {
         StreamStats& s = out[e.stream];
         ++(e.kind == GpuKind::kernel ? s.kernels : e.kind == GpuKind::copy ? s.copies : s.memsets);
         spans[e.stream].push_back({e.start, e.end});
     }
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        std::sort(spans[i].begin(), spans[i].end());
-        out[i].busy_us = union_length(spans[i]);
-    }
+    for (std::size_t i = 0; i < out.size(); ++i)
+        for (const auto& [a, b] : merged(std::move(spans[i]))) out[i].busy_us += b - a;
     std::stable_sort(out.begin(), out.end(), [](const StreamStats& a, const StreamStats& b) { return a.busy_us > b.busy_us; });
     return out;
 }
 
-std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const std::vector<std::pair<double, double>>& untraced,
-                                  const std::vector<HostEvent>& host, const std::vector<std::string>& names, std::size_t count) {
+std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const Intervals& excluded, const std::vector<HostEvent>& host,
+                                  const std::vector<std::string>& names, std::size_t count) {
     if (sorted.empty()) return {};
     struct Raw {
         double from, to, idle;
@@ -91,8 +106,7 @@ std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const 
     for (std::size_t i = 1; i < sorted.size(); ++i) {
         const double end = sorted[last].end;
         if (sorted[i].start > end) {
-            double idle = sorted[i].start - end;
-            for (const auto& [a, b] : untraced) idle -= overlap(a, b, end, sorted[i].start);
+            const double idle = sorted[i].start - end - covered(excluded, end, sorted[i].start);
             if (idle > 0) gaps.push_back({end, sorted[i].start, idle, last, i});
         }
         if (sorted[i].end > end) last = i;
@@ -104,7 +118,7 @@ std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const 
         IdleGap gap;
         gap.start_ts_us = g.from, gap.offset_us = g.from - sorted.front().start, gap.dur_us = g.idle;
         gap.after = names[sorted[g.after].name], gap.before = names[sorted[g.before].name];
-        host_during(gap, g.from, g.to, host, names);
+        host_during(gap, uncovered(excluded, g.from, g.to), host, names);
         out.push_back(std::move(gap));
     }
     return out;
@@ -121,10 +135,13 @@ LatencyStats latency_stats(std::vector<double> v) {
     return s;
 }
 
-void split_launches(const std::vector<DeviceEvent>& events, const std::vector<MatchedLaunch>& launches, LatencyStats& idle,
-                    LatencyStats& queued) {
+void split_launches(const std::vector<DeviceEvent>& work, const std::vector<DeviceEvent>& setup,
+                    const std::vector<MatchedLaunch>& launches, LatencyStats& idle, LatencyStats& queued) {
     // A stream runs its work in order: what had started on it before a kernel was enqueued
     // before it, and the latest end among that is when the stream became free for this kernel.
+    // The launches index `work`, which comes first in `events`.
+    std::vector<DeviceEvent> events = work;
+    events.insert(events.end(), setup.begin(), setup.end());
     std::vector<std::size_t> order(events.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

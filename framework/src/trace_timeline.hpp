@@ -12,7 +12,9 @@
 
 namespace lab::trace {
 
-enum class GpuKind : std::uint8_t { kernel, copy, memset };
+// setup: a lab trace's device work that is not the lesson's (first touch, cache flushes), kept
+// apart from the others: neither busy nor idle time.
+enum class GpuKind : std::uint8_t { kernel, copy, memset, setup };
 
 struct DeviceEvent {
     double start = 0, end = 0;
@@ -26,6 +28,15 @@ struct HostEvent {
     bool call = false;  // a runtime/driver call or a sync; otherwise an op or an annotation
 };
 
+// Time intervals [start, end), in µs.
+using Intervals = std::vector<std::pair<double, double>>;
+
+// Sorted by start, overlapping and touching intervals joined.
+Intervals merged(Intervals intervals);
+
+// How much of [from, to) the merged intervals cover.
+double covered(const Intervals& merged, double from, double to);
+
 // A kernel whose launch call is in the trace: the kernel (an index into the device events) and
 // the call's start.
 struct MatchedLaunch {
@@ -36,16 +47,18 @@ struct MatchedLaunch {
 // Busy time and event counts per stream, most busy first.
 std::vector<StreamStats> stream_stats(const std::vector<DeviceEvent>& events, const std::vector<std::string>& streams);
 
-// The `count` largest idle gaps between the device events (sorted by start), untraced time taken
-// out of each, with the host events overlapping them. Neighbours' and host events' names are
-// whole here; the caller adds short names.
-std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const std::vector<std::pair<double, double>>& untraced,
-                                  const std::vector<HostEvent>& host, const std::vector<std::string>& names, std::size_t count);
+// The `count` largest idle gaps between the device events (sorted by start), the stretches that
+// are neither busy nor idle (`excluded`, merged: a lab trace's untraced time and its device
+// setup) taken out of each, with the host events overlapping what is left. Neighbours' and host
+// events' names are whole here; the caller adds short names.
+std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const Intervals& excluded, const std::vector<HostEvent>& host,
+                                  const std::vector<std::string>& names, std::size_t count);
 
 // Splits the matched launches' latencies by whether the kernel's stream was still running
-// earlier work when the launch call began.
-void split_launches(const std::vector<DeviceEvent>& events, const std::vector<MatchedLaunch>& launches, LatencyStats& idle,
-                    LatencyStats& queued);
+// earlier work when the launch call began. `setup` (a lab trace's first touch and cache flushes)
+// is not busy time but holds its stream all the same: a kernel launched behind it waited.
+void split_launches(const std::vector<DeviceEvent>& work, const std::vector<DeviceEvent>& setup,
+                    const std::vector<MatchedLaunch>& launches, LatencyStats& idle, LatencyStats& queued);
 
 // The median (the mean of the middle two for an even count) and nearest-rank p90 of `values`.
 LatencyStats latency_stats(std::vector<double> values);

@@ -67,6 +67,58 @@ TEST_CASE("lab trace's text gives units, streams, gaps and distinct kernel names
     CHECK_THAT(e.out, Contains("vectorized_elementwise_kernel<compare_scalar_kernel::lambda>\n"));
 }
 
+// What the host did in a gap is named only when an op covers a fair share of it (kHostOpMinShare,
+// 10%): an op over 1% of the gap is no answer, one over 60% is, with its share. A call list too
+// long for a line goes on the next, no name cut.
+TEST_CASE("lab trace names a gap's host op only when it covers 10% of the gap", "[trace]") {
+    const auto file = (lab_test::source_root() / "tests/fixtures/traces/gap_host_ops.json").string();
+    auto r = run_lab({"trace", file});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("host   no traced op covers 10% of the gap\n"));
+    CHECK_THAT(r.out, !Contains("brush"));
+    CHECK_THAT(r.out, Contains("host   main (60% of the gap)\n"));
+    CHECK_THAT(r.out, Contains("cudaStreamSynchronize 20 µs") && Contains("cudaMemcpyAsync 20 µs") && Contains("cudaLaunchKernel 20 µs"));
+    CHECK_THAT(r.out, Contains("cudaMemcpyAsync 20 µs,\n"));  // the next call on the next line
+    CHECK_THAT(r.out, !Contains("..."));
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("trace ", 0) != 0) CHECK(line.size() <= 104);
+    // --json keeps the op it found, with its overlap, for a script to judge.
+    auto j = nlohmann::json::parse(run_lab({"trace", file, "--json"}).out);
+    bool brushed = false;
+    for (const auto& g : j["idle_gaps"]) brushed = brushed || (g["host_op"].is_object() && g["host_op"]["name"] == "brush");
+    CHECK(brushed);
+}
+
+// lab's own setup on the device (first touch) is neither busy nor idle: reported on a line of its
+// own and left out of the span, so the idle fraction is the lesson's. lab's in-run ceiling
+// re-measures are marked as not the lesson's kernels.
+TEST_CASE("lab trace reports a lab trace's setup apart from idle time", "[trace]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "t.json", R"J({"otherData": {"device": "Test CPU", "kind": "cpu", "lesson": "02.10", "dropped": 0},
+      "traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "forward", "pid": 2, "tid": 0, "ts": 0, "dur": 10},
+      {"ph": "X", "cat": "setup", "name": "first touch", "pid": 2, "tid": 0, "ts": 10, "dur": 30},
+      {"ph": "X", "cat": "sync", "name": "synchronize", "pid": 1, "tid": 0, "ts": 10, "dur": 30},
+      {"ph": "X", "cat": "kernel", "name": "calibrate.update", "pid": 2, "tid": 0, "ts": 50, "dur": 30}]})J");
+    auto r = run_lab({"trace", (d / "t.json").string()});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("device span 50 µs: busy 40 µs, idle 10 µs (20% idle)"));  // a CPU's, often
+    CHECK_THAT(r.out, Contains("lab's own setup on the device, 30 µs: first touch;"));
+    CHECK_THAT(r.out, Contains("   10 µs at +10 µs"));
+    CHECK_THAT(r.out, Contains("calibrate.*: lab re-measuring"));
+    CHECK_THAT(r.out, Contains("the host blocked in them for 30 µs, 30 µs of it while lab's setup ran"));
+    auto j = nlohmann::json::parse(run_lab({"trace", (d / "t.json").string(), "--json"}).out);
+    CHECK(j["setup_us"] == 30.0);
+    CHECK(j["setup_names"] == nlohmann::json::array({"first touch"}));
+    CHECK(j["span_us"] == 50.0);
+    CHECK(j["gpu_idle_us"] == 10.0);
+    CHECK(j["idle_gaps"][0]["host_calls"].empty());  // the host waited on the setup, not in the idle time
+    CHECK(j["syncs"]["host_setup_us"] == 30.0);
+}
+
 TEST_CASE("lab trace --json adds keys and keeps the old ones raw", "[trace]") {
     const auto file = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
     auto r = run_lab({"trace", file.string(), "--json"});
@@ -81,6 +133,9 @@ TEST_CASE("lab trace --json adds keys and keeps the old ones raw", "[trace]") {
           Approx(j["kernels"]["top"][0]["total_us"].get<double>() / j["gpu_busy_us"].get<double>()));
     CHECK(j["syncs"]["host_us"] == 663.0);
     CHECK(j["streams"].size() == 2);
+    CHECK(j["setup_us"] == 0.0);  // a Kineto trace has no setup: its span is as it was
+    CHECK(j["setup_names"].empty());
+    CHECK(j["syncs"]["host_setup_us"] == 0.0);
     CHECK(j["idle_gaps"][0]["dur_us"] == 13250121.0);
     CHECK(j["idle_gaps"][0]["host_op"]["name"] == "aten::cudnn_convolution");
     CHECK(j["launch_latency_idle"]["count"].get<int>() + j["launch_latency_queued"]["count"].get<int>() == 79);

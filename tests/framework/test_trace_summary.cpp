@@ -8,6 +8,7 @@
 #include "gzip.hpp"
 #include "test_support.hpp"
 #include "trace_summary.hpp"
+#include "trace_windows.hpp"
 
 using namespace lab;
 using Catch::Matchers::Contains;
@@ -120,8 +121,9 @@ TEST_CASE("a truncated .gz, a cut JSON and a JSON that is no trace are refused",
 }
 
 // lab's CPU traces name a kernel after the workload that launched it and put the device's own
-// work (first touch, cache flushes) in the category "setup": not a kernel, not busy time.
-TEST_CASE("a lab trace's setup tasks are neither kernels nor busy time", "[trace_summary]") {
+// work (first touch, cache flushes) in the category "setup": not a kernel, not busy time, and not
+// idle time either (the device was preparing, not waiting for the host): left out of the span.
+TEST_CASE("a lab trace's setup tasks are neither kernels nor busy nor idle time", "[trace_summary]") {
     lab_test::TempDir d;
     std::vector<TraceEvent> ev = {{"launch read", "runtime", 0.5e-6, 0.5e-6, 0, true, {{"correlation", "2"}}},
                                   {"read", "kernel", 1e-6, 2e-6, 0, false, {{"correlation", "2"}}},
@@ -137,9 +139,49 @@ TEST_CASE("a lab trace's setup tasks are neither kernels nor busy time", "[trace
     CHECK(s.kernels[0].name == "read");
     CHECK(s.kernels[0].count == 2);
     CHECK(s.gpu_busy_us == Approx(3));
-    CHECK(s.span_us == Approx(14));  // from the first kernel to the last: setup after it is outside
+    // 14 µs from the first kernel's start to the last one's end, 11 of them setup; the setup after
+    // the last kernel is outside the span and counts nowhere.
+    CHECK(s.setup_us == Approx(11));
+    CHECK(s.span_us == Approx(3));
+    CHECK(s.gpu_idle_us() == Approx(0).margin(1e-9));
+    CHECK(s.idle_gaps.empty());
+    CHECK(s.setup_names == std::vector<std::string>{"first touch", "flush caches"});  // most time first
     CHECK(s.launches_matched == 2);  // integer correlations pair as string ones did
     CHECK(*s.launch_latency_us == Approx(0.75));
+    // The second read was launched while the flush ran on its stream: it waited behind it.
+    CHECK(s.launch_idle.count == 1);
+    CHECK(s.launch_queued.count == 1);
+}
+
+// Setup and untraced stretches inside one gap, setup overlapping untraced time and a kernel: the
+// gap keeps only its idle time, the host's activity is what it did then, and nothing is taken
+// out of the span twice. A Kineto trace has no setup: its figures cannot change.
+TEST_CASE("setup inside the span is left out of the span and of the idle gaps, once", "[trace_summary]") {
+    lab_test::TempDir d;
+    std::vector<TraceEvent> ev = {{"a", "kernel", 0, 10e-6, 0, false, {}},
+                                  {"first touch", "setup", 10e-6, 30e-6, 0, false, {}},
+                                  {"synchronize", "sync", 10e-6, 30e-6, 0, true, {}},   // waiting on the setup
+                                  {"launch b", "runtime", 45e-6, 4e-6, 0, true, {}},    // in the idle 40..50
+                                  {"b", "kernel", 50e-6, 10e-6, 0, false, {}},
+                                  {"measuring c (not traced)", "untraced", 60e-6, 40e-6, kLabTrack, true, {}},
+                                  {"flush caches", "setup", 95e-6, 7e-6, 0, false, {}},  // over untraced, then c
+                                  {"c", "kernel", 100e-6, 10e-6, 0, false, {}}};
+    lab_test::write_file(d / "t.json", chrome_trace(ev, {"Test CPU", "cpu", "02.10", 0}).dump());
+    const auto s = trace::read(d / "t.json");
+    CHECK(s.untraced_us == Approx(40));
+    CHECK(s.setup_us == Approx(30));  // the flush lies wholly in untraced time and in c
+    CHECK(s.setup_names == std::vector<std::string>{"first touch"});
+    CHECK(s.sync_host_setup_us == Approx(30));  // the host's whole sync waited on the setup
+    CHECK(s.span_us == Approx(40));  // 110 - 40 - 30
+    CHECK(s.gpu_busy_us == Approx(30));
+    CHECK(s.idle_fraction() == Approx(0.25));
+    REQUIRE(s.idle_gaps.size() == 1);  // 60..100 is all untraced
+    const auto& g = s.idle_gaps[0];
+    CHECK(g.dur_us == Approx(10));
+    CHECK(g.offset_us == Approx(10));
+    REQUIRE(g.host_calls.size() == 1);  // the synchronize waited on the setup, not in the idle time
+    CHECK(g.host_calls[0].name == "launch b");
+    CHECK(g.host_calls[0].overlap_us == Approx(4));
 }
 
 // A trace lab wrote before kernels were named and correlations became integers: host in process

@@ -134,6 +134,25 @@ TEST_CASE("per-stream busy time, idle gaps, sync time and the launch split follo
     CHECK(*s.launch_queued.p90_us == 25);
 }
 
+// An op that only brushes a gap is still the op covering most of it: the summary keeps it with
+// its overlap (the text names it only from kHostOpMinShare of the gap on), so the overlap must be
+// exact. The innermost op covering half the gap wins over a longer one around it.
+TEST_CASE("a gap's host op is kept with its exact overlap, however small", "[trace_summary]") {
+    // Gaps 10..110 and 120..220. "brush" covers 1 µs of the first (1%); "main" 60 µs of the
+    // second (60%), inside "step", which covers all of it.
+    const auto s = trace::read(fixture("gap_host_ops.json"));
+    REQUIRE(s.idle_gaps.size() == 2);
+    const auto& brushed = s.idle_gaps[0].after == "A" ? s.idle_gaps[0] : s.idle_gaps[1];
+    const auto& covered = s.idle_gaps[0].after == "A" ? s.idle_gaps[1] : s.idle_gaps[0];
+    REQUIRE(brushed.host_op);
+    CHECK(brushed.host_op->name == "brush");
+    CHECK(brushed.host_op->overlap_us / brushed.dur_us == Approx(0.01));
+    CHECK(brushed.host_op->overlap_us / brushed.dur_us < trace::kHostOpMinShare);
+    REQUIRE(covered.host_op);
+    CHECK(covered.host_op->name == "main");
+    CHECK(covered.host_op->overlap_us / covered.dur_us == Approx(0.6));
+}
+
 TEST_CASE("the recorded A100 trace's largest idle gaps, in order, with the host's activity", "[trace_summary]") {
     const auto s = trace::read(fixture("a100_simple_add.json.gz"));
     REQUIRE(s.idle_gaps.size() == trace::kMaxIdleGaps);
