@@ -29,6 +29,11 @@ a { color: var(--accent); }
 .tag.warn { color: var(--warn); }
 nav.toc { margin: 1rem 0; font-size: .9rem; }
 nav.toc a { margin-right: 1rem; }
+section.reference { margin-top: 2.2rem; }
+section.reference > details > summary { cursor: pointer; padding-bottom: .2rem; border-bottom: 1px solid var(--rule); }
+section.reference > details > summary > h2 { display: inline; margin: 0; padding: 0; border: none; }
+section.reference > details[open] > summary { margin-bottom: .6rem; }
+.print-hint { display: none; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: .4rem 0 1rem; font-size: .86rem; }
 th, td { padding: .28rem .6rem; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
@@ -66,7 +71,15 @@ footer { margin-top: 2.5rem; padding-top: .5rem; border-top: 1px solid var(--rul
   figure.plot, pre, .box, dl.facts { break-inside: avoid; page-break-inside: avoid; }
   pre, .teaching pre, pre.commands { overflow: visible; white-space: pre-wrap; overflow-wrap: anywhere; }
   figure.plot svg { max-width: 100%; border: none; }
+  /* A closed <details> keeps its body in a ::details-content box the browser hides; showing that
+     box prints the body, open or not (Chromium 131+ and Safari 18.4+, among others). Not the usual
+     script on beforeprint that sets `open`: a page runs no script (its policy forbids it), so it
+     prints the same from any viewer. Browsers without the box get a line saying to open them. */
+  details::details-content { content-visibility: visible; display: block; }
+  section.reference > details > summary { list-style: none; cursor: auto; }
+  section.reference > details > summary::-webkit-details-marker { display: none; }
 }
+@supports not selector(::details-content) { @media print { .print-hint { display: block; } } }
 )css";
 
 }  // namespace
@@ -132,6 +145,19 @@ std::string table(const Table& t) {
         out += "</tr>\n";
     }
     return out + "</tbody>\n</table></div>\n";
+}
+
+std::string toc(const std::vector<TocEntry>& entries) {
+    std::string out = "<nav class=\"toc\">";
+    for (const auto& e : entries) out += "<a href=\"#" + escape(e.id) + "\">" + escape(e.name) + "</a>";
+    return out + "</nav>\n";
+}
+
+std::string reference_section(std::string_view id, std::string_view summary, std::string_view body) {
+    std::string out = "<section class=\"reference\" id=\"" + escape(id) + "\">\n<details>\n<summary><h2>" + escape(summary) +
+                      "</h2></summary>\n";
+    out += body;
+    return out + "</details>\n</section>\n";
 }
 
 std::string page(std::string_view title, std::string_view body) {

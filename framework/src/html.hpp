@@ -42,6 +42,18 @@ struct Table {
 // A <table> with a <thead> (repeated on every printed page the table spans).
 std::string table(const Table& t);
 
+// A link list to the page's sections, in page order: each (id, name) as <a href="#id">name</a>.
+struct TocEntry {
+    std::string id;
+    std::string name;
+};
+std::string toc(const std::vector<TocEntry>& entries);
+
+// A section of reference material, collapsed until the reader opens it: <section id> around a
+// <details> whose <summary> is the section's <h2> heading (`summary`, naming what is inside and
+// how much). The page's print styles show its body on paper, open or not.
+std::string reference_section(std::string_view id, std::string_view summary, std::string_view body);
+
 // A whole page: <!doctype html>, UTF-8, viewport, the security policy, `title` (escaped), the
 // stylesheet (screen and print) and `body` (already HTML).
 std::string page(std::string_view title, std::string_view body);

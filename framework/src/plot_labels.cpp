@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "roofline_text.hpp"
 
@@ -142,8 +143,16 @@ double leader_blocked(double x, double y, const Box& b, const std::vector<Box>& 
 
 Placement place_label(double x, double y, double width, const std::vector<Offset>& candidates,
                       const std::vector<Box>& obstacles, const Box& bounds, const std::vector<std::pair<double, double>>& rivals) {
+    return place_label(x, y, width, candidates, obstacles, {}, bounds, rivals);
+}
+
+Placement place_label(double x, double y, double width, const std::vector<Offset>& candidates,
+                      const std::vector<Box>& obstacles, const std::vector<Box>& faint, const Box& bounds,
+                      const std::vector<std::pair<double, double>>& rivals) {
     Placement best{x, y, Anchor::start, text_box(x, y, Anchor::start, width), HUGE_VAL, false};
     double best_score = HUGE_VAL;
+    std::optional<Placement> free_spot;  // the first clear of all but faint lines, crossing the least of them
+    double least_crossed = HUGE_VAL;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         const auto& c = candidates[i];
         const Box b = text_box(x + c.dx, y + c.dy, c.anchor, width);
@@ -160,7 +169,13 @@ Placement place_label(double x, double y, double width, const std::vector<Offset
             for (const auto& [rx, ry] : rivals)
                 if ((rx != x || ry != y) && distance(rx, ry, head) < own + 3) shared += 30;
         }
-        if (shared == 0) return {x + c.dx, y + c.dy, c.anchor, b, 0, c.far};
+        double crossed = 0;
+        for (const auto& o : faint) crossed += overlap(b, o);
+        if (shared == 0 && crossed == 0) return {x + c.dx, y + c.dy, c.anchor, b, 0, c.far};
+        if (shared == 0 && crossed < least_crossed) {
+            least_crossed = crossed;
+            free_spot = Placement{x + c.dx, y + c.dy, c.anchor, b, 0, c.far};
+        }
         // Of spots that overlap, a nearer one wins a tie.
         const double score = shared + 0.01 * static_cast<double>(i);
         if (score < best_score) {
@@ -168,7 +183,7 @@ Placement place_label(double x, double y, double width, const std::vector<Offset
             best = {x + c.dx, y + c.dy, c.anchor, b, shared, c.far};
         }
     }
-    return best;
+    return free_spot ? *free_spot : best;
 }
 
 }  // namespace lab::plot::detail

@@ -71,4 +71,13 @@ Placement place_label(double x, double y, double width, const std::vector<Offset
                       const std::vector<Box>& obstacles, const Box& bounds,
                       const std::vector<std::pair<double, double>>& rivals = {});
 
+// The same with `faint` obstacles too (the roofline's dashed drop lines): a spot clear of them
+// and of everything else if there is one, else of the spots clear of everything else the one
+// that crosses them least, since a label over a faint line still reads and one that gives up its
+// spot (becomes a letter key, or lands on another label) reads worse. The overlap said is that
+// with the other obstacles.
+Placement place_label(double x, double y, double width, const std::vector<Offset>& candidates,
+                      const std::vector<Box>& obstacles, const std::vector<Box>& faint, const Box& bounds,
+                      const std::vector<std::pair<double, double>>& rivals = {});
+
 }  // namespace lab::plot::detail

@@ -1,5 +1,6 @@
 // Roofline pictures: an SVG (log-log axes, ticks with units, one horizontal ceiling per pipe and
-// dtype, the bandwidth slope, the ridge, kernels as labelled points) and a small terminal sketch.
+// dtype, the bandwidth slope, the ridge, kernels as labelled points, each with a dashed drop line
+// up to the roof above it) and a small terminal sketch.
 // Pure functions of a RooflineChart: no I/O, so tests can parse what they return. Both draw from
 // one Layout (roofline_layout.hpp); they are written in roofline_svg.cpp and roofline_terminal.cpp.
 #pragma once
@@ -26,6 +27,9 @@ struct Point {
     // where it lies, but no label, tooltip or attribute states the number ("AI ?").
     bool ai_shown = true;
     bool flops_shown = true;
+    // The compute ceiling it is held against (its drop line rises to min(that, AI x bandwidth));
+    // "" = the chart's ridge_pipe.
+    std::string pipe = "";
 };
 
 struct RooflineChart {

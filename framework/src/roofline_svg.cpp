@@ -1,5 +1,6 @@
 // The roofline as a standalone SVG document (render_svg in roofline_plot.hpp), drawn from the
-// shared Layout in the order a reader's eye needs it: page, axes, roofs, then labels placed
+// shared Layout in the order a reader's eye needs it: page, axes, roofs, each point's drop line
+// up to its roof (roofline_svg_drops.cpp), then labels placed
 // around everything drawn before them (lines included), the legend, the points with their labels
 // or letter keys (roofline_svg_points.cpp), the key table, and a note of what could not be
 // placed. Every element carries class and data-* attributes, so tests and scripts read the
@@ -17,6 +18,7 @@
 #include "roofline_layout.hpp"
 #include "roofline_plot.hpp"
 #include "roofline_svg_canvas.hpp"
+#include "roofline_svg_drops.hpp"
 #include "roofline_svg_points.hpp"
 #include "roofline_text.hpp"
 
@@ -27,8 +29,6 @@ namespace {
 constexpr Box kPlotArea{kLeft, kTop, kRight, kBottom};
 // Under the x axis's title: the key table, then the notes.
 constexpr double kBelowAxis = kBottom + 58;
-// Lines are obstacles this wide either side, so that no label is printed across one.
-constexpr double kLinePad = 2;
 
 // Notes for what could not be placed, wrapped so that a long list stays inside the page.
 std::vector<std::string> wrap_notes(const std::vector<std::string>& not_drawn) {
@@ -214,7 +214,7 @@ Roofs draw_roofs(Svg& s, const Layout& m, const RooflineChart& chart) {
 
 // Ceiling labels, highest first: near the right edge above the line, else below it, else at the
 // line's left end, so that close ceilings (fp32 vs fp64) stay legible.
-void label_ceilings(Svg& s, const Layout& m, std::vector<Box>& taken) {
+void label_ceilings(Svg& s, const Layout& m, std::vector<Box>& taken, const std::vector<Box>& drops) {
     std::vector<std::size_t> order(m.ceilings.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -233,7 +233,7 @@ void label_ceilings(Svg& s, const Layout& m, std::vector<Box>& taken) {
                                            {dx_left, 14, Anchor::start},
                                            {(dx_left) / 2, -5, Anchor::middle},
                                            {(dx_left) / 2, 14, Anchor::middle}};
-        const auto p = place_label(kRight - 6, y, w, cands, taken, kPlotArea);
+        const auto p = place_label(kRight - 6, y, w, cands, taken, drops, kPlotArea);
         taken.push_back(p.box);
         s.text(p.x, p.y, p.anchor, label, "ceiling-label");
     }
@@ -241,7 +241,8 @@ void label_ceilings(Svg& s, const Layout& m, std::vector<Box>& taken) {
 
 // The slope's label runs along it, a little above: at the middle of its visible part, else
 // nearer either end where that touches nothing.
-void label_slope(Svg& s, const Layout& m, const RooflineChart& chart, const Roofs& r, std::vector<Box>& taken) {
+void label_slope(Svg& s, const Layout& m, const RooflineChart& chart, const Roofs& r, std::vector<Box>& taken,
+                 const std::vector<Box>& drops) {
     if (!r.has_slope || r.slope_x1 <= r.slope_x0) return;
     const std::string label = chart.bandwidth_label.empty()
                                   ? si(m.bandwidth, "B/s", false)
@@ -258,6 +259,7 @@ void label_slope(Svg& s, const Layout& m, const RooflineChart& chart, const Roof
         double score = 0;
         for (const Box& b : boxes) {
             for (const Box& o : taken) score += overlap(b, o);
+            for (const Box& o : drops) score += overlap(b, o);
             score += 4 * ((b.x1 - b.x0) * (b.y1 - b.y0) - overlap(b, kPlotArea));
         }
         if (score < best_score) best_x = x, best_y = y, best_score = score, best_boxes = std::move(boxes);
@@ -271,7 +273,8 @@ void label_slope(Svg& s, const Layout& m, const RooflineChart& chart, const Roof
 
 // Each ridge's value at the foot of its marker: the main one right of it where there is room,
 // fp64's left of it (it lies left of the main one).
-void label_ridges(Svg& s, const Layout& m, const RooflineChart& chart, const Roofs& r, std::vector<Box>& taken) {
+void label_ridges(Svg& s, const Layout& m, const RooflineChart& chart, const Roofs& r, std::vector<Box>& taken,
+                  const std::vector<Box>& drops) {
     for (const auto& ridge : r.ridges) {
         const auto& c = m.ceilings[static_cast<std::size_t>(ridge.ceiling)];
         const bool main = ridge.ceiling == m.ridge_index;
@@ -283,7 +286,7 @@ void label_ridges(Svg& s, const Layout& m, const RooflineChart& chart, const Roo
         std::vector<Offset> cands;
         for (double lift : {0.0, 14.0, 28.0, 42.0})
             for (const auto& [off, a] : {std::pair{dx, near}, std::pair{-dx, other}}) cands.push_back({off, -7 - lift, a});
-        const auto p = place_label(ridge.x, kBottom, w, cands, taken, kPlotArea);
+        const auto p = place_label(ridge.x, kBottom, w, cands, taken, drops, kPlotArea);
         s.text(p.x, p.y, p.anchor, label, main ? "ridge-label" : "fp64-ridge-label", "fill=\"#444\"");
         taken.push_back(p.box);
     }
@@ -304,7 +307,7 @@ std::vector<RegimeStyle> regimes_used(const Layout& m) {
 
 // Legend of the regimes used, each with its marker, under the title "measured regime": in the
 // empty corner above the slope, else in whichever corner covers nothing.
-void draw_legend(Svg& s, const Layout& m, std::vector<Box>& taken) {
+void draw_legend(Svg& s, const Layout& m, std::vector<Box>& taken, const std::vector<Box>& drops) {
     const std::vector<RegimeStyle> used = regimes_used(m);
     if (used.empty()) return;
     const std::string title = "measured regime";
@@ -320,6 +323,7 @@ void draw_legend(Svg& s, const Layout& m, std::vector<Box>& taken) {
         const Box b{cx, cy, cx + bw, cy + bh};
         double shared = 0;
         for (const Box& o : taken) shared += overlap(b, o);
+        for (const Box& o : drops) shared += overlap(b, o);
         if (shared < least) least = shared, bx = cx, by = cy;
         if (shared == 0) break;
     }
@@ -374,15 +378,17 @@ std::string render_svg(const RooflineChart& chart) {
 
     draw_axes(s, m);
     const Roofs roofs = draw_roofs(s, m, chart);
+    // Faint: a label avoids them where it can and crosses one rather than lose its spot.
+    const std::vector<Box> drops = draw_drop_lines(s, m);
     // Everything a label must avoid, filled as things are drawn: the markers and every line
     // first, then each label as it is placed.
     std::vector<Box> taken = point_boxes(s, m);
     taken.insert(taken.end(), roofs.lines.begin(), roofs.lines.end());
-    label_ceilings(s, m, taken);
-    label_slope(s, m, chart, roofs, taken);
-    label_ridges(s, m, chart, roofs, taken);
-    draw_legend(s, m, taken);
-    const std::vector<KeyRow> keys = draw_points(s, m, taken);
+    label_ceilings(s, m, taken, drops);
+    label_slope(s, m, chart, roofs, taken, drops);
+    label_ridges(s, m, chart, roofs, taken, drops);
+    draw_legend(s, m, taken, drops);
+    const std::vector<KeyRow> keys = draw_points(s, m, taken, drops);
     draw_key_table(s, m, keys, kBelowAxis);
     const double notes_top = kBelowAxis + key_table_height(keys) + (keys.empty() ? 0 : 6);
     draw_notes(s, note_lines, notes_top);

@@ -27,6 +27,8 @@ inline constexpr double kBottom = 442;
 inline constexpr double kPointRadius = 5;
 inline constexpr std::size_t kNoteLineChars = 112;
 inline constexpr double kKeyLeft = 20;  // the key table and the notes under the plot start here
+// Lines are obstacles this wide either side, so that no label is printed across one.
+inline constexpr double kLinePad = 2;
 
 // The document being written, with the layout's axes mapped onto the plot area.
 class Svg {

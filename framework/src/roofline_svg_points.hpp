@@ -26,9 +26,9 @@ struct KeyRow {
 };
 
 // Draws the points with their labels or letters; `taken` holds what labels must avoid and
-// grows with each label. Returns the rows the key table must hold (none when every point has
-// its own label).
-std::vector<KeyRow> draw_points(Svg& s, const Layout& m, std::vector<Box>& taken);
+// grows with each label, `faint` what they avoid where they can (the drop lines). Returns the
+// rows the key table must hold (none when every point has its own label).
+std::vector<KeyRow> draw_points(Svg& s, const Layout& m, std::vector<Box>& taken, const std::vector<Box>& faint);
 
 // The key table's height, and the table itself from `top` down.
 double key_table_height(const std::vector<KeyRow>& rows);

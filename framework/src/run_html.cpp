@@ -36,11 +36,7 @@ std::string header_html(const RunPage& p) {
     out += "<p class=\"meta\">student <strong>" + escape(p.raw.options.student) + "</strong> &middot; " +
            escape(std::string(to_string(p.raw.device_kind)) + ": " + p.raw.facts.name) + " &middot; recorded " +
            escape(text_of(p.record, "started_at")) + "</p>\n";
-    out += "</header>\n<nav class=\"toc\"><a href=\"#device\">Device</a><a href=\"#experiments\">Experiments</a>"
-           "<a href=\"#measurements\">Measurements</a><a href=\"#plots\">Plots</a><a href=\"#teaching\">What this shows</a>"
-           "<a href=\"#values\">Derived values</a>";
-    if (!p.run_file.empty()) out += "<a href=\"#answer\">Answer and submit</a>";
-    return out + "</nav>\n";
+    return out + "</header>\n";
 }
 
 std::string box_html(const PageBox& b) {
@@ -115,7 +111,7 @@ std::vector<Cell> ceiling_row(const std::string& name, const Ceiling& c, const s
 
 // The ceilings the run's workloads are held against, with the conditions of each: its spread
 // (relative stddev of its samples), how many samples, the machine's load, and whether to trust it.
-std::string ceilings_html(const Ceilings& c) {
+html::Table ceilings_table(const Ceilings& c) {
     html::Table t{{"ceiling", "value", "spread", "samples", "load (CPUs)", "status", "how it was measured"}, {}, "ceilings"};
     t.rows.push_back(ceiling_row("clock", c.clock_hz, format::quantity(c.clock_hz.value, "Hz")));
     t.rows.push_back(ceiling_row("launch", c.launch_s, format::duration(c.launch_s.value)));
@@ -123,21 +119,27 @@ std::string ceilings_html(const Ceilings& c) {
         t.rows.push_back(ceiling_row("graph launch", c.launch_graph_s, format::duration(c.launch_graph_s.value) + " per kernel"));
     for (const auto& [k, v] : c.flops_per_s) t.rows.push_back(ceiling_row(k, v, format::quantity(v.value, "FLOP/s")));
     for (const auto& [k, v] : c.bandwidth_bytes_per_s) t.rows.push_back(ceiling_row("bw." + k, v, format::quantity(v.value, "B/s")));
+    return t;
+}
+
+std::string ceilings_note(const Ceilings& c) {
     std::string note = c.threads > 0 ? fmt::format("Measured with {} thread{}", c.threads, c.threads == 1 ? "" : "s") : "";
     if (c.quick) note += std::string(note.empty() ? "Measured" : ",") + " with --quick settings";
     if (!c.clock_hz.measured_at.empty()) note += (note.empty() ? "Measured " : "; ") + std::string("at ") + c.clock_hz.measured_at;
-    return html::table(t) + (note.empty() ? "" : "<p class=\"note\">" + escape(note) + ".</p>\n");
+    return note.empty() ? "" : "<p class=\"note\">" + escape(note) + ".</p>\n";
 }
 
+// Reference: the plots and tables above already place every workload against these ceilings.
 std::string device_html(const RunPage& p) {
-    std::string out = "<section id=\"device\">\n<h2>Device</h2>\n" + facts_html(p);
-    out += "<h3>Ceilings</h3>\n" + ceilings_html(p.raw.ceilings);
-    if (p.record.contains("device")) out += spec_html(p.record["device"].value("spec", json()));
-    return out + "</section>\n";
+    const html::Table ceilings = ceilings_table(p.raw.ceilings);
+    std::string body = facts_html(p) + "<h3>Ceilings</h3>\n" + html::table(ceilings) + ceilings_note(p.raw.ceilings);
+    if (p.record.contains("device")) body += spec_html(p.record["device"].value("spec", json()));
+    return html::reference_section("device", fmt::format("Device and measured ceilings ({} ceilings)", ceilings.rows.size()), body);
 }
 
+// Reference: what the lesson is for and what each experiment does, as `lab info` says it.
 std::string experiments_html(const LessonInfo& info) {
-    std::string out = "<section id=\"experiments\">\n<h2>Experiments</h2>\n";
+    std::string out;
     if (!info.objectives.empty()) {
         out += "<p>What this lesson is for:</p>\n<ul>";
         for (const auto& o : info.objectives) out += "<li>" + escape(o) + "</li>";
@@ -145,7 +147,9 @@ std::string experiments_html(const LessonInfo& info) {
     }
     out += "<ul class=\"experiments\">";
     for (const auto& e : info.experiments) out += "<li><strong>" + escape(e.name) + "</strong>: " + escape(e.description) + "</li>";
-    return out + "</ul>\n</section>\n";
+    out += "</ul>\n";
+    const std::size_t n = info.experiments.size();
+    return html::reference_section("experiments", fmt::format("Objectives and experiments ({} experiment{})", n, n == 1 ? "" : "s"), out);
 }
 
 Cell derived(const std::optional<DerivedCell>& c) {
@@ -224,7 +228,7 @@ bool in_workload_table(const Derivation& d, const std::string& metric) {
 
 // The lesson's other derived values, in declaration order (`check.*` helpers are for `lab
 // check`, not for people).
-std::string values_html(const RunPage& p) {
+html::Table values_table(const RunPage& p) {
     html::Table t{{"value", "", "what it is"}, {}, "values"};
     for (const auto& decl : p.info.metrics) {
         if (record::is_check_helper(decl.name) || in_workload_table(p.derivation, decl.name)) continue;
@@ -235,9 +239,20 @@ std::string values_html(const RunPage& p) {
                           {hidden ? "?" : record::format_value(*v), hidden ? "num withheld" : "num", "", decl.name},
                           {decl.description}});
     }
-    std::string out = "<section id=\"values\">\n<h2>Derived values</h2>\n";
-    out += t.rows.empty() ? "<p class=\"note\">Every value of this run is in the measurements table.</p>\n" : html::table(t);
-    return out + "</section>\n";
+    return t;
+}
+
+// A short list of derived values is read with the measurements; a long one is reference
+// material, collapsed at the foot of the page.
+constexpr std::size_t kShortValues = 12;
+
+bool values_are_long(const html::Table& t) { return t.rows.size() > kShortValues; }
+
+std::string values_html(const html::Table& t) {
+    if (values_are_long(t)) return html::reference_section("values", fmt::format("Derived values ({})", t.rows.size()), html::table(t));
+    return "<section id=\"values\">\n<h2>Derived values</h2>\n" +
+           (t.rows.empty() ? "<p class=\"note\">Every value of this run is in the measurements table.</p>\n" : html::table(t)) +
+           "</section>\n";
 }
 
 std::string answer_html(const RunPage& p) {
@@ -278,12 +293,33 @@ std::string shell_quote(const std::string& arg) {
     return out + "'";
 }
 
+// What a student reads first comes first: the plots, the measurements, what they show and how
+// to answer. The reference material after them (device, ceilings, experiments, a long list of
+// derived values) is collapsed: ~2,800 px of it used to stand between the title and the plots.
 std::string render_run_html(const RunPage& p) {
-    std::string body = header_html(p);
+    struct Part {
+        html::TocEntry entry;
+        std::string markup;
+    };
+    const html::Table values = values_table(p);
+    std::vector<Part> reading = {{{"plots", "Plots"}, plots_html(p)}, {{"measurements", "Measurements"}, measurements_html(p)}};
+    std::vector<Part> reference = {{{"device", "Device and ceilings"}, device_html(p)},
+                                   {{"experiments", "Experiments"}, experiments_html(p.info)}};
+    (values_are_long(values) ? reference : reading).push_back({{"values", "Derived values"}, values_html(values)});
+    reading.push_back({{"teaching", "What this shows"}, teaching_html(p)});
+    if (!p.run_file.empty()) reading.push_back({{"answer", "Answer and submit"}, answer_html(p)});
+
+    std::vector<html::TocEntry> toc;
+    if (p.box) toc.push_back({"summary", p.box->title});
+    for (const auto* parts : {&reading, &reference})
+        for (const auto& part : *parts) toc.push_back(part.entry);
+    std::string body = header_html(p) + html::toc(toc);
     if (p.box) body += box_html(*p.box);
-    body += "<main>\n" + device_html(p) + experiments_html(p.info) + measurements_html(p) + plots_html(p) + teaching_html(p) +
-            values_html(p);
-    if (!p.run_file.empty()) body += answer_html(p);
+    body += "<main>\n";
+    for (const auto& part : reading) body += part.markup;
+    body += "<p class=\"print-hint note\">This browser leaves collapsed sections out of print: open the ones below before "
+            "printing.</p>\n";
+    for (const auto& part : reference) body += part.markup;
     body += "</main>\n" + footer_html(p);
     return html::page(p.info.id + " " + p.info.title + " - " + p.raw.options.student, body);
 }

@@ -1,8 +1,10 @@
 // A run as one self-contained HTML page (`lab report`, `lab run --report`, and each student's
-// page under `lab grade --report`): the device and its ceilings with their spread, the lesson's
-// objectives and experiments, the measurements, every plot (run_plots.hpp: exactly what `lab run
-// --plots` writes), the teaching text, the lesson's own derived values, and the commands to
-// answer and submit. Withheld values read "?", as on the console. Nothing in it is
+// page under `lab grade --report`), in the order a student reads it: a table of contents, the
+// caller's box, every plot (run_plots.hpp: exactly what `lab run --plots` writes), the
+// measurements, the lesson's own derived values, the teaching text and the commands to answer
+// and submit; then, collapsed (printed whole), the reference: the device and its ceilings with
+// their spread and method, the lesson's objectives and experiments, and the derived values when
+// they are a long list. Withheld values read "?", as on the console. Nothing in it is
 // lesson-specific: a lesson's page is whatever its declarations and derive() hold.
 #pragma once
 

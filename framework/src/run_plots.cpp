@@ -34,7 +34,8 @@ plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, co
     c.show_ridge_value = revealed(info, raw, withheld);
     for (const auto& wd : d.workloads)
         c.points.push_back({wd.workload, wd.placement.ai, wd.placement.flops_per_s, shown_regime(d, withheld, wd.workload),
-                            !withheld.count(wd.workload + ".ai"), !withheld.count(wd.workload + ".flops_per_s")});
+                            !withheld.count(wd.workload + ".ai"), !withheld.count(wd.workload + ".flops_per_s"),
+                            raw.at(wd.workload).workload.pipe});
     return c;
 }
 

@@ -9,10 +9,17 @@
 // so a correct page writes none: any such line fails the test. A control page that breaks the
 // rules on purpose must produce such lines, so a browser that stopped logging them fails the
 // test instead of passing it silently.
+//
+// How printing is checked: Chromium prints the page to PDF (--print-to-pdf), and the PDF's page
+// count (its page tree's /Count) says how much was printed. A page whose reference sections are
+// collapsed must print as many pages as the same page with every one of them open; the same
+// page without its print rule for collapsed sections must print fewer, so the count is shown to
+// see what a collapsed section leaves out.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +75,28 @@ Loaded load(const fs::path& page, const fs::path& work) {
     for (std::string line; std::getline(lines, line);)
         if (line.find(":CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos) l.console.push_back(line);
     return l;
+}
+
+// How many pages Chromium prints `page` on: the largest /Count of the PDF's page tree (the root's).
+int printed_pages(const fs::path& page, const fs::path& work) {
+    static int n = 0;
+    const std::string id = std::to_string(++n);
+    const fs::path pdf = work / ("print" + id + ".pdf");
+    const std::string cmd = "timeout 120 '" + g_chromium + "' --headless --disable-gpu --no-sandbox --no-first-run " +
+                            "--user-data-dir='" + (work / ("print-profile" + id)).string() + "' --no-pdf-header-footer " +
+                            "--print-to-pdf='" + pdf.string() + "' 'file://" + fs::absolute(page).string() + "' >/dev/null 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const std::string text = lab_test::read_file(pdf);
+    int pages = 0;
+    for (std::size_t at = text.find("/Count "); at != std::string::npos; at = text.find("/Count ", at + 1))
+        pages = std::max(pages, std::atoi(text.c_str() + at + 7));
+    return pages;
+}
+
+// `text` with every `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    return text;
 }
 
 // A PNG's pixels, 8-bit RGB or RGBA (what Chromium writes), row by row after unfiltering.
@@ -218,6 +247,24 @@ TEST_CASE("every fixture run's page loads in Chromium without a console message,
         CHECK(dom.count("//table[@class='workloads']/tbody/tr") >= 1);
         CHECK(dom.count("//script") == 0);
     }
+}
+
+TEST_CASE("a run's page prints its collapsed reference sections whole", "[report-browser]") {
+    lab_test::TempDir d;
+    const fs::path run = lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json";
+    REQUIRE(run_lab({"report", run.string(), "--out", (d / "closed.html").string()}).exit_code == 0);
+    const std::string page = lab_test::read_file(d / "closed.html");
+    REQUIRE(page.find("<details>") != std::string::npos);
+    const std::string rule = "details::details-content { content-visibility: visible; display: block; }";
+    REQUIRE(page.find(rule) != std::string::npos);
+    lab_test::write_file(d / "open.html", replaced(page, "<details>", "<details open>"));
+    lab_test::write_file(d / "no-rule.html", replaced(page, rule, ""));
+    const int closed = printed_pages(d / "closed.html", d.path()), open = printed_pages(d / "open.html", d.path());
+    const int without_rule = printed_pages(d / "no-rule.html", d.path());
+    INFO("pages: collapsed " << closed << ", opened " << open << ", collapsed without the print rule " << without_rule);
+    CHECK(closed >= 2);
+    CHECK(closed == open);
+    CHECK(without_rule < closed);
 }
 
 TEST_CASE("the class page and each run's page beside it load in Chromium without a console message, and paint", "[report-browser]") {

@@ -1,6 +1,8 @@
 // Readability of the SVG plots, checked on the geometry the SVG states (element positions and
 // the font's width estimate), never on pixels: no label lies on another label, on a point or
-// across a roof line; regimes and series differ by marker shape as well as colour; reference
+// across a roof line (nor across a drop line where the plot has room: where one must cross it,
+// its halo breaks the line); each drop line rises from its point to the roof above it;
+// regimes and series differ by marker shape as well as colour; reference
 // lines take their series' colour; the y axis title clears the tick labels; nothing leaves the
 // page; and every recorded lesson's plots keep these rules, crowded ones included.
 #include <catch2/catch.hpp>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -151,8 +154,49 @@ void check_texts_on_page(const Svg& d) {
     }
 }
 
+// Each drop line rises from its point's centre, in its colour, to the roof above it: its pipe's
+// ceiling or the bandwidth slope (extended), whichever is lower there, within a pixel. None
+// rises from a point whose AI is withheld.
+void check_drop_lines(const Svg& d) {
+    std::map<std::string, xmlNode*> points;
+    for (xmlNode* p : d.find("", "point")) points[Svg::attr(p, "data-label")] = p;
+    const auto slope = d.find("line", "bandwidth");
+    for (xmlNode* l : d.find("line", "drop-line")) {
+        const std::string label = Svg::attr(l, "data-label");
+        INFO("the drop line of " << label << " against " << Svg::attr(l, "data-pipe"));
+        REQUIRE(points.count(label) == 1);
+        xmlNode* p = points[label];
+        CHECK(Svg::attr(p, "data-ai") != "?");
+        CHECK(Svg::attr(l, "stroke") == Svg::attr(p, "fill"));
+        CHECK_FALSE(Svg::attr(l, "stroke-dasharray").empty());
+        const auto [x, y] = marker_centre(p);
+        CHECK(std::fabs(Svg::num(l, "x1") - x) <= 0.1);
+        CHECK(std::fabs(Svg::num(l, "x2") - x) <= 0.1);
+        CHECK(std::fabs(Svg::num(l, "y1") - y) <= 0.1);
+        std::optional<double> roof;
+        for (xmlNode* c : d.find("line", "ceiling"))
+            if (Svg::attr(c, "data-name") == Svg::attr(l, "data-pipe")) roof = Svg::num(c, "y1");
+        REQUIRE(roof);
+        if (!slope.empty()) {
+            const double x1 = Svg::num(slope[0], "x1"), y1 = Svg::num(slope[0], "y1");
+            const double x2 = Svg::num(slope[0], "x2"), y2 = Svg::num(slope[0], "y2");
+            roof = std::max(*roof, y1 + (x - x1) * (y2 - y1) / (x2 - x1));  // the lower roof: the larger y
+        }
+        CHECK(std::fabs(Svg::num(l, "y2") - *roof) <= 1);
+        CHECK(Svg::num(l, "y2") < y);
+    }
+}
+
+// Whether a point's label crosses any drop line.
+bool crosses_a_drop_line(const Svg& d, const Box& label) {
+    for (xmlNode* line : d.find("line", "drop-line"))
+        if (crosses(Svg::num(line, "x1"), Svg::num(line, "y1"), Svg::num(line, "x2"), Svg::num(line, "y2"), label)) return true;
+    return false;
+}
+
 // The checks every roofline must pass: labels clear of each other, of the markers and of the
-// roof lines, and inside the page.
+// roof lines, and inside the page; each drop line on its roof, and every point's label on a
+// white halo, so that a drop line it had to cross stops at its glyphs.
 void check_roofline_readable(const std::string& svg) {
     const Svg d(svg);
     REQUIRE(d.ok());
@@ -183,6 +227,13 @@ void check_roofline_readable(const std::string& svg) {
             CHECK_FALSE(crosses(Svg::num(line, "x1"), Svg::num(line, "y1"), Svg::num(line, "x2"), Svg::num(line, "y2"), l.box));
         }
     }
+    for (const char* cls : {"point-label", "point-key"})
+        for (xmlNode* t : d.find("text", cls)) {
+            INFO(cls << " '" << Svg::content(t) << "'");
+            CHECK(Svg::attr(t, "stroke") == "white");
+            CHECK(Svg::attr(t, "paint-order") == "stroke");
+        }
+    check_drop_lines(d);
     check_texts_on_page(d);
 }
 
@@ -219,6 +270,37 @@ TEST_CASE("a crowded roofline keeps every label clear of the others, the points 
     for (const auto& p : crowded_chart().points) {
         INFO(p.label);
         CHECK((labels.find(p.label) != std::string::npos || keys.find(p.label + ":") != std::string::npos));
+    }
+}
+
+TEST_CASE("a point below its roof has a drop line up to it, under the markers and labels; none on the roof or with AI withheld", "[plot]") {
+    auto c = crowded_chart();
+    c.points = {{"slow_stream", 0.5, 2e9, "memory_bound"},             // under the slope
+                {"slow_gemm", 50, 20e9, "latency_bound"},              // under fp32.simt
+                {"dgemm", 20, 30e9, "compute_bound", true, true, "fp64.simt"},  // under its own pipe's ceiling
+                {"on_roof", 1, 19.3e9, "memory_bound"},                // 99% of its roof
+                {"secret", 2, 5e9, "memory_bound", false, true},       // AI withheld
+                {"peak", std::numeric_limits<double>::infinity(), 100e9, "compute_bound"},
+                {"int8_kernel", 30, 10e9, "compute_bound", true, true, "int8.tensor"}};  // no such ceiling
+    const std::string svg = lab::plot::render_svg(c);
+    check_roofline_readable(svg);
+    const Svg d(svg);
+    std::set<std::string> dropped;
+    for (xmlNode* l : d.find("line", "drop-line")) dropped.insert(Svg::attr(l, "data-label"));
+    CHECK(dropped == std::set<std::string>{"slow_stream", "slow_gemm", "dgemm"});
+    for (xmlNode* l : d.find("line", "drop-line"))
+        CHECK(Svg::attr(l, "data-pipe") == (Svg::attr(l, "data-label") == "dgemm" ? "fp64.simt" : "fp32.simt"));
+    // With room around the points, no label crosses a drop line.
+    for (const auto& l : roofline_labels(d)) {
+        INFO(l.what << " " << describe(l.box));
+        CHECK_FALSE(crosses_a_drop_line(d, l.box));
+    }
+    // Drawn before (under) every marker and label.
+    const auto first_drop = svg.find("class=\"drop-line\"");
+    REQUIRE(first_drop != std::string::npos);
+    for (const char* later : {"class=\"point\"", "class=\"point-label\"", "class=\"ceiling-label\""}) {
+        INFO(later);
+        CHECK(svg.find(later) > first_drop);
     }
 }
 

@@ -1,7 +1,9 @@
 // A run's HTML page (`lab report`): every recorded fixture renders with each section, its plots
-// inline exactly as `lab run --plots` draws them and its workloads' rows; withheld values read
-// "?" and appear nowhere else; text from a record never becomes markup; the page fetches
-// nothing and links nowhere outside itself; and it is laid out to print.
+// inline exactly as `lab run --plots` draws them and its workloads' rows; the sections come in
+// reading order, the reference material last and collapsed under a summary that names it, with
+// a table of contents that links to each; withheld values read "?" and appear nowhere else;
+// text from a record never becomes markup; the page fetches nothing and links nowhere outside
+// itself; and it is laid out to print, collapsed sections included.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -102,6 +104,92 @@ TEST_CASE("every recorded fixture run renders as a page with each section and ev
     }
 }
 
+// Every section of a run page, by id: links to them (a class page's, a bookmark) keep working.
+const std::vector<std::string> kSectionIds = {"plots", "measurements", "values", "teaching", "answer", "device", "experiments"};
+
+// Where `id` comes in `order`, or -1.
+int position(const std::vector<std::string>& order, const std::string& id) {
+    const auto at = std::find(order.begin(), order.end(), id);
+    return at == order.end() ? -1 : static_cast<int>(at - order.begin());
+}
+
+TEST_CASE("a page reads in order: plots, measurements, what they show, how to answer; then the reference, collapsed", "[report]") {
+    for (const auto& file : fixture_runs()) {
+        CAPTURE(file.filename().string());
+        const Recorded run(file);
+        HtmlDom dom(run.page(run.withheld()));
+        const std::vector<std::string> order = dom.texts("//main/section/@id");
+        for (const auto& id : kSectionIds) {
+            CAPTURE(id);
+            CHECK(std::count(order.begin(), order.end(), id) == 1);
+        }
+        CHECK(order.size() == kSectionIds.size());
+        // What a student needs, first, in this order; the reference after it.
+        CHECK(position(order, "plots") == 0);
+        CHECK(position(order, "measurements") == 1);
+        CHECK(position(order, "teaching") > position(order, "measurements"));
+        CHECK(position(order, "answer") == position(order, "teaching") + 1);
+        CHECK(position(order, "device") == position(order, "answer") + 1);
+        CHECK(position(order, "experiments") == position(order, "device") + 1);
+        // The reference sections, and only they, are collapsed under a summary naming what is in them.
+        const std::vector<std::string> reference = dom.texts("//main/section[@class='reference']/@id");
+        for (const auto& id : order) {
+            CAPTURE(id);
+            const bool collapsed = std::find(reference.begin(), reference.end(), id) != reference.end();
+            CHECK(collapsed == (position(order, id) > position(order, "answer")));
+            const std::string details = "//main/section[@id='" + id + "']/details";
+            CHECK(dom.count(details) == (collapsed ? 1 : 0));
+            if (!collapsed) continue;
+            CHECK(dom.count(details + "[@open]") == 0);
+            CHECK(dom.count(details + "/summary/h2") == 1);
+            CHECK(dom.count(details + "/*[1][self::summary]") == 1);  // the summary first, as a browser needs it
+        }
+        const std::string ceilings = std::to_string(dom.count("//section[@id='device']//table[@class='ceilings']/tbody/tr"));
+        CHECK(dom.text("//section[@id='device']/details/summary") == "Device and measured ceilings (" + ceilings + " ceilings)");
+        const auto experiments = run.lesson->info.experiments.size();
+        CHECK(dom.text("//section[@id='experiments']/details/summary") ==
+              "Objectives and experiments (" + std::to_string(experiments) + (experiments == 1 ? " experiment)" : " experiments)"));
+        CHECK(dom.count("//section[@id='experiments']//ul[@class='experiments']/li") == static_cast<int>(experiments));
+        // Derived values read with the measurements when a short list, else as reference, named with their count.
+        const int values = dom.count("//table[@class='values']/tbody/tr");
+        if (values > 12) {
+            CHECK(position(order, "values") == static_cast<int>(order.size()) - 1);
+            CHECK(dom.text("//section[@id='values']/details/summary") == "Derived values (" + std::to_string(values) + ")");
+        } else {
+            CHECK(position(order, "values") == 2);
+            CHECK(dom.text("//section[@id='values']/h2") == "Derived values");
+        }
+    }
+}
+
+TEST_CASE("the table of contents links to every section, in the page's order", "[report]") {
+    for (const auto& file : fixture_runs()) {
+        CAPTURE(file.filename().string());
+        const Recorded run(file);
+        const auto withheld = run.withheld();
+        for (bool with_box : {false, true}) {
+            CAPTURE(with_box);
+            RunPage page{run.lesson->info, run.raw, run.derivation, withheld, run.record, with_box ? "" : "runs/run.json"};
+            if (with_box) page.box = PageBox{"How it was graded", {{"score", "7 / 10"}}, std::nullopt};
+            HtmlDom dom(render_run_html(page));
+            REQUIRE(dom.count("//nav[@class='toc']") == 1);
+            std::vector<std::string> targets;
+            for (const auto& href : dom.texts("//nav[@class='toc']/a/@href")) {
+                CAPTURE(href);
+                REQUIRE(href.rfind('#', 0) == 0);
+                CHECK(dom.count("//*[@id='" + href.substr(1) + "']") == 1);
+                targets.push_back(href.substr(1));
+            }
+            std::vector<std::string> sections = dom.texts("//section/@id");
+            CHECK(targets == sections);
+            CHECK(position(targets, "summary") == (with_box ? 0 : -1));
+            CHECK(position(targets, "answer") == (with_box ? -1 : position(targets, "teaching") + 1));
+            for (const auto& id : kSectionIds)
+                if (id != "answer") CHECK(position(targets, id) >= 0);
+        }
+    }
+}
+
 TEST_CASE("a withheld value reads '?' wherever the page shows it, and its value appears nowhere", "[report]") {
     for (const auto& file : fixture_runs()) {
         CAPTURE(file.filename().string());
@@ -188,6 +276,11 @@ TEST_CASE("a page keeps its tables and plots whole when printed", "[report]") {
     CHECK(css.find("thead { display: table-header-group; }") != std::string::npos);
     CHECK(css.find("tr, td, th { break-inside: avoid;") != std::string::npos);
     CHECK(css.find("print-color-adjust: exact") != std::string::npos);
+    // Collapsed sections print whole, and with no script: the page's policy runs none.
+    CHECK(css.find("details::details-content { content-visibility: visible; display: block; }") != std::string::npos);
+    CHECK(page.find("script-src") == std::string::npos);
+    CHECK(css.find("@supports not selector(::details-content) { @media print { .print-hint { display: block; } } }") !=
+          std::string::npos);
 }
 
 TEST_CASE("html helpers: escaping, relative links, inline SVG ids, shell quoting", "[report]") {
