@@ -36,12 +36,7 @@ void print_run(std::ostream& out, const RunView& v) {
     out << "\n";
     print_workloads(out, v.raw, v.derivation, v.withheld);
     for (const auto& sk : v.raw.skipped) out << "  not measured: " << sk.workload << " (" << sk.reason << ")\n";
-    if (const auto loaded = under_load(v.raw))
-        out << wrap_hanging("busy machine: " + *loaded + ". Their times may be longer than on a quiet machine, and a sweep's "
-                            "steps blurred; answers are graded against this run's own figures, but to learn the device's, "
-                            "run again with nothing else running.",
-                            14, terminal_columns())
-            << "\n";
+    if (const auto busy = busy_machine_note(v.raw)) out << wrap_hanging(*busy, 14, terminal_columns()) << "\n";
     if (v.info.roofline) out << "\n" << plot::render_terminal(roofline_chart(v));
     for (const auto& p : v.derivation.plots) out << "\n" << plot::render_plot_terminal(p, v.withheld);
     if (!v.derivation.teaching.empty()) {

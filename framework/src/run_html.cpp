@@ -171,6 +171,7 @@ std::string measurements_html(const RunPage& p) {
            "target was not met within the time limit; roof: the fraction of the roof at the workload's arithmetic intensity, of the "
            "run's ceilings; ref: the same fraction of the ceilings measured right after the workload, which its measured regime is "
            "decided by (on a busy machine the two differ).</p>\n";
+    if (const auto busy = busy_machine_note(p.raw)) out += "<p class=\"note\">" + escape(*busy) + "</p>\n";
     if (!p.raw.skipped.empty()) {
         out += "<p>Not measured:</p>\n<ul>";
         for (const auto& sk : p.raw.skipped) out += "<li><code>" + escape(sk.workload) + "</code>: " + escape(sk.reason) + "</li>";

@@ -79,6 +79,14 @@ std::optional<std::string> under_load(const RawRun& run) {
                        run.measurements.size(), kLoadedMachineCpus, most);
 }
 
+std::optional<std::string> busy_machine_note(const RawRun& run) {
+    const auto loaded = under_load(run);
+    if (!loaded) return std::nullopt;
+    return "busy machine: " + *loaded +
+           ". Their times may be longer than on a quiet machine, and a sweep's steps blurred; answers are graded against this "
+           "run's own figures, but to learn the device's, run again with nothing else running.";
+}
+
 std::string ceiling_status(const Ceiling& c) {
     // "re-measured in this run (reference)", "raised to the rate of workload 'x'", or, read back
     // from the cache, "re-measured in a run of lesson 02.05 (reference)": each says where it came from.

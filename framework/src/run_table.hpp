@@ -46,6 +46,10 @@ std::string ceiling_status(const Ceiling& c);
 // and blurs a sweep's steps, which a student should hear before learning figures from them.
 std::optional<std::string> under_load(const RawRun& run);
 
+// What a run's view says under its table when some workloads ran under load: the clause above,
+// what it may have done to them, and what to do.
+std::optional<std::string> busy_machine_note(const RawRun& run);
+
 // The graded metrics a view withholds, in declaration order: what `lab answers` asks for (the
 // `check.*` helpers, withheld but never asked, are not among them).
 std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld);

@@ -243,6 +243,14 @@ TEST_CASE("a withheld value reads '?' wherever the page shows it, and its value 
     }
 }
 
+TEST_CASE("a run measured on a busy machine says so under its table; a quiet one does not", "[report]") {
+    const fs::path runs = lab_test::source_root() / "tests/fixtures/runs/cpu";
+    Recorded busy(runs / "02.12-quick-reveal.json");   // recorded beside a build: every workload loaded
+    CHECK_THAT(busy.page(busy.withheld()), Catch::Contains("busy machine: 8 of 8 workloads ran while other processes used 0.3 CPUs or more"));
+    Recorded quiet(runs / "02.05-quick-reveal.json");  // none over 0.1 CPUs
+    CHECK_THAT(quiet.page(quiet.withheld()), !Catch::Contains("busy machine:"));
+}
+
 TEST_CASE("text from a record is shown as text, never as markup", "[report]") {
     Recorded run(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json");
     const std::string evil = "<script>alert(1)</script>";
