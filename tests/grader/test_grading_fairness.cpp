@@ -294,6 +294,14 @@ TEST_CASE("a run that is not graded shows no verdicts, hints or points", "[gradi
 // can disagree (the helper's walk: a reference launch of 32 ms beside a 15 ms kernel made it
 // overhead_bound, while the shown launch cost was 10 µs). Either reading is accepted.
 
+// 02.01's question on mystery kernel A's measured regime.
+const std::string kMysteryA = R"(  - id: mystery_a
+    prompt: "Which regime is mystery kernel A in?"
+    type: regime
+    expected: {metric: mystery_a.measured_regime}
+    points: 2
+)";
+
 TEST_CASE("a measured regime is accepted by the run's shown ceilings too when a busy reference disagrees", "[grading]") {
     Grading g;
     Run run = fixture_run("02.01-quick.json");
@@ -308,13 +316,7 @@ TEST_CASE("a measured regime is accepted by the run's shown ceilings too when a 
     run.restore_stored_values();
     run.reseal();
     REQUIRE(run.text("mystery_a.measured_regime") == "overhead_bound");
-    const std::string question = R"(  - id: mystery_a
-    prompt: "Which regime is mystery kernel A in?"
-    type: regime
-    expected: {metric: mystery_a.measured_regime}
-    points: 2
-)";
-    const GradingSpec spec = g.spec(spec_yaml(question, "02.01"));
+    const GradingSpec spec = g.spec(spec_yaml(kMysteryA, "02.01"));
     auto by_rule = g.grade(spec, run, {{"mystery_a", "memory_bound"}});
     INFO(result(by_rule, "mystery_a").feedback);
     CHECK(result(by_rule, "mystery_a").verdict == Verdict::correct);
@@ -326,13 +328,7 @@ TEST_CASE("a measured regime is accepted by the run's shown ceilings too when a 
 TEST_CASE("a run measured on a busy machine is graded as measured, with a note that says so", "[grading]") {
     Grading g;
     Run run = fixture_run("02.01-quick.json");
-    const std::string question = R"(  - id: mystery_a
-    prompt: "Which regime is mystery kernel A in?"
-    type: regime
-    expected: {metric: mystery_a.measured_regime}
-    points: 2
-)";
-    const GradingSpec spec = g.spec(spec_yaml(question, "02.01"));
+    const GradingSpec spec = g.spec(spec_yaml(kMysteryA, "02.01"));
     const Claims claims = {{"mystery_a", run.text("mystery_a.measured_regime")}};
     auto busy_note = [](const GradeReport& r) {
         return std::count_if(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.find("busy machine") != std::string::npos; });
