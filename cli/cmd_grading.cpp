@@ -41,14 +41,28 @@ std::optional<CourseKey> course_key(const std::string& flag) {
 
 }  // namespace
 
+namespace {
+
+// `--spec FILE`: lesson ID's spec from FILE, not the configuration folder; a missing file is an
+// error here rather than "lesson has no grading spec".
+void use_spec_option(grader::GradingContext& ctx, const std::string& id, const po::variables_map& vm) {
+    if (!vm.count("spec")) return;
+    const fs::path file = vm["spec"].as<std::string>();
+    if (!fs::is_regular_file(file)) throw InputError(file.string(), "no such grading spec", "give the spec's path (e.g. 02.13.yaml)");
+    ctx.use_spec_file(id, file);
+}
+
+}  // namespace
+
 int cmd_answers(const Args& args) {
     po::options_description opts("options");
     opts.add_options()("id", po::value<std::string>()->required(), "lesson ID")(
-        "run", po::value<std::string>()->required(), "the run record the answers are for");
+        "run", po::value<std::string>()->required(), "the run record the answers are for")(
+        "spec", po::value<std::string>(), "the grading spec to use instead of the installed one (an instructor's draft)");
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
-    if (!parse("answers", "lab answers ID --run RUN.json", args, opts, pos, vm)) return 0;
+    if (!parse("answers", "lab answers ID --run RUN.json [--spec SPEC.yaml]", args, opts, pos, vm)) return 0;
     const std::string id = vm["id"].as<std::string>();
     nlohmann::json rec = record::read_record(vm["run"].as<std::string>());
     std::string rec_lesson = rec["lesson"].value("id", "");
@@ -56,6 +70,7 @@ int cmd_answers(const Args& args) {
         throw InputError(vm["run"].as<std::string>(), "the run is of lesson " + rec_lesson + ", not " + id,
                          "use lab answers " + rec_lesson + " --run ...");
     grader::GradingContext ctx;
+    use_spec_option(ctx, id, vm);
     std::cout << grader::answers_template(ctx.spec(id), rec);
     // On stderr: the template itself stays clean YAML for `> answers.yaml`.
     if (rec.value("quick", false) && !ctx.spec(id).accept_quick)
@@ -78,7 +93,9 @@ int refuse_submission(const std::string& id, const po::variables_map& vm) {
     if (reason.find_first_not_of(" \t\n") == std::string::npos) throw UsageError("--refuse needs the reason the student will read");
     const std::string diagnostic = vm.count("diagnostic") ? vm["diagnostic"].as<std::string>() : reason;
     // An unknown lesson or an unreadable spec is the operator's error: said, and nothing written.
-    const grader::GradingSpec spec = grader::GradingContext().spec(id);
+    grader::GradingContext ctx;
+    use_spec_option(ctx, id, vm);
+    const grader::GradingSpec spec = ctx.spec(id);
     write_file_atomically(vm["results"].as<std::string>(), grader::gradescope_failure(reason, diagnostic, 0, &spec).dump(2) + "\n");
     std::cerr << "refused (results.json written, every question at 0): " << reason << "\n";
     return 1;
@@ -99,12 +116,13 @@ int cmd_submit(const Args& args) {
         "refuse", po::value<std::string>(),
         "with --results and no answers: refuse the submission for this reason (an autograder's own check), every question at 0")(
         "diagnostic", po::value<std::string>(), "with --refuse: what only instructors see (default: the reason)")(
+        "spec", po::value<std::string>(), "the grading spec to use instead of the installed one (an instructor's draft)")(
         "json", "print the grade as JSON");
     po::positional_options_description pos;
     pos.add("id", 1).add("answers", 1);
     po::variables_map vm;
     if (!parse("submit",
-               "lab submit ID ANSWERS.yaml [--run RUN.json | --student NAME] [--results results.json] [--key FILE] [--as STUDENT] [--json]"
+               "lab submit ID ANSWERS.yaml [--run RUN.json | --student NAME] [--results results.json] [--key FILE] [--as STUDENT] [--spec SPEC.yaml] [--json]"
                " (an autograder's refusal: lab submit ID --refuse REASON [--diagnostic TEXT] --results results.json)",
                args, opts, pos, vm))
         return 0;
@@ -131,7 +149,9 @@ int cmd_submit(const Args& args) {
         }
         std::optional<grader::GradingSpec> spec;
         try {
-            spec = grader::GradingContext().spec(id);
+            grader::GradingContext ctx;
+            use_spec_option(ctx, id, vm);
+            spec = ctx.spec(id);
         } catch (const std::exception&) {
             // The spec itself may be what failed: the results file goes without the questions.
         }
@@ -153,6 +173,7 @@ int cmd_submit(const Args& args) {
             if (rc != 0) return rc;
         }
         grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
+        use_spec_option(ctx, id, vm);
         std::optional<std::string> submitter;
         if (vm.count("as")) submitter = vm["as"].as<std::string>();
         grader::GradeReport report = grader::grade_files(ctx, id, answers, run, submitter);

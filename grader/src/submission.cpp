@@ -15,6 +15,7 @@ GradingContext::GradingContext(std::optional<CourseKey> key)
 const LoadedLesson& GradingContext::lesson(const std::string& id) { return host_.lesson(id); }
 
 std::filesystem::path GradingContext::spec_file(const std::string& id) const {
+    if (auto it = spec_files_.find(id); it != spec_files_.end()) return it->second;
     return paths::config_dir() / "grading" / (id + ".yaml");
 }
 

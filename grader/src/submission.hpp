@@ -28,8 +28,12 @@ public:
     const CourseConfig& course() const { return course_; }
     const std::optional<CourseKey>& key() const { return key_; }
     std::filesystem::path spec_file(const std::string& id) const;
+    // Reads lesson `id`'s spec from `file` instead of the configuration folder (`--spec`: an
+    // instructor trying a spec before installing it). Before the first spec(id).
+    void use_spec_file(const std::string& id, std::filesystem::path file) { spec_files_[id] = std::move(file); }
 
 private:
+    std::map<std::string, std::filesystem::path> spec_files_;
     CourseConfig course_;
     std::optional<CourseKey> key_;
     LessonHost host_;

@@ -677,3 +677,37 @@ TEST_CASE("lab submit grades 02.11's launch-overhead answers against the shipped
     CAPTURE(w.out, w.err);
     CHECK_THAT(w.out, Catch::Contains("Score: 6 / 10"));
 }
+
+// An instructor's draft spec, tried before it is installed: `lab answers` and `lab submit` read it
+// with --spec instead of the configuration folder's copy.
+TEST_CASE("lab answers and lab submit take a draft spec with --spec", "[grading-cli][grading]") {
+    const fs::path run_file = lab_test::source_root() / "tests/fixtures/runs/cpu/02.02-quick-reveal.json";
+    const json record = lab::record::read_record(run_file);
+    lab_test::TempDir d;
+    lab_test::write_file(d / "draft.yaml", R"(lesson: "02.02"
+accept_quick: true
+show_expected: always
+questions:
+  - id: draft_weights
+    prompt: "How many bytes do the weights take?"
+    unit: GB
+    expected: {metric: question_weight_bytes}
+    tolerance: {rel: 0.02}
+    points: 3
+)");
+    auto t = run_lab({"answers", "02.02", "--run", run_file.string(), "--spec", (d / "draft.yaml").string()});
+    CAPTURE(t.out, t.err);
+    REQUIRE(t.exit_code == 0);
+    CHECK_THAT(t.out, Catch::Contains("draft_weights:") && !Catch::Contains("prefill_flops"));
+    const double gb = record["metrics"]["question_weight_bytes"]["value"].get<double>() / 1e9;
+    lab_test::write_file(d / "a.yaml", "lesson: \"02.02\"\nstudent: \"" + record["student"].get<std::string>() + "\"\nrun: \"" +
+                                           record["digest"].get<std::string>() + "\"\nanswers:\n  draft_weights: " + num(gb) + " GB\n");
+    auto s = run_lab({"submit", "02.02", (d / "a.yaml").string(), "--run", run_file.string(), "--spec", (d / "draft.yaml").string()});
+    CAPTURE(s.out, s.err);
+    CHECK(s.exit_code == 0);
+    CHECK_THAT(s.out, Catch::Contains("Score: 3 / 3"));
+    // A draft that is not there is said as such, exit 2, not "lesson has no grading spec".
+    auto missing = run_lab({"submit", "02.02", (d / "a.yaml").string(), "--run", run_file.string(), "--spec", (d / "nope.yaml").string()});
+    CHECK(missing.exit_code == 2);
+    CHECK_THAT(missing.err, Catch::Contains("nope.yaml") && Catch::Contains("no such grading spec"));
+}
