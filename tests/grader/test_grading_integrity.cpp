@@ -264,6 +264,16 @@ TEST_CASE("forged records: each refused", "[grading][integrity]") {
         forge(run, [&](json& r) { r["device"]["ceilings"]["clock_hz"]["value"] = 3.7e11; });
         CHECK(refused_with(p.grade(run), "beyond any CPU's"));
     }
+    SECTION("a clock read at half the core's speed: the fp32 ceiling is 2x the peak it gives, refused") {
+        forge(run, [&](json& r) { r["device"]["ceilings"]["clock_hz"]["value"] = r["device"]["ceilings"]["clock_hz"]["value"].get<double>() / 2; });
+        CHECK(refused_with(p.grade(run), "exceeds the theoretical peak's"));
+    }
+    SECTION("a clock read 20% low at calibration (turbo, load): an honest run is still graded") {
+        forge(run, [&](json& r) { r["device"]["ceilings"]["clock_hz"]["value"] = r["device"]["ceilings"]["clock_hz"]["value"].get<double>() / 1.2; });
+        const auto g = p.grade(run);
+        INFO((g.problems.empty() ? std::string() : g.problems.front()));
+        CHECK(g.graded);
+    }
     SECTION("non-positive ceilings") {
         forge(run, [&](json& r) {
             for (auto& [k, c] : r["device"]["ceilings"]["flops_per_s"].items()) c["value"] = 0.0;
