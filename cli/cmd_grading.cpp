@@ -17,7 +17,6 @@
 #include "course_token.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
-#include "lesson_plan.hpp"
 #include "options.hpp"
 #include "paths.hpp"
 #include "progress_bar.hpp"
@@ -366,7 +365,7 @@ int cmd_check_spec(const Args& args) {
                          "correct `lesson:` in the spec, or add the lesson plugin's folder to LAB_PLUGIN_PATH");
     }
     grader::check_spec_against(spec, ctx.lesson(spec.lesson).info);
-    grader::check_spec_sweeps(spec, plan_param_names(*ctx.lesson(spec.lesson).lesson, spec.lesson));
+    grader::check_spec_sweeps(spec, *ctx.lesson(spec.lesson).lesson);
     const auto warnings = grader::spec_warnings(spec, ctx.lesson(spec.lesson).info);
     for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     double points = 0;

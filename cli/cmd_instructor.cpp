@@ -76,7 +76,7 @@ int cmd_validate(const Args& args) {
         grader::GradingSpec spec = grader::load_spec(spec_file, course.accept_quick, course.show_expected);
         try {
             grader::check_spec_against(spec, i);
-            grader::check_spec_sweeps(spec, plan_param_names(*l.lesson, i.id));
+            grader::check_spec_sweeps(spec, *l.lesson);
             spec_line = fmt::format("grading spec {}: {} questions, every metric declared", spec_file.string(), spec.questions.size());
             for (const auto& w : grader::spec_warnings(spec, i)) spec_line += "\n  warning: " + w;
         } catch (const InputError& e) {

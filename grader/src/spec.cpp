@@ -10,10 +10,12 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "errors.hpp"
 #include "lesson_host.hpp"
+#include "lesson_plan.hpp"
 #include "suggest.hpp"
 #include "yaml_file.hpp"
 #include "lab/roofline.hpp"
@@ -439,10 +441,14 @@ std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo
     return out;
 }
 
-void check_spec_sweeps(const GradingSpec& spec, const std::set<std::string>& param_names) {
+void check_spec_sweeps(const GradingSpec& spec, Lesson& lesson) {
+    std::optional<std::set<std::string>> names;
     for (const auto& q : spec.questions) {
         const std::string& name = q.tolerance.sweep_param;
-        if (name.empty() || param_names.count(name)) continue;
+        if (name.empty()) continue;
+        if (!names) names = plan_param_names(lesson, spec.lesson);
+        const std::set<std::string>& param_names = *names;
+        if (param_names.count(name)) continue;
         std::string known;
         for (const auto& n : param_names) known += (known.empty() ? "" : ", ") + n;
         const std::string near = did_you_mean(name, std::vector<std::string>(param_names.begin(), param_names.end()));

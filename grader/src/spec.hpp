@@ -12,6 +12,10 @@
 
 #include "lab/types.hpp"
 
+namespace lab {
+class Lesson;  // lab/lesson.hpp: only check_spec_sweeps needs it, by reference
+}
+
 namespace lab::grader {
 
 enum class QuestionType { number, integer, choice, regime, boolean };
@@ -96,8 +100,9 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info);
 
 // Checks each `sweep_param` against the parameter names the lesson's workloads carry
 // (lesson_plan.hpp, plan_param_names): a misspelt name would leave the sweep empty and no answer
-// could be graded. InputError at the question's line, listing the names there are.
-void check_spec_sweeps(const GradingSpec& spec, const std::set<std::string>& param_names);
+// could be graded. InputError at the question's line, listing the names there are. The plan is
+// replayed only when a question names a sweep_param.
+void check_spec_sweeps(const GradingSpec& spec, lab::Lesson& lesson);
 
 // What `lab check-spec` warns of without refusing: a question on a metric the lesson does not
 // mark graded, so `lab run` prints its answer to every student. One line each, with file:line.

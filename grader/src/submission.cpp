@@ -27,7 +27,7 @@ const GradingSpec& GradingContext::spec(const std::string& id) {
         throw InputError(file.string(), "lesson " + id + " has no grading spec", "write one (see docs/authoring.md)");
     GradingSpec s = load_spec(file, course_.accept_quick, course_.show_expected);
     check_spec_against(s, lesson(id).info);
-    check_spec_sweeps(s, plan_param_names(*lesson(id).lesson, id));
+    check_spec_sweeps(s, *lesson(id).lesson);
     return specs_.emplace(id, std::move(s)).first->second;
 }
 

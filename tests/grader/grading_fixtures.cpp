@@ -12,7 +12,6 @@
 #include "course.hpp"
 #include "derived_values.hpp"
 #include "errors.hpp"
-#include "lesson_plan.hpp"
 #include "run_record.hpp"
 
 namespace lab_test::grading {
@@ -97,7 +96,7 @@ GradingSpec Grading::spec(const std::string& yaml, bool check) {
     GradingSpec s = load_spec(p, false, "after_due_date");
     if (check) {
         check_spec_against(s, lesson(s.lesson).info);
-        check_spec_sweeps(s, lab::plan_param_names(*lesson(s.lesson).lesson, s.lesson));
+        check_spec_sweeps(s, *lesson(s.lesson).lesson);
     }
     return s;
 }
