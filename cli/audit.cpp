@@ -107,6 +107,19 @@ AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, dou
     const auto& ab = audited.ceilings.bandwidth_bytes_per_s;
     if (auto s = sb.find("best"), a = ab.find("best"); s != sb.end() && a != ab.end() && s->second.value > 0 && a->second.value > 0)
         c.rows.push_back(ceiling_row("bandwidth.best", s->second, a->second, submitted, audited, tolerance, deciding));
+    // The launch cost the run was judged against: a forged one moves the overhead_bound line
+    // (a kernel within kOverheadLaunchFactor of it is overhead bound). A time, so the larger is
+    // the slower run's; microsecond figures are noisy, so the row also allows its samples' spread.
+    if (const Ceiling &s = submitted.ceilings.launch_s, &a = audited.ceilings.launch_s; s.value > 0 && a.value > 0) {
+        AuditRow r = row("ceiling launch", s.value, a.value, std::max(tolerance, 1 + 3 * (s.spread + a.spread)));
+        r.submission_slower = r.ratio >= 1;
+        const Ceiling& slower = r.submission_slower ? s : a;
+        r.slower_load = slower.load;
+        r.slower_untrusted = !slower.trusted;
+        r.slower_threads = threads_of(r.submission_slower ? submitted : audited);
+        r.decides = !deciding || deciding->count("launch") > 0;
+        c.rows.push_back(r);
+    }
     const bool structural = !c.problems.empty();
     bool unexplained = false;
     for (const auto& r : c.rows) {
@@ -163,6 +176,11 @@ std::set<std::string> deciding_ceilings(const RawRun& submitted, const std::vect
         probe("bandwidth.best", [&](RawRun& r, double f) {
             for (auto& [kernel, c] : r.ceilings.bandwidth_bytes_per_s) c.value *= f;
             scale_measured(r, [](const std::string& c) { return c.rfind("bandwidth.", 0) == 0; }, f);
+        });
+    if (submitted.ceilings.launch_s.value > 0)
+        probe("launch", [&](RawRun& r, double f) {
+            r.ceilings.launch_s.value /= f;  // a rate scaled by f is a time scaled by 1/f
+            scale_measured(r, [](const std::string& c) { return c == "launch"; }, f);
         });
     return out;
 }

@@ -46,8 +46,8 @@ inline constexpr double kLoadMargin = 1.7;
 double load_explains_up_to(double allowed, int threads, double load_cpus);
 
 struct AuditRow {
-    std::string what;        // a workload ("triad n=1048576") or a ceiling ("ceiling fp32.simt")
-    double submitted = 0;    // seconds, or the ceiling's rate
+    std::string what;        // a workload ("triad n=1048576") or a ceiling ("ceiling fp32.simt", "ceiling launch")
+    double submitted = 0;    // seconds, or the ceiling's rate (the launch ceiling: seconds)
     double audited = 0;
     double ratio = 0;        // submitted / audited
     double allowed = 0;      // x/÷ factor allowed
@@ -81,7 +81,7 @@ struct AuditComparison {
     const AuditRow* worst() const;       // the deciding row furthest from its factor
 };
 
-// Ceilings by the keys deciding_ceilings returns: "flops.<pipe>", "bandwidth.best". nullopt:
+// Ceilings by the keys deciding_ceilings returns: "flops.<pipe>", "bandwidth.best", "launch". nullopt:
 // every ceiling decides (no grading spec or derivation to tell which do).
 using DecidingCeilings = std::optional<std::set<std::string>>;
 

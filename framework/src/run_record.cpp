@@ -210,6 +210,15 @@ std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal, Devi
         if ((d.graded || is_check_helper(d.name)) &&
             std::find(d.devices.begin(), d.devices.end(), to_string(kind)) != d.devices.end())
             out.insert(d.name);
+    // A workload's two regimes agree unless the run sits near its ridge or on overhead, so the
+    // table's measured regime would answer a question on the predicted one (02.05's "which side
+    // of the ridge is fma_few"), and the reverse: withholding one withholds its twin.
+    std::set<std::string> twins;
+    for (const auto& name : out)
+        for (const auto& [mine, twin] : {std::pair{".predicted_regime", ".measured_regime"}, std::pair{".measured_regime", ".predicted_regime"}})
+            if (const std::string m = mine; name.size() > m.size() && name.compare(name.size() - m.size(), m.size(), m) == 0)
+                twins.insert(name.substr(0, name.size() - m.size()) + twin);
+    out.insert(twins.begin(), twins.end());
     return out;
 }
 

@@ -42,6 +42,8 @@ nlohmann::json thresholds_json();
 //    summarise a student's answers across the per-student variants (e.g. the roof fraction of
 //    "the compute-bound mystery"), so reading one would give an answer away. They are withheld
 //    without being graded: no question asks them, and no '?' is counted for them.
+//  - the twin of a withheld regime: a workload's measured regime when its predicted one is
+//    withheld, and the reverse (they agree but near the ridge, so one would give the other away).
 // Only metrics the run's device produces count: a CPU run withholds no GPU-only metric.
 std::set<std::string> withheld_metrics(const LessonInfo& info, bool reveal, DeviceKind kind);
 

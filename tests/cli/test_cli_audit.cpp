@@ -95,6 +95,47 @@ TEST_CASE("an audit's ceiling rows decide only for ceilings a graded value depen
     }
 }
 
+TEST_CASE("an audit compares the launch cost; in 02.01 the doubling test, not the launch, decides overhead", "[integrity-cli]") {
+    const lab::RawRun run = fixture_02_01();
+    REQUIRE(run.ceilings.launch_s.value > 0);
+    // 02.01's overhead-bound mystery is told by its doubling ratio (x2 the work, about the same
+    // time), which no launch figure moves: a launch difference there is information.
+    CHECK_FALSE(deciding_0201(run).count("launch"));
+    lab::RawRun again = quiet(run);
+    again.ceilings.launch_s.load = 0, again.ceilings.launch_s.trusted = true, again.ceilings.launch_s.spread = 0.05;
+    lab::RawRun submitted = again;
+    auto launch_row = [](const lab::cli::Audited& a) {
+        for (const auto& r : a.comparison.rows)
+            if (r.what == "ceiling launch") return r;
+        FAIL("no launch row");
+        return lab::cli::AuditRow{};
+    };
+    SECTION("the same launch cost reproduces") {
+        const auto a = judged(submitted, again, deciding_0201(run));
+        CHECK(a.verdict == "reproduces");
+        CHECK(launch_row(a).within);
+    }
+    SECTION("a launch cost forged 10x lower is said; it decides where every ceiling does (no spec)") {
+        submitted.ceilings.launch_s.value /= 10;
+        const auto informed = judged(submitted, again, deciding_0201(run));
+        CHECK(informed.verdict == "reproduces");
+        CHECK_THAT(informed.detail, Contains("ceiling launch: 0.1x the re-measure") && Contains("information, not a verdict"));
+        const auto decided = judged(submitted, again, std::nullopt);
+        CHECK(decided.verdict == "does_not_reproduce");
+        CHECK_FALSE(launch_row(decided).submission_slower);
+    }
+    SECTION("an honest launch cost 3x higher under load is excused: the slower side is the submission's") {
+        submitted.ceilings.launch_s.value *= 3, submitted.ceilings.launch_s.load = 1.0;
+        const auto a = judged(submitted, again, std::nullopt);
+        CHECK(a.verdict == "inconclusive");
+        CHECK(launch_row(a).submission_slower);
+    }
+    SECTION("a noisy launch cost widens its own factor") {
+        submitted.ceilings.launch_s.value *= 3, submitted.ceilings.launch_s.spread = 0.7;
+        CHECK(launch_row(judged(submitted, again, std::nullopt)).within);  // allowed 1 + 3 x (0.7 + 0.05) = 3.25
+    }
+}
+
 TEST_CASE("the load on the slower run excuses a difference only as far as that load can explain", "[integrity-cli]") {
     using lab::cli::load_explains_up_to;
     // (T + L) / T x kLoadMargin beyond the factor: the cases the constant was set from.

@@ -267,7 +267,7 @@ TEST_CASE("an audit compares medians within the noise both runs measured, and th
     const lab::RawRun run = lab::record::raw_run_from_record(rec);
     auto same = lab::cli::compare_runs(run, run);
     CHECK(same.reproduces);
-    CHECK(same.rows.size() == run.measurements.size() + run.ceilings.flops_per_s.size() + 1);
+    CHECK(same.rows.size() == run.measurements.size() + run.ceilings.flops_per_s.size() + 2);  // + bandwidth.best, launch
     CHECK(lab::cli::hardware_mismatch(run, run).empty());
 
     lab::RawRun slower = run;

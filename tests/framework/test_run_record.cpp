@@ -61,9 +61,21 @@ TEST_CASE("a student's record leaves graded values out and says which", "[record
     CHECK(r["metrics"].contains("triad.bytes_per_s"));
     CHECK_FALSE(r["workloads"][0]["derived"].contains("measured_regime"));
     CHECK(r["workloads"][0]["derived"].contains("ai"));
-    CHECK(r["withheld"].size() == 3);
+    CHECK(r["withheld"].size() == 4);  // and the predicted regime, the graded measured one's twin
+    CHECK_FALSE(r["workloads"][0]["derived"].contains("predicted_regime"));
     CHECK(r["teaching"][0].get<std::string>().find("ridge ?") == 0);
     CHECK(r["thresholds"].contains("substantial_roof_fraction"));
+}
+
+TEST_CASE("withholding a workload's regime withholds its twin, which would give it away", "[record]") {
+    LessonInfo info;
+    declare_placed_metrics(info.metrics, {.name = "fma_few", .graded = {"predicted_regime"}});
+    declare_placed_metrics(info.metrics, {.name = "sgemm", .graded = {"measured_regime"}});
+    declare_placed_metrics(info.metrics, {.name = "read", .graded = {"roof_fraction"}});
+    const auto withheld = record::withheld_metrics(info, false, DeviceKind::cpu);
+    CHECK(withheld == std::set<std::string>{"fma_few.predicted_regime", "fma_few.measured_regime", "sgemm.measured_regime",
+                                            "sgemm.predicted_regime", "read.roof_fraction"});
+    CHECK(record::withheld_metrics(info, true, DeviceKind::cpu).empty());
 }
 
 TEST_CASE("a revealed record holds every derived value", "[record]") {
