@@ -2,6 +2,7 @@
 #include "run_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "console.hpp"
 #include "errors.hpp"
@@ -63,16 +64,21 @@ void print_run(std::ostream& out, const RunView& v) {
                            "above.\n",
                            asked.size(), asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "one", asked.size() == 1 ? "it" : "them");
         // Which each '?' is (and those no line shows): the answers `lab answers ID` asks for.
-        std::string line = "  withheld:";
-        for (std::size_t i = 0; i < asked.size(); ++i) {
-            const std::string item = " " + asked[i] + (i + 1 < asked.size() ? "," : "");
-            if (line.size() + item.size() > 100) {
-                out << line << "\n";
-                line = "           ";
+        auto list = [&out](std::string line, const std::vector<std::string>& names) {
+            const std::string indent(line.size(), ' ');
+            for (std::size_t i = 0; i < names.size(); ++i) {
+                const std::string item = " " + names[i] + (i + 1 < names.size() ? "," : "");
+                if (line.size() + item.size() > 100) {
+                    out << line << "\n";
+                    line = indent;
+                }
+                line += item;
             }
-            line += item;
-        }
-        out << line << "\n";
+            out << line << "\n";
+        };
+        list("  withheld:", asked);
+        if (const auto twins = lab::withheld_twins(v.info, v.withheld); !twins.empty())
+            list("  also ? (each would give an asked regime away):", twins);
     }
 }
 

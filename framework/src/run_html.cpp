@@ -265,6 +265,11 @@ std::string answer_html(const RunPage& p) {
                            asked.size(), asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "them");
         for (const auto& name : asked) out += "<li><code>" + escape(name) + "</code></li>";
         out += "</ul>\n";
+        if (const auto twins = withheld_twins(p.info, p.withheld); !twins.empty()) {
+            out += "<p class=\"note\">Also <span class=\"withheld\">?</span>, since each would give an asked regime away:";
+            for (const auto& name : twins) out += " <code>" + escape(name) + "</code>";
+            out += ".</p>\n";
+        }
     }
     if (p.record.value("revealed", false))
         out += "<p class=\"note\">This run was recorded with --reveal: a course refuses it. Record it again without --reveal "

@@ -8,6 +8,7 @@
 
 #include "format.hpp"
 #include "machine_load.hpp"
+#include "run_record.hpp"
 
 namespace lab {
 
@@ -99,6 +100,16 @@ std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<
     std::vector<std::string> out;
     for (const auto& d : info.metrics)
         if (d.graded && withheld.count(d.name)) out.push_back(d.name);
+    return out;
+}
+
+std::vector<std::string> withheld_twins(const LessonInfo& info, const std::set<std::string>& withheld) {
+    std::set<std::string> graded;
+    for (const auto& d : info.metrics)
+        if (d.graded) graded.insert(d.name);
+    std::vector<std::string> out;
+    for (const auto& name : withheld)
+        if (!graded.count(name) && !record::is_check_helper(name)) out.push_back(name);
     return out;
 }
 

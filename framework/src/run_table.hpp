@@ -54,4 +54,8 @@ std::optional<std::string> busy_machine_note(const RawRun& run);
 // `check.*` helpers, withheld but never asked, are not among them).
 std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld);
 
+// The withheld values no question asks: the twin regimes of asked ones (record::withheld_metrics),
+// not check.* helpers. Said under the '?' list so a '?' in the regime column is explained.
+std::vector<std::string> withheld_twins(const LessonInfo& info, const std::set<std::string>& withheld);
+
 }  // namespace lab

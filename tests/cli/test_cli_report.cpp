@@ -4,6 +4,8 @@
 // page is self-contained, and a student's name never becomes markup.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -51,6 +53,33 @@ TEST_CASE("lab report writes the page beside the run by default, or where --out 
     // Nothing but the page itself is left behind (the atomic write's temporary is gone).
     CHECK(html_files(d / "pages").size() == 1);
     CHECK(std::distance(fs::directory_iterator(d / "pages/new"), fs::directory_iterator()) == 1);
+}
+
+// 02.05 asks for fma_few's predicted regime: its measured regime, which agrees away from the ridge,
+// is withheld too, in the console table and on the page, and the '?' is explained.
+TEST_CASE("a regime a question asks hides its twin in lab show and lab report", "[report-cli]") {
+    const fs::path run = fixture("02.05-quick-reveal.json");
+    auto show = run_lab({"show", run.string()});
+    REQUIRE(show.exit_code == 0);
+    std::string fma_few_row;
+    std::istringstream lines(show.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("fma_few ", 0) == 0 && fma_few_row.empty()) fma_few_row = line;
+    CAPTURE(show.out);
+    CHECK(fma_few_row.size() > 2);
+    CHECK(fma_few_row.substr(fma_few_row.size() - 2) == " ?");
+    CHECK_THAT(fma_few_row, !Catch::Contains("bound"));
+    CHECK_THAT(show.out, Catch::Contains("also ? (each would give an asked regime away): fma_few.measured_regime"));
+    // Revealed, the regime is back.
+    auto revealed = run_lab({"show", run.string(), "--reveal"});
+    CHECK_THAT(revealed.out, Catch::Contains("memory_bound"));
+
+    lab_test::TempDir d;
+    REQUIRE(run_lab({"report", run.string(), "--out", (d / "p.html").string()}).exit_code == 0);
+    HtmlDom dom(lab_test::read_file(d / "p.html"));
+    CHECK(dom.count("//td[@data-metric='fma_few.measured_regime' and contains(@class, 'withheld')]") == 1);
+    CHECK(dom.count("//*[@data-metric='fma_few.measured_regime' and contains(., 'bound')]") == 0);
+    CHECK_THAT(dom.text("//section[@id='answer']"), Catch::Contains("fma_few.measured_regime"));
 }
 
 TEST_CASE("lab report refuses bad input with exit 2 and writes nothing", "[report-cli]") {
