@@ -100,16 +100,20 @@ void launches(std::ostream& o, const json& j) {
         o << "\nlaunch latency: - (no kernel's launch call is in the trace)\n";
         return;
     }
-    o << fmt::format("\nlaunch latency (median kernel start - its launch call): {} over {}\n", us(j["launch_latency_us"]),
+    o << fmt::format("\nlaunch latency (median of a kernel's start - its launch call's start): {} over {}\n", us(j["launch_latency_us"]),
                      plural(count(j["launches_matched"]), "kernel", "kernels"));
     // The median mixes two things a student should not compare: the cost of a launch, and the
     // time a kernel waited for the work queued before it.
     auto row = [&](const char* what, const json& l, const char* means) {
         o << fmt::format("  {:<19} {:>5}  median {:>8}  p90 {:>8}  {}\n", what, count(l["count"]), us(l["median_us"]), us(l["p90_us"]), means);
     };
-    row("onto an idle stream", j["launch_latency_idle"], "launch overhead (`lab run`'s launch)");
+    row("onto an idle stream", j["launch_latency_idle"], "call to start, nothing queued");
     row("behind earlier work", j["launch_latency_queued"], "queue delay: waited for earlier work");
     o << "  (onto an idle stream: the stream's earlier work had ended when the launch call began)\n";
+    // 02.11's launch overhead is an empty kernel's time per launch, launched back to back without
+    // tracing: a reader who set the two side by side compared different measurements.
+    o << "  (one traced launch's delay from call to start: not `lab run 02.11`'s launch overhead, an\n"
+         "   empty kernel's time per launch, launched back to back untraced; the two do not compare)\n";
 }
 
 void kernels(std::ostream& o, const json& j) {

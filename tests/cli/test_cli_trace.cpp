@@ -192,3 +192,14 @@ TEST_CASE("02.10's trace answers are what lab trace reads from the shipped trace
     CHECK(std::stod(expected.at("trace_memcpy_bandwidth")) ==
           Approx(j["memcpy"]["bytes"].get<double>() / (j["memcpy"]["total_us"].get<double>() * 1e-6) / 1e9).epsilon(1e-4));
 }
+
+// The split's "onto an idle stream" is a traced launch's delay from call to start, not what
+// 02.11 measures as launch overhead (an empty kernel's time per launch, untraced): said so.
+TEST_CASE("lab trace's launch latency says it is not 02.11's launch overhead", "[trace]") {
+    const auto file = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto r = run_lab({"trace", file.string()});
+    INFO(r.out);
+    CHECK_THAT(r.out, Contains("not `lab run 02.11`'s launch overhead"));
+    CHECK_THAT(r.out, Contains("onto an idle stream") && Contains("call to start, nothing queued"));
+    CHECK_THAT(r.out, !Contains("launch overhead (`lab run`'s launch)"));
+}
