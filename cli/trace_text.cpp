@@ -153,10 +153,21 @@ void copies(std::ostream& o, const json& j) {
 
 void syncs(std::ostream& o, const json& j) {
     const auto& s = j["syncs"];
-    o << fmt::format("syncs: {}; the host blocked in them for {}", count(s["count"]), us(s["host_us"]));
+    // The whole trace's, as the lesson's question counts them; the span, where the idle fraction
+    // is measured, can hold fewer.
+    std::string scope = "in the whole trace";
+    if (s.contains("in_span") && count(s["count"]) > 0) {
+        const std::uint64_t in = count(s["in_span"]["count"]);
+        scope += in == count(s["count"]) ? fmt::format(", all in the {} span", device_word(j))
+                                         : fmt::format(", {} of them in the {} span", in, device_word(j));
+    }
+    std::string line = fmt::format("syncs: {} {}; the host blocked in them for {}", count(s["count"]), scope, us(s["host_us"]));
     // Most of a lab trace's sync time can be its allocations waiting for their first touch.
-    if (s["host_setup_us"].get<double>() > 0) o << fmt::format(", {} of it while lab's setup ran", us(s["host_setup_us"]));
-    o << "\n";
+    if (s["host_setup_us"].get<double>() > 0) {
+        const std::string setup = fmt::format("{} of it while lab's setup ran", us(s["host_setup_us"]));
+        line += columns(line) + 2 + columns(setup) > 100 ? ",\n  " + setup : ", " + setup;
+    }
+    o << line << "\n";
     for (const auto& [kind, n] : s["by_kind"].items()) {
         const bool device_side = !trace::host_waits(kind);
         o << fmt::format("  {:<28} {:>5}  {:>9}{}\n", cut(kind, 28), count(n), us(s["us_by_kind"][kind]),

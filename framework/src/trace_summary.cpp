@@ -68,6 +68,7 @@ struct Reader {
     std::vector<std::pair<std::size_t, std::string>> sync_calls;      // host index, correlation
     Intervals untraced;                                               // lab's "untraced" ranges
     Intervals host_syncs;                                             // syncs that block the host
+    std::vector<std::pair<double, double>> syncs;                     // every sync: start, host time blocked
     std::vector<std::string> names, streams;                          // held once, by index
     std::unordered_map<std::string, std::uint32_t> name_index, stream_index;
     bool saw_events = false, lab_format = false;
@@ -112,6 +113,7 @@ struct Reader {
             ++s.sync_count;
             const std::string& kind = e.sync_kind.empty() ? e.name : e.sync_kind;
             ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
+            syncs.push_back({ts, host_waits(kind) ? dur : 0.0});
             if (host_waits(kind)) {  // host activity; a stream wait event is the device's
                 s.sync_host_us += dur, host_syncs.push_back({ts, ts + dur});
                 if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
@@ -168,6 +170,14 @@ struct Reader {
             g.before_short = b == short_of.end() ? g.before : b->second;
         }
     }
+    // The syncs within the span.
+    void count_syncs() {
+        if (gpu.empty()) return;
+        const double first = gpu.front().start,
+                     last = std::max_element(gpu.begin(), gpu.end(), [](const auto& a, const auto& b) { return a.end < b.end; })->end;
+        for (const auto& [ts, host_us] : syncs)
+            if (ts >= first && ts <= last) ++s.sync_in_span_count, s.sync_in_span_host_us += host_us;
+    }
     // Span, busy and idle time, per stream and in the largest gaps, lab's untraced stretches and
     // device setup left out.
     void timeline() {
@@ -196,6 +206,7 @@ struct Reader {
         Intervals excluded = untraced;
         excluded.insert(excluded.end(), setup_time.begin(), setup_time.end());
         s.idle_gaps = largest_gaps(gpu, merged(std::move(excluded)), host, names, kMaxIdleGaps);
+        count_syncs();
     }
     void finish() {
         std::vector<MatchedLaunch> matched;

@@ -8,7 +8,8 @@
 // and its device setup, are left out of the span: `untraced_us`, `setup_us`); launch latency =
 // the median of (kernel start - start of the runtime/driver call with the same correlation id),
 // split into launches onto an idle stream and launches queued behind the stream's earlier work;
-// syncs count cuda_sync events (lab: "sync"), and the host's time in them. Idle gaps: the stretches between GPU events, largest first, with
+// syncs count cuda_sync events (lab: "sync") in the whole trace, and the host's time in them (and
+// apart, those within the span). Idle gaps: the stretches between GPU events, largest first, with
 // what the host was doing meanwhile.
 #pragma once
 
@@ -100,6 +101,10 @@ struct Summary {
     // The part of it while lab's setup ran on the device (lab's allocations wait for their first
     // touch): host time the lesson's own synchronisations did not cost.
     double sync_host_setup_us = 0;
+    // The syncs that start within the span (between the first GPU event's start and the last's
+    // end), where the idle fraction is measured; the figures above are the whole trace's.
+    std::uint64_t sync_in_span_count = 0;
+    double sync_in_span_host_us = 0;
     std::optional<double> launch_latency_us;  // none when no kernel's launch call is in the trace
     std::uint64_t launches_matched = 0;
     // The same latencies split: the stream had finished its earlier work when the launch call

@@ -109,7 +109,9 @@ TEST_CASE("lab trace reports a lab trace's setup apart from idle time", "[trace]
     CHECK_THAT(r.out, Contains("lab's own setup on the device, 30 µs: first touch;"));
     CHECK_THAT(r.out, Contains("   10 µs at +10 µs"));
     CHECK_THAT(r.out, Contains("calibrate.*: lab re-measuring"));
-    CHECK_THAT(r.out, Contains("the host blocked in them for 30 µs, 30 µs of it while lab's setup ran"));
+    // The syncs' scope said, the line wrapped before 100 columns.
+    CHECK_THAT(r.out, Contains("syncs: 1 in the whole trace, all in the device span; the host blocked in them for 30 µs,\n"
+                               "  30 µs of it while lab's setup ran\n"));
     auto j = nlohmann::json::parse(run_lab({"trace", (d / "t.json").string(), "--json"}).out);
     CHECK(j["setup_us"] == 30.0);
     CHECK(j["setup_names"] == nlohmann::json::array({"first touch"}));
@@ -191,6 +193,18 @@ TEST_CASE("02.10's trace answers are what lab trace reads from the shipped trace
     CHECK(std::stod(expected.at("trace_idle")) == Approx(100 * j["idle_fraction"].get<double>()).margin(1e-3));
     CHECK(std::stod(expected.at("trace_memcpy_bandwidth")) ==
           Approx(j["memcpy"]["bytes"].get<double>() / (j["memcpy"]["total_us"].get<double>() * 1e-6) / 1e9).epsilon(1e-4));
+}
+
+// The sync count is the whole trace's (02.10's question: "the trace holds"), the idle fraction
+// the span's: the text says which, and how many syncs the span holds.
+TEST_CASE("lab trace says its sync count is the whole trace's, and how many are in the span", "[trace]") {
+    const auto file = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto r = run_lab({"trace", file.string()});
+    INFO(r.out);
+    CHECK_THAT(r.out, Contains("syncs: 41 in the whole trace, 39 of them in the GPU span; the host blocked in them for 663 µs\n"));
+    const auto j = nlohmann::json::parse(run_lab({"trace", file.string(), "--json"}).out);
+    CHECK(j["syncs"]["count"] == 41);  // the graded figure, unchanged
+    CHECK(j["syncs"]["in_span"]["count"] == 39);
 }
 
 // The split's "onto an idle stream" is a traced launch's delay from call to start, not what

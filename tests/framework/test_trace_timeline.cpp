@@ -179,3 +179,9 @@ TEST_CASE("the recorded A100 trace's largest idle gaps, in order, with the host'
     CHECK(*s.launch_queued.median_us > *s.launch_idle.median_us);
     CHECK(s.sync_host_us == 663);  // Stream Sync 581 + Context Sync 82; not the stream wait events' 8
 }
+
+TEST_CASE("a trace's syncs in the span are counted apart from the whole trace's", "[trace_summary]") {
+    const auto s = trace::read(fixture("a100_simple_add.json.gz"));
+    CHECK(s.sync_count == 41);          // the whole trace's, as 02.10's question counts them
+    CHECK(s.sync_in_span_count == 39);  // two before the first GPU event or after the last
+}
