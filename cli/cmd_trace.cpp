@@ -31,22 +31,39 @@ json ratio(double a, double b) { return b > 0 ? json(a / b) : json(nullptr); }
 json latency(const trace::LatencyStats& l) { return {{"count", l.count}, {"median_us", opt(l.median_us)}, {"p90_us", opt(l.p90_us)}}; }
 json share(const trace::HostShare& h) { return {{"name", h.name}, {"count", h.count}, {"overlap_us", h.overlap_us}}; }
 
-// The timeline keys: busy time per stream, the largest idle gaps, the launch latency split.
+json gap(const trace::IdleGap& g) {
+    json calls = json::array();
+    for (const auto& c : g.host_calls) calls.push_back(share(c));
+    return {{"start_ts_us", g.start_ts_us}, {"offset_us", g.offset_us}, {"dur_us", g.dur_us},
+            {"after", {{"name", g.after}, {"short_name", g.after_short}}},
+            {"before", {{"name", g.before}, {"short_name", g.before_short}}},
+            {"host_op", g.host_op ? share(*g.host_op) : json(nullptr)}, {"host_calls", calls},
+            {"next_to_copy", g.next_to_copy}, {"next_to_sync", g.next_to_sync}};
+}
+
+// The timeline keys: busy time per stream, the largest idle gaps (and a lab trace's per workload
+// window), the launch latency split.
 void timeline(const trace::Summary& s, json& out) {
     json streams = json::array();
     for (const auto& st : s.streams)
         streams.push_back({{"stream", st.stream}, {"busy_us", st.busy_us}, {"kernels", st.kernels}, {"copies", st.copies}, {"memsets", st.memsets}});
     out["streams"] = streams;
     json gaps = json::array();
-    for (const auto& g : s.idle_gaps) {
-        json calls = json::array();
-        for (const auto& c : g.host_calls) calls.push_back(share(c));
-        gaps.push_back({{"start_ts_us", g.start_ts_us}, {"offset_us", g.offset_us}, {"dur_us", g.dur_us},
-                        {"after", {{"name", g.after}, {"short_name", g.after_short}}},
-                        {"before", {{"name", g.before}, {"short_name", g.before_short}}},
-                        {"host_op", g.host_op ? share(*g.host_op) : json(nullptr)}, {"host_calls", calls}});
-    }
+    for (const auto& g : s.idle_gaps) gaps.push_back(gap(g));
     out["idle_gaps"] = gaps;
+    json windows = json::array();
+    for (const auto& w : s.windows) {
+        json own = json::array();
+        for (const auto& g : w.idle_gaps) {
+            json j = gap(g);
+            j["window_offset_us"] = g.window_offset_us;
+            own.push_back(j);
+        }
+        windows.push_back({{"name", w.name}, {"start_ts_us", w.start_ts_us}, {"offset_us", w.offset_us}, {"dur_us", w.dur_us},
+                           {"kernels", w.kernels}, {"copies", w.copies}, {"memsets", w.memsets}, {"syncs", w.syncs},
+                           {"sync_host_us", w.sync_host_us}, {"gaps", w.gaps}, {"idle_us", w.idle_us}, {"idle_gaps", own}});
+    }
+    out["windows"] = windows;
     out["launch_latency_idle"] = latency(s.launch_idle);
     out["launch_latency_queued"] = latency(s.launch_queued);
 }
@@ -88,7 +105,8 @@ json to_json(const trace::Summary& s, std::size_t top, const std::optional<Devic
                             {"bytes_per_s", ratio(s.memcpy.bytes, s.memcpy.total_us * 1e-6)}, {"by_kind", by_kind}}},
                 {"memset", {{"count", s.memset_count}}},
                 {"syncs", {{"count", s.sync_count}, {"by_kind", s.syncs_by_kind}, {"us_by_kind", s.sync_us_by_kind}, {"host_us", s.sync_host_us},
-                           {"host_setup_us", s.sync_host_setup_us}}},
+                           {"host_setup_us", s.sync_host_setup_us},
+                           {"in_span", {{"count", s.sync_in_span_count}, {"host_us", s.sync_in_span_host_us}}}}},
                 {"gpu_busy_us", s.gpu_busy_us},
                 {"gpu_idle_us", s.gpu_idle_us()},
                 {"idle_fraction", s.idle_fraction()},

@@ -16,6 +16,9 @@ namespace {
 
 using json = nlohmann::json;
 
+// Workload windows the text lists (calibrate.* ones aside); --json has them all.
+constexpr std::size_t kTextWindows = 10;
+
 std::string us(double v) { return format::duration(v * 1e-6); }
 std::string us(const json& v) { return v.is_null() ? "-" : us(v.get<double>()); }
 std::uint64_t count(const json& v) { return v.get<std::uint64_t>(); }
@@ -33,7 +36,7 @@ void span(std::ostream& o, const json& j) {
     o << fmt::format("\n\n{} span {}: busy {}, idle {} ({} idle)\n", device_word(j), us(j["span_us"]), us(j["gpu_busy_us"]), us(j["gpu_idle_us"]),
                      format::percent(j["idle_fraction"].get<double>()));
     if (j["untraced_us"].get<double>() > 0)
-        o << fmt::format("  (lab measured for {} more without tracing: left out of the span; each workload has a traced window)\n",
+        o << fmt::format("  (lab measured for {} more without tracing: left out of the span;\n   each workload has a traced window)\n",
                          us(j["untraced_us"]));
     // Counted as idle, lab's first touch made a quick 02.05 look a third idle: the device was
     // busy, on lab's preparation rather than the lesson's work, and the host was waiting for it.
@@ -74,25 +77,76 @@ void gap_calls(std::ostream& o, const json& calls, const std::string& pad) {
     if (!line.empty()) o << pad << head << line << "\n";
 }
 
+// One gap: its idle time and offset (`offset_key`), its neighbours, what the host did. In a
+// workload's window (`window` its name) the host's op is the window itself, which says nothing
+// more, and what made the device wait is said outright when a copy or a sync is next to the gap.
+void gap(std::ostream& o, const json& g, const char* offset_key, const std::string& window = "") {
+    const std::string pad(25, ' ');  // under "after"
+    const double dur = g["dur_us"].get<double>();
+    o << fmt::format("  {:>8} at +{:<9} after  {}\n", us(dur), us(g[offset_key]), cut(g["after"]["short_name"].get<std::string>(), 68));
+    o << pad << "before " << cut(g["before"]["short_name"].get<std::string>(), 68) << "\n";
+    const double share = g["host_op"].is_null() ? 0 : std::min(1.0, g["host_op"]["overlap_us"].get<double>() / dur);
+    if (!window.empty()) {
+        const bool copy = g.value("next_to_copy", false), sync = g.value("next_to_sync", false);
+        if (sync && copy) o << pad << "cause  a host sync and a copy beside it: the device waited for the host\n";
+        else if (sync) o << pad << "cause  a host sync: the device drained, then waited for the host to launch\n";
+        else if (copy) o << pad << "cause  a copy beside it\n";
+        if (share >= trace::kHostOpMinShare && g["host_op"]["name"] == window) return gap_calls(o, g["host_calls"], pad);
+    }
+    if (share >= trace::kHostOpMinShare)
+        o << pad << fmt::format("host   {} ({} of the gap)\n", cut(g["host_op"]["name"].get<std::string>(), 52), format::percent(share));
+    else
+        o << pad << fmt::format("host   no traced op covers {} of the gap\n", format::percent(trace::kHostOpMinShare));
+    gap_calls(o, g["host_calls"], pad);
+}
+
+bool calibrate_name(const std::string& name) { return name.rfind("calibrate.", 0) == 0; }
+
+// A lab trace's workload windows, each with its own gaps: the whole trace's largest can all lie
+// in model loading and between workloads, and leave out the one a lesson's sync or copy makes.
+void windows(std::ostream& o, const json& j) {
+    if (!j.contains("windows") || j["windows"].empty()) return;
+    std::size_t shown = 0, more = 0, calibrate = 0;
+    for (const auto& w : j["windows"]) {
+        if (calibrate_name(w["name"].get<std::string>())) {
+            ++calibrate;
+            continue;
+        }
+        if (shown == kTextWindows) {
+            ++more;
+            continue;
+        }
+        if (shown++ == 0) {
+            o << "\nidle gaps in each workload's traced window, between its own " << device_word(j) << " events: the largest,\n";
+            o << "and the largest next to a copy or a sync (at +T: T after the window's start):\n";
+        }
+        std::string what = plural(count(w["kernels"]), "kernel", "kernels") + ", " + plural(count(w["copies"]), "copy", "copies");
+        if (count(w["memsets"])) what += ", " + plural(count(w["memsets"]), "memset", "memsets");
+        what += ", " + plural(count(w["syncs"]), "sync", "syncs");
+        const std::string idle = count(w["gaps"]) ? fmt::format("idle {} in {}", us(w["idle_us"]), plural(count(w["gaps"]), "gap", "gaps"))
+                                                   : std::string("no idle gap");
+        o << fmt::format("  {}: {} traced, {}; {}\n", cut(w["name"].get<std::string>(), 32), us(w["dur_us"]), what, idle);
+        for (const auto& g : w["idle_gaps"]) gap(o, g, "window_offset_us", w["name"].get<std::string>());
+    }
+    if (more) o << fmt::format("  ... and {} more: lab trace --json (windows)\n", plural(more, "window", "windows"));
+    if (calibrate && shown)
+        o << fmt::format("  (and {} of calibrate.*, lab re-measuring the device's ceilings: --json)\n", plural(calibrate, "window", "windows"));
+}
+
 void gaps(std::ostream& o, const json& j) {
     if (j["idle_gaps"].empty()) return;
-    o << "\nlargest idle gaps (no kernel, copy or memset on any stream), with what the host was doing:\n";
+    // With workload windows, the reader is told that this list is not theirs: between workloads,
+    // loading the model, lab's own work.
+    if (j.contains("windows") && !j["windows"].empty())
+        o << "\nlargest idle gaps in the whole trace, loading and the time between workloads included\n"
+             "(no kernel, copy or memset on any stream), with what the host was doing:\n";
+    else
+        o << "\nlargest idle gaps (no kernel, copy or memset on any stream), with what the host was doing:\n";
     // In a lab trace the span leaves untraced time out but the offsets, to find a gap in a viewer,
     // cannot: a gap "at +10 s" of a 2.5 s span is not an error.
     if (j["untraced_us"].get<double>() > 0 || j["setup_us"].get<double>() > 0)
         o << "  (at +T: T after the first " << device_word(j) << " event, on the trace's clock, untraced and setup time included)\n";
-    const std::string pad(25, ' ');  // under "after"
-    for (const auto& g : j["idle_gaps"]) {
-        const double dur = g["dur_us"].get<double>();
-        o << fmt::format("  {:>8} at +{:<9} after  {}\n", us(dur), us(g["offset_us"]), cut(g["after"]["short_name"].get<std::string>(), 68));
-        o << pad << "before " << cut(g["before"]["short_name"].get<std::string>(), 68) << "\n";
-        const double share = g["host_op"].is_null() ? 0 : std::min(1.0, g["host_op"]["overlap_us"].get<double>() / dur);
-        if (share >= trace::kHostOpMinShare)
-            o << pad << fmt::format("host   {} ({} of the gap)\n", cut(g["host_op"]["name"].get<std::string>(), 52), format::percent(share));
-        else
-            o << pad << fmt::format("host   no traced op covers {} of the gap\n", format::percent(trace::kHostOpMinShare));
-        gap_calls(o, g["host_calls"], pad);
-    }
+    for (const auto& g : j["idle_gaps"]) gap(o, g, "offset_us");
 }
 
 void launches(std::ostream& o, const json& j) {
@@ -100,16 +154,20 @@ void launches(std::ostream& o, const json& j) {
         o << "\nlaunch latency: - (no kernel's launch call is in the trace)\n";
         return;
     }
-    o << fmt::format("\nlaunch latency (median kernel start - its launch call): {} over {}\n", us(j["launch_latency_us"]),
+    o << fmt::format("\nlaunch latency (median of a kernel's start - its launch call's start): {} over {}\n", us(j["launch_latency_us"]),
                      plural(count(j["launches_matched"]), "kernel", "kernels"));
     // The median mixes two things a student should not compare: the cost of a launch, and the
     // time a kernel waited for the work queued before it.
     auto row = [&](const char* what, const json& l, const char* means) {
         o << fmt::format("  {:<19} {:>5}  median {:>8}  p90 {:>8}  {}\n", what, count(l["count"]), us(l["median_us"]), us(l["p90_us"]), means);
     };
-    row("onto an idle stream", j["launch_latency_idle"], "launch overhead (`lab run`'s launch)");
+    row("onto an idle stream", j["launch_latency_idle"], "call to start, nothing queued");
     row("behind earlier work", j["launch_latency_queued"], "queue delay: waited for earlier work");
     o << "  (onto an idle stream: the stream's earlier work had ended when the launch call began)\n";
+    // 02.11's launch overhead is an empty kernel's time per launch, launched back to back without
+    // tracing: a reader who set the two side by side compared different measurements.
+    o << "  (one traced launch's delay from call to start: not `lab run 02.11`'s launch overhead, an\n"
+         "   empty kernel's time per launch, launched back to back untraced; the two do not compare)\n";
 }
 
 void kernels(std::ostream& o, const json& j) {
@@ -149,10 +207,21 @@ void copies(std::ostream& o, const json& j) {
 
 void syncs(std::ostream& o, const json& j) {
     const auto& s = j["syncs"];
-    o << fmt::format("syncs: {}; the host blocked in them for {}", count(s["count"]), us(s["host_us"]));
+    // The whole trace's, as the lesson's question counts them; the span, where the idle fraction
+    // is measured, can hold fewer.
+    std::string scope = "in the whole trace";
+    if (s.contains("in_span") && count(s["count"]) > 0) {
+        const std::uint64_t in = count(s["in_span"]["count"]);
+        scope += in == count(s["count"]) ? fmt::format(", all in the {} span", device_word(j))
+                                         : fmt::format(", {} of them in the {} span", in, device_word(j));
+    }
+    std::string line = fmt::format("syncs: {} {}; the host blocked in them for {}", count(s["count"]), scope, us(s["host_us"]));
     // Most of a lab trace's sync time can be its allocations waiting for their first touch.
-    if (s["host_setup_us"].get<double>() > 0) o << fmt::format(", {} of it while lab's setup ran", us(s["host_setup_us"]));
-    o << "\n";
+    if (s["host_setup_us"].get<double>() > 0) {
+        const std::string setup = fmt::format("{} of it while lab's setup ran", us(s["host_setup_us"]));
+        line += columns(line) + 2 + columns(setup) > 100 ? ",\n  " + setup : ", " + setup;
+    }
+    o << line << "\n";
     for (const auto& [kind, n] : s["by_kind"].items()) {
         const bool device_side = !trace::host_waits(kind);
         o << fmt::format("  {:<28} {:>5}  {:>9}{}\n", cut(kind, 28), count(n), us(s["us_by_kind"][kind]),
@@ -183,6 +252,7 @@ void print_trace(std::ostream& o, const json& j, const std::string& file) {
     if (!j["device"]["name"].is_null()) o << "   device " << j["device"]["name"].get<std::string>();
     if (!j["device"]["sms"].is_null()) o << ", " << j["device"]["sms"].get<int>() << " SMs";
     span(o, j);
+    windows(o, j);
     gaps(o, j);
     launches(o, j);
     kernels(o, j);

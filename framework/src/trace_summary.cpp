@@ -68,6 +68,7 @@ struct Reader {
     std::vector<std::pair<std::size_t, std::string>> sync_calls;      // host index, correlation
     Intervals untraced;                                               // lab's "untraced" ranges
     Intervals host_syncs;                                             // syncs that block the host
+    std::vector<std::pair<double, double>> syncs;                     // every sync: start, host time blocked
     std::vector<std::string> names, streams;                          // held once, by index
     std::unordered_map<std::string, std::uint32_t> name_index, stream_index;
     bool saw_events = false, lab_format = false;
@@ -112,6 +113,7 @@ struct Reader {
             ++s.sync_count;
             const std::string& kind = e.sync_kind.empty() ? e.name : e.sync_kind;
             ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
+            syncs.push_back({ts, host_waits(kind) ? dur : 0.0});
             if (host_waits(kind)) {  // host activity; a stream wait event is the device's
                 s.sync_host_us += dur, host_syncs.push_back({ts, ts + dur});
                 if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
@@ -122,6 +124,11 @@ struct Reader {
             host_event(e, dur, true);
         } else if (cat == "cpu_op" || cat == "user_annotation" || cat == "python_function" || cat == "workload") {
             host_event(e, dur, false);
+            if (cat == "workload") {
+                Window w;
+                w.name = e.name, w.start_ts_us = ts, w.dur_us = dur;
+                s.windows.push_back(std::move(w));
+            }
         } else if (cat == "setup") {  // lab's CPU traces: the device's own work, not the lesson's
             device(e, dur, GpuKind::setup, setup);
         } else if (cat == "untraced") {
@@ -162,14 +169,30 @@ struct Reader {
         const auto shorts = short_kernel_names(whole);
         std::unordered_map<std::string, std::string> short_of;
         for (std::size_t i = 0; i < shorts.size(); ++i) s.kernels[i].short_name = shorts[i], short_of[whole[i]] = shorts[i];
-        for (auto& g : s.idle_gaps) {
+        auto name = [&](IdleGap& g) {
             auto a = short_of.find(g.after), b = short_of.find(g.before);
             g.after_short = a == short_of.end() ? g.after : a->second;
             g.before_short = b == short_of.end() ? g.before : b->second;
-        }
+        };
+        for (auto& g : s.idle_gaps) name(g);
+        for (auto& w : s.windows)
+            for (auto& g : w.idle_gaps) name(g);
     }
-    // Span, busy and idle time, per stream and in the largest gaps, lab's untraced stretches and
-    // device setup left out.
+    // The syncs within the span, and within each workload window.
+    void count_syncs() {
+        if (!gpu.empty()) {
+            const double first = gpu.front().start;
+            double last = gpu.front().end;
+            for (const auto& g : gpu) last = std::max(last, g.end);
+            for (const auto& [ts, host_us] : syncs)
+                if (ts >= first && ts <= last) ++s.sync_in_span_count, s.sync_in_span_host_us += host_us;
+        }
+        for (auto& w : s.windows)
+            for (const auto& [ts, host_us] : syncs)
+                if (ts >= w.start_ts_us && ts <= w.start_ts_us + w.dur_us) ++w.syncs, w.sync_host_us += host_us;
+    }
+    // Span, busy and idle time, per stream and in the largest gaps (and each workload window's),
+    // lab's untraced stretches and device setup left out.
     void timeline() {
         std::stable_sort(gpu.begin(), gpu.end(), [](const DeviceEvent& a, const DeviceEvent& b) { return a.start < b.start; });
         Intervals setup_time;
@@ -195,7 +218,12 @@ struct Reader {
         for (const auto& [a, b] : host_syncs) s.sync_host_setup_us += covered(setup_time, a, b);
         Intervals excluded = untraced;
         excluded.insert(excluded.end(), setup_time.begin(), setup_time.end());
-        s.idle_gaps = largest_gaps(gpu, merged(std::move(excluded)), host, names, kMaxIdleGaps);
+        const Intervals left_out = merged(std::move(excluded)), blocking = merged(host_syncs);
+        const GapContext context{left_out, host, names, blocking};
+        s.idle_gaps = largest_gaps(gpu, context, kMaxIdleGaps);
+        std::stable_sort(s.windows.begin(), s.windows.end(), [](const Window& a, const Window& b) { return a.start_ts_us < b.start_ts_us; });
+        window_gaps(s.windows, gpu, context);
+        count_syncs();
     }
     void finish() {
         std::vector<MatchedLaunch> matched;

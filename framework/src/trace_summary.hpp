@@ -8,8 +8,10 @@
 // and its device setup, are left out of the span: `untraced_us`, `setup_us`); launch latency =
 // the median of (kernel start - start of the runtime/driver call with the same correlation id),
 // split into launches onto an idle stream and launches queued behind the stream's earlier work;
-// syncs count cuda_sync events (lab: "sync"), and the host's time in them. Idle gaps: the stretches between GPU events, largest first, with
-// what the host was doing meanwhile.
+// syncs count cuda_sync events (lab: "sync") in the whole trace, and the host's time in them (and
+// apart, those within the span). Idle gaps: the stretches between GPU events, largest first, with
+// what the host was doing meanwhile; in a lab trace also per workload window, so that the gap a
+// sync or copy inside a workload leaves is not crowded out by those between workloads.
 #pragma once
 
 #include <cstddef>
@@ -53,6 +55,28 @@ struct IdleGap {
     std::string after_short, before_short;  // kernels' short names; copies and memsets as they are
     std::optional<HostShare> host_op;       // the innermost op covering at least half the gap, else the one covering most
     std::vector<HostShare> host_calls;      // runtime/driver calls and syncs, most overlap first, at most 3
+    // What made the device wait, where the trace shows it: a copy either side of the gap, or a
+    // host-blocking sync that returned in it (the host waited for the device to drain, then had
+    // to launch the next work: the device waited for the host).
+    bool next_to_copy = false, next_to_sync = false;
+    double window_offset_us = 0;  // a workload window's gap: after the window's start
+};
+
+// A lab trace's workload window (`cat: workload` on lab's track, trace_windows.hpp): one
+// workload's traced invocations. Its own gaps are those between device events that both start
+// inside it: the gap before its first event (the tracer starting, lab's work between
+// workloads) is not the workload's.
+struct Window {
+    std::string name;
+    double start_ts_us = 0, offset_us = 0, dur_us = 0;  // offset: after the first GPU event's start
+    std::uint64_t kernels = 0, copies = 0, memsets = 0;
+    std::uint64_t syncs = 0;   // sync events that start in the window, every kind
+    double sync_host_us = 0;   // the host's time blocked in them (not stream wait events)
+    std::uint64_t gaps = 0;    // idle gaps between its own device events
+    double idle_us = 0;        // their idle time in all
+    // The largest of them, and the largest next to a copy or sync when that is another: at most
+    // kWindowGaps. The one a lesson's deliberate sync or copy leaves is seldom the largest.
+    std::vector<IdleGap> idle_gaps;
 };
 
 // Kernel start - its launch call's start, over a set of launches: nearest-rank p90.
@@ -100,6 +124,10 @@ struct Summary {
     // The part of it while lab's setup ran on the device (lab's allocations wait for their first
     // touch): host time the lesson's own synchronisations did not cost.
     double sync_host_setup_us = 0;
+    // The syncs that start within the span (between the first GPU event's start and the last's
+    // end), where the idle fraction is measured; the figures above are the whole trace's.
+    std::uint64_t sync_in_span_count = 0;
+    double sync_in_span_host_us = 0;
     std::optional<double> launch_latency_us;  // none when no kernel's launch call is in the trace
     std::uint64_t launches_matched = 0;
     // The same latencies split: the stream had finished its earlier work when the launch call
@@ -107,6 +135,7 @@ struct Summary {
     LatencyStats launch_idle, launch_queued;
     std::vector<StreamStats> streams;  // most busy first
     std::vector<IdleGap> idle_gaps;    // largest first, at most kMaxIdleGaps
+    std::vector<Window> windows;       // lab traces: the workloads' traced windows, in time order
     std::vector<CounterRange> counter_ranges;
     double gpu_idle_us() const { return span_us - gpu_busy_us; }
     double idle_fraction() const { return span_us > 0 ? gpu_idle_us() / span_us : 0; }
@@ -119,6 +148,7 @@ inline constexpr double kMaxGzipRatio = 200;                          // decompr
 inline constexpr std::size_t kGzipRatioAfter = std::size_t{16} << 20; // ...once 16 MiB have come out
 inline constexpr int kMaxTraceDepth = 64;
 inline constexpr std::size_t kMaxIdleGaps = 5;
+inline constexpr std::size_t kWindowGaps = 2;  // per workload window
 // The least share of a gap's idle time a host op must cover for `lab trace` to name it as what the
 // host was doing: an op over a tenth of the gap is a fair part of the answer, while one that only
 // brushes it (a workload's annotation that ends just after the gap begins: 0.02% of it) would point

@@ -92,14 +92,18 @@ std::vector<StreamStats> stream_stats(const std::vector<DeviceEvent>& events, co
     return out;
 }
 
-std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const Intervals& excluded, const std::vector<HostEvent>& host,
-                                  const std::vector<std::string>& names, std::size_t count) {
-    if (sorted.empty()) return {};
-    struct Raw {
-        double from, to, idle;
-        std::size_t after, before;
-    };
-    std::vector<Raw> gaps;
+namespace {
+
+// A gap before it is described: [from, to) between the event `after` (the latest-ending so far)
+// and the event `before`, with `idle` µs of it neither excluded nor busy.
+struct RawGap {
+    double from, to, idle;
+    std::size_t after, before;
+};
+
+// Every gap, in time order.
+std::vector<RawGap> raw_gaps(const std::vector<DeviceEvent>& sorted, const Intervals& excluded) {
+    std::vector<RawGap> gaps;
     // Walking the events by start: `last` is the event whose end is the latest so far, the one a
     // gap follows.
     std::size_t last = 0;
@@ -111,17 +115,70 @@ std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const 
         }
         if (sorted[i].end > end) last = i;
     }
-    std::stable_sort(gaps.begin(), gaps.end(), [](const Raw& a, const Raw& b) { return a.idle > b.idle; });
+    return gaps;
+}
+
+bool next_to_copy(const RawGap& g, const std::vector<DeviceEvent>& sorted) {
+    return sorted[g.after].kind == GpuKind::copy || sorted[g.before].kind == GpuKind::copy;
+}
+
+// A host-blocking sync that returned during the gap (or as it began): the host waited for the
+// device to drain, and the device then waited for the host's next launch. A sync the host sat in
+// all through the gap did not make it: the host was waiting for the device, not the reverse.
+bool next_to_sync(const RawGap& g, const Intervals& syncs) {
+    auto it = std::lower_bound(syncs.begin(), syncs.end(), g.from, [](const auto& m, double t) { return m.second < t; });
+    return it != syncs.end() && it->second <= g.to;
+}
+
+IdleGap describe(const RawGap& g, const std::vector<DeviceEvent>& sorted, const GapContext& c) {
+    IdleGap gap;
+    gap.start_ts_us = g.from, gap.offset_us = g.from - sorted.front().start, gap.dur_us = g.idle;
+    gap.after = c.names[sorted[g.after].name], gap.before = c.names[sorted[g.before].name];
+    host_during(gap, uncovered(c.excluded, g.from, g.to), c.host, c.names);
+    gap.next_to_copy = next_to_copy(g, sorted), gap.next_to_sync = next_to_sync(g, c.host_syncs);
+    return gap;
+}
+
+}  // namespace
+
+std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const GapContext& context, std::size_t count) {
+    if (sorted.empty()) return {};
+    std::vector<RawGap> gaps = raw_gaps(sorted, context.excluded);
+    std::stable_sort(gaps.begin(), gaps.end(), [](const RawGap& a, const RawGap& b) { return a.idle > b.idle; });
     if (gaps.size() > count) gaps.resize(count);
     std::vector<IdleGap> out;
-    for (const auto& g : gaps) {
-        IdleGap gap;
-        gap.start_ts_us = g.from, gap.offset_us = g.from - sorted.front().start, gap.dur_us = g.idle;
-        gap.after = names[sorted[g.after].name], gap.before = names[sorted[g.before].name];
-        host_during(gap, uncovered(excluded, g.from, g.to), host, names);
-        out.push_back(std::move(gap));
-    }
+    for (const auto& g : gaps) out.push_back(describe(g, sorted, context));
     return out;
+}
+
+void window_gaps(std::vector<Window>& windows, const std::vector<DeviceEvent>& sorted, const GapContext& context) {
+    if (windows.empty() || sorted.empty()) return;
+    const std::vector<RawGap> gaps = raw_gaps(sorted, context.excluded);
+    for (auto& w : windows) {
+        const double from = w.start_ts_us, to = w.start_ts_us + w.dur_us;
+        w.offset_us = from - sorted.front().start;
+        auto first = std::lower_bound(sorted.begin(), sorted.end(), from, [](const DeviceEvent& e, double t) { return e.start < t; });
+        for (auto e = first; e != sorted.end() && e->start <= to; ++e)
+            ++(e->kind == GpuKind::kernel ? w.kernels : e->kind == GpuKind::copy ? w.copies : w.memsets);
+        // Gaps in time order: from the first whose start is in the window, while its next event
+        // starts in it too; the event before it must have started in the window as well.
+        const RawGap *largest = nullptr, *caused = nullptr;
+        auto g = std::lower_bound(gaps.begin(), gaps.end(), from, [](const RawGap& r, double t) { return r.from < t; });
+        for (; g != gaps.end() && sorted[g->before].start <= to; ++g) {
+            if (sorted[g->after].start < from) continue;
+            ++w.gaps, w.idle_us += g->idle;
+            if (!largest || g->idle > largest->idle) largest = &*g;
+            if ((next_to_copy(*g, sorted) || next_to_sync(*g, context.host_syncs)) && (!caused || g->idle > caused->idle)) caused = &*g;
+        }
+        auto keep = [&](const RawGap* r) {
+            if (!r || w.idle_gaps.size() >= kWindowGaps) return;
+            IdleGap gap = describe(*r, sorted, context);
+            gap.window_offset_us = r->from - from;
+            w.idle_gaps.push_back(std::move(gap));
+        };
+        keep(largest);
+        if (caused != largest) keep(caused);
+    }
 }
 
 LatencyStats latency_stats(std::vector<double> v) {

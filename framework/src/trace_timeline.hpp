@@ -47,12 +47,25 @@ struct MatchedLaunch {
 // Busy time and event counts per stream, most busy first.
 std::vector<StreamStats> stream_stats(const std::vector<DeviceEvent>& events, const std::vector<std::string>& streams);
 
-// The `count` largest idle gaps between the device events (sorted by start), the stretches that
-// are neither busy nor idle (`excluded`, merged: a lab trace's untraced time and its device
-// setup) taken out of each, with the host events overlapping what is left. Neighbours' and host
-// events' names are whole here; the caller adds short names.
-std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const Intervals& excluded, const std::vector<HostEvent>& host,
-                                  const std::vector<std::string>& names, std::size_t count);
+// What a gap's description reads besides the device events: the stretches that are neither busy
+// nor idle (`excluded`, merged: a lab trace's untraced time and its device setup), the host's
+// events, the name table, and the host-blocking syncs (merged) that mark a gap next_to_sync.
+struct GapContext {
+    const Intervals& excluded;
+    const std::vector<HostEvent>& host;
+    const std::vector<std::string>& names;
+    const Intervals& host_syncs;
+};
+
+// The `count` largest idle gaps between the device events (sorted by start), the excluded
+// stretches taken out of each, with the host events overlapping what is left. Neighbours' and
+// host events' names are whole here; the caller adds short names.
+std::vector<IdleGap> largest_gaps(const std::vector<DeviceEvent>& sorted, const GapContext& context, std::size_t count);
+
+// Fills each workload window's device event counts and its own idle gaps (see Window): between
+// device events that both start inside it; the largest, and the largest next to a copy or a
+// sync when that is another (kWindowGaps at most). `windows` holds names and times already.
+void window_gaps(std::vector<Window>& windows, const std::vector<DeviceEvent>& sorted, const GapContext& context);
 
 // Splits the matched launches' latencies by whether the kernel's stream was still running
 // earlier work when the launch call began. `setup` (a lab trace's first touch and cache flushes)

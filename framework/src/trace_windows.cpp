@@ -47,6 +47,8 @@ void TraceWindows::pause() {
         ++last_segment_;
     }
     correlation_base_ = segment_max;
+    // After trace_end: the device has finished all it was given, so no traced work lies after this.
+    paused_at_s_ = now();
 }
 
 void TraceWindows::resume() {
@@ -61,6 +63,11 @@ void TraceWindows::resume() {
     }
     segment_offset_s_ = now();  // as in begin(): the device's segment counts from here
     running_ = true;
+    // Stopped and started again with no range saying why: the stretch is lab's, not idle time.
+    if (untraced_until_s_ < paused_at_s_ && segment_offset_s_ > paused_at_s_)
+        add_range("tracer stopped (not traced)", "untraced", paused_at_s_, segment_offset_s_,
+                  {{"note", "lab stopped the device's tracer and started it again: between a window's first invocation and the "
+                            "rest, or after a window for lab's own measuring (hardware counters)"}});
 }
 
 void TraceWindows::add_range(const std::string& name, const std::string& category, double start_s, double end_s,
@@ -73,6 +80,7 @@ void TraceWindows::add_range(const std::string& name, const std::string& categor
     e.track = kLabTrack;
     e.host = true;
     e.args = std::move(args);
+    if (category == "untraced") untraced_until_s_ = std::max(untraced_until_s_, end_s);
     events_.push_back(std::move(e));
 }
 

@@ -31,7 +31,9 @@ public:
     bool active() const { return started_ && !failed_; }
     // Stops the device's tracer and keeps what it recorded, on the trace's one time axis.
     void pause();
-    // Starts the device's tracer again (a new segment).
+    // Starts the device's tracer again (a new segment). A pause no "untraced" range accounts for
+    // (between a window's first invocation and the rest; after a window, lab's counter
+    // measurements) gets one of its own, "tracer stopped (not traced)": not the lesson's idle time.
     void resume();
     // Seconds since the trace began, on the host's steady clock.
     double now() const;
@@ -50,6 +52,8 @@ private:
     bool started_ = false, running_ = false, failed_ = false;
     Clock::time_point origin_{};
     double segment_offset_s_ = 0;
+    double paused_at_s_ = 0;          // when the last pause had stopped the tracer
+    double untraced_until_s_ = -1;    // the end of the latest "untraced" range added
     std::size_t last_segment_ = 0, dropped_ = 0;
     unsigned long long correlation_base_ = 0;  // the largest correlation number kept so far
     std::vector<TraceEvent> events_;

@@ -109,7 +109,12 @@ TEST_CASE("lab trace reports a lab trace's setup apart from idle time", "[trace]
     CHECK_THAT(r.out, Contains("lab's own setup on the device, 30 µs: first touch;"));
     CHECK_THAT(r.out, Contains("   10 µs at +10 µs"));
     CHECK_THAT(r.out, Contains("calibrate.*: lab re-measuring"));
-    CHECK_THAT(r.out, Contains("the host blocked in them for 30 µs, 30 µs of it while lab's setup ran"));
+    // The syncs' scope said, the line wrapped before 100 columns.
+    CHECK_THAT(r.out, Contains("syncs: 1 in the whole trace, all in the device span; the host blocked in them for 30 µs,\n"
+                               "  30 µs of it while lab's setup ran\n"));
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("trace ", 0) != 0) CHECK(line.size() <= 104);
     auto j = nlohmann::json::parse(run_lab({"trace", (d / "t.json").string(), "--json"}).out);
     CHECK(j["setup_us"] == 30.0);
     CHECK(j["setup_names"] == nlohmann::json::array({"first touch"}));
@@ -191,4 +196,100 @@ TEST_CASE("02.10's trace answers are what lab trace reads from the shipped trace
     CHECK(std::stod(expected.at("trace_idle")) == Approx(100 * j["idle_fraction"].get<double>()).margin(1e-3));
     CHECK(std::stod(expected.at("trace_memcpy_bandwidth")) ==
           Approx(j["memcpy"]["bytes"].get<double>() / (j["memcpy"]["total_us"].get<double>() * 1e-6) / 1e9).epsilon(1e-4));
+}
+
+namespace {
+
+// 02.10's shape, times in µs: the model's loading leaves the whole trace's five largest gaps;
+// then the workloads' windows, "forward_sync_copy" with a 10 µs gap and, after its copy and
+// during its sync, a 6 µs one (test_trace_timeline.cpp reads the same trace exactly).
+const char* kWindowsTrace = R"J({"otherData": {"device": "Test CPU", "kind": "cpu", "lesson": "02.10", "dropped": 0},
+  "traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "load", "pid": 2, "tid": 0, "ts": 0, "dur": 10},
+  {"ph": "X", "cat": "memcpy", "name": "memcpy HtoD", "pid": 2, "tid": 0, "ts": 1000, "dur": 10, "args": {"bytes": "4096"}},
+  {"ph": "X", "cat": "kernel", "name": "load", "pid": 2, "tid": 0, "ts": 3000, "dur": 10},
+  {"ph": "X", "cat": "kernel", "name": "load", "pid": 2, "tid": 0, "ts": 6000, "dur": 10},
+  {"ph": "X", "cat": "kernel", "name": "load", "pid": 2, "tid": 0, "ts": 10000, "dur": 10},
+  {"ph": "X", "cat": "kernel", "name": "load", "pid": 2, "tid": 0, "ts": 15000, "dur": 10},
+  {"ph": "X", "cat": "untraced", "name": "measuring forward (not traced)", "pid": 1, "tid": 1000, "ts": 15100, "dur": 4900},
+  {"ph": "X", "cat": "workload", "name": "forward", "pid": 1, "tid": 1000, "ts": 20000, "dur": 100},
+  {"ph": "X", "cat": "kernel", "name": "forward", "pid": 2, "tid": 0, "ts": 20010, "dur": 10},
+  {"ph": "X", "cat": "kernel", "name": "forward", "pid": 2, "tid": 0, "ts": 20022, "dur": 8},
+  {"ph": "X", "cat": "kernel", "name": "forward", "pid": 2, "tid": 0, "ts": 20035, "dur": 5},
+  {"ph": "X", "cat": "sync", "name": "synchronize", "pid": 1, "tid": 0, "ts": 20040, "dur": 5},
+  {"ph": "X", "cat": "untraced", "name": "measuring forward_sync_copy (not traced)", "pid": 1, "tid": 1000, "ts": 20100, "dur": 9900},
+  {"ph": "X", "cat": "workload", "name": "forward_sync_copy", "pid": 1, "tid": 1000, "ts": 30000, "dur": 200},
+  {"ph": "X", "cat": "kernel", "name": "forward_sync_copy", "pid": 2, "tid": 0, "ts": 30010, "dur": 10},
+  {"ph": "X", "cat": "kernel", "name": "forward_sync_copy", "pid": 2, "tid": 0, "ts": 30030, "dur": 10},
+  {"ph": "X", "cat": "sync", "name": "synchronize", "pid": 1, "tid": 0, "ts": 30039, "dur": 6},
+  {"ph": "X", "cat": "memcpy", "name": "memcpy HtoD", "pid": 2, "tid": 0, "ts": 30040, "dur": 4, "args": {"bytes": "4096"}},
+  {"ph": "X", "cat": "runtime", "name": "launch forward_sync_copy", "pid": 1, "tid": 0, "ts": 30046, "dur": 2},
+  {"ph": "X", "cat": "kernel", "name": "forward_sync_copy", "pid": 2, "tid": 0, "ts": 30050, "dur": 10},
+  {"ph": "X", "cat": "kernel", "name": "forward_sync_copy", "pid": 2, "tid": 0, "ts": 30061, "dur": 9},
+  {"ph": "X", "cat": "sync", "name": "synchronize", "pid": 1, "tid": 0, "ts": 30070, "dur": 5},
+  {"ph": "X", "cat": "sync", "name": "synchronize", "pid": 1, "tid": 0, "ts": 40000, "dur": 5}]})J";
+
+}  // namespace
+
+// The gap 02.10 is about, left by the sync and copy inside a workload, is listed under that
+// workload's window with its cause, though the whole trace's largest gaps are all elsewhere; the
+// whole-trace list says what it covers. A Kineto trace, with no windows, reads as it did.
+TEST_CASE("lab trace lists each workload window's own gaps, with what caused them", "[trace]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "t.json", kWindowsTrace);
+    auto r = run_lab({"trace", (d / "t.json").string()});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("idle gaps in each workload's traced window"));
+    CHECK_THAT(r.out, Contains("  forward: 100 µs traced, 3 kernels, 0 copies, 1 sync; idle 7 µs in 2 gaps\n"
+                               "      5 µs at +30 µs     after  forward\n"));
+    CHECK_THAT(r.out, Contains("  forward_sync_copy: 200 µs traced, 4 kernels, 1 copy, 2 syncs; idle 17 µs in 3 gaps\n"
+                               "     10 µs at +20 µs     after  forward_sync_copy\n"));
+    CHECK_THAT(r.out, Contains("      6 µs at +44 µs     after  memcpy HtoD\n"
+                               "                         before forward_sync_copy\n"
+                               "                         cause  a host sync and a copy beside it: the device waited for the host\n"
+                               "                         calls  launch forward_sync_copy 2 µs, synchronize 1 µs\n"));
+    // The windows' own gaps come before the whole trace's, which says it is the whole trace's.
+    CHECK(r.out.find("traced window") < r.out.find("largest idle gaps in the whole trace"));
+    CHECK_THAT(r.out, Contains("4.99 ms at +10 ms"));
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("trace ", 0) != 0) CHECK(line.size() <= 104);
+    const auto j = nlohmann::json::parse(run_lab({"trace", (d / "t.json").string(), "--json"}).out);
+    REQUIRE(j["windows"].size() == 2);
+    CHECK(j["windows"][1]["idle_gaps"][1]["window_offset_us"] == 44.0);
+    CHECK(j["windows"][1]["idle_gaps"][1]["next_to_copy"] == true);
+    CHECK(j["windows"][1]["idle_gaps"][1]["next_to_sync"] == true);
+
+    const auto kineto = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto k = run_lab({"trace", kineto.string()});
+    CHECK_THAT(k.out, Contains("\nlargest idle gaps (no kernel, copy or memset on any stream), with what the host was doing:\n"));
+    CHECK_THAT(k.out, !Contains("traced window") && !Contains("cause "));
+    CHECK(nlohmann::json::parse(run_lab({"trace", kineto.string(), "--json"}).out)["windows"].empty());
+}
+
+// The sync count is the whole trace's (02.10's question: "the trace holds"), the idle fraction
+// the span's: the text says which, and how many syncs the span holds.
+TEST_CASE("lab trace says its sync count is the whole trace's, and how many are in the span", "[trace]") {
+    const auto file = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto r = run_lab({"trace", file.string()});
+    INFO(r.out);
+    CHECK_THAT(r.out, Contains("syncs: 41 in the whole trace, 39 of them in the GPU span; the host blocked in them for 663 µs\n"));
+    const auto j = nlohmann::json::parse(run_lab({"trace", file.string(), "--json"}).out);
+    CHECK(j["syncs"]["count"] == 41);  // the graded figure, unchanged
+    CHECK(j["syncs"]["in_span"]["count"] == 39);
+    lab_test::TempDir d;
+    lab_test::write_file(d / "t.json", kWindowsTrace);
+    CHECK_THAT(run_lab({"trace", (d / "t.json").string()}).out, Contains("syncs: 4 in the whole trace, 3 of them in the device span;"));
+}
+
+// The split's "onto an idle stream" is a traced launch's delay from call to start, not what
+// 02.11 measures as launch overhead (an empty kernel's time per launch, untraced): said so.
+TEST_CASE("lab trace's launch latency says it is not 02.11's launch overhead", "[trace]") {
+    const auto file = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto r = run_lab({"trace", file.string()});
+    INFO(r.out);
+    CHECK_THAT(r.out, Contains("not `lab run 02.11`'s launch overhead"));
+    CHECK_THAT(r.out, Contains("onto an idle stream") && Contains("call to start, nothing queued"));
+    CHECK_THAT(r.out, !Contains("launch overhead (`lab run`'s launch)"));
 }

@@ -6,9 +6,11 @@
 
 #include <set>
 
+#include "chrome_trace.hpp"
 #include "kernel_names.hpp"
 #include "test_support.hpp"
 #include "trace_summary.hpp"
+#include "trace_windows.hpp"
 
 using namespace lab;
 
@@ -178,4 +180,135 @@ TEST_CASE("the recorded A100 trace's largest idle gaps, in order, with the host'
     CHECK(s.launch_idle.count + s.launch_queued.count == s.launches_matched);
     CHECK(*s.launch_queued.median_us > *s.launch_idle.median_us);
     CHECK(s.sync_host_us == 663);  // Stream Sync 581 + Context Sync 82; not the stream wait events' 8
+}
+
+namespace {
+
+// A lab trace as 02.10 makes one, times in µs: five long gaps while the model loads (990 to 4990
+// µs), then two workloads, each measured untraced and then run in a traced window. "forward":
+// gaps of 2 and 5 µs, lab's own sync after. "forward_sync_copy": a 10 µs gap, then the lesson's
+// copy and sync (the host blocked 30039..30045 while the device drained at 30044, launched the
+// next kernel at 30046, which started at 30050: a 6 µs gap), a 1 µs gap, lab's sync. One more
+// sync after the last device event, outside the span.
+std::vector<TraceEvent> lab_02_10_trace() {
+    auto dev = [](const char* name, const char* cat, double from, double to) {
+        return TraceEvent{name, cat, from * 1e-6, (to - from) * 1e-6, 0, false, {}};
+    };
+    auto host = [](const char* name, const char* cat, double from, double to, int track = 0) {
+        return TraceEvent{name, cat, from * 1e-6, (to - from) * 1e-6, track, true, {}};
+    };
+    std::vector<TraceEvent> ev = {dev("load", "kernel", 0, 10), dev("memcpy HtoD", "memcpy", 1000, 1010), dev("load", "kernel", 3000, 3010),
+                                  dev("load", "kernel", 6000, 6010), dev("load", "kernel", 10000, 10010), dev("load", "kernel", 15000, 15010),
+                                  host("measuring forward (not traced)", "untraced", 15100, 20000, kLabTrack),
+                                  host("forward", "workload", 20000, 20100, kLabTrack),
+                                  dev("forward", "kernel", 20010, 20020), dev("forward", "kernel", 20022, 20030),
+                                  dev("forward", "kernel", 20035, 20040), host("synchronize", "sync", 20040, 20045),
+                                  host("measuring forward_sync_copy (not traced)", "untraced", 20100, 30000, kLabTrack),
+                                  host("forward_sync_copy", "workload", 30000, 30200, kLabTrack),
+                                  dev("forward_sync_copy", "kernel", 30010, 30020), dev("forward_sync_copy", "kernel", 30030, 30040),
+                                  dev("memcpy HtoD", "memcpy", 30040, 30044), host("synchronize", "sync", 30039, 30045),
+                                  host("launch forward_sync_copy", "runtime", 30046, 30048),
+                                  dev("forward_sync_copy", "kernel", 30050, 30060), dev("forward_sync_copy", "kernel", 30061, 30070),
+                                  host("synchronize", "sync", 30070, 30075), host("synchronize", "sync", 40000, 40005)};
+    ev[1].args["bytes"] = "4096";
+    ev[16].args["bytes"] = "4096";
+    return ev;
+}
+
+}  // namespace
+
+// The whole trace's five largest gaps are all the model's loading: a workload's own gaps, the one
+// its sync and copy leave among them, are found per workload window, between device events that
+// both start inside it (not the gap before its first event: the tracer starting, lab's work).
+TEST_CASE("a lab trace's workload windows keep their own largest gap and the one next to a sync or copy", "[trace_summary]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "t.json", chrome_trace(lab_02_10_trace(), {"Test CPU", "cpu", "02.10", 0}).dump());
+    const auto s = trace::read(d / "t.json");
+    REQUIRE(s.idle_gaps.size() == trace::kMaxIdleGaps);
+    for (const auto& g : s.idle_gaps) CHECK(g.dur_us >= 990);  // loading only: the windows' gaps are not among them
+
+    REQUIRE(s.windows.size() == 2);
+    const auto& f = s.windows[0];
+    CHECK(f.name == "forward");
+    CHECK(f.start_ts_us == 20000);
+    CHECK(f.dur_us == 100);
+    CHECK(f.kernels == 3);
+    CHECK(f.copies == 0);
+    CHECK(f.syncs == 1);
+    CHECK(f.gaps == 2);  // not the 100 µs before its first kernel (90 of them traced)
+    CHECK(f.idle_us == 7);
+    REQUIRE(f.idle_gaps.size() == 1);  // no gap of its own is next to a copy or sync
+    CHECK(f.idle_gaps[0].dur_us == 5);
+    CHECK(f.idle_gaps[0].window_offset_us == 30);
+    CHECK_FALSE(f.idle_gaps[0].next_to_copy);
+    CHECK_FALSE(f.idle_gaps[0].next_to_sync);
+
+    const auto& w = s.windows[1];
+    CHECK(w.name == "forward_sync_copy");
+    CHECK(w.kernels == 4);
+    CHECK(w.copies == 1);
+    CHECK(w.syncs == 2);
+    CHECK(w.sync_host_us == 11);
+    CHECK(w.gaps == 3);
+    CHECK(w.idle_us == 17);
+    REQUIRE(w.idle_gaps.size() == 2);
+    CHECK(w.idle_gaps[0].dur_us == 10);  // the largest first, though no sync or copy made it
+    CHECK(w.idle_gaps[0].window_offset_us == 20);
+    CHECK_FALSE(w.idle_gaps[0].next_to_sync);
+    const auto& caused = w.idle_gaps[1];  // the lesson's: after its copy, the host in its sync
+    CHECK(caused.dur_us == 6);
+    CHECK(caused.start_ts_us == 30044);
+    CHECK(caused.offset_us == 30044);
+    CHECK(caused.window_offset_us == 44);
+    CHECK(caused.after == "memcpy HtoD");
+    CHECK(caused.before == "forward_sync_copy");
+    CHECK(caused.next_to_copy);
+    CHECK(caused.next_to_sync);
+    REQUIRE(caused.host_op);
+    CHECK(caused.host_op->name == "forward_sync_copy");  // the window itself
+    REQUIRE(caused.host_calls.size() == 2);
+    CHECK(caused.host_calls[0].name == "launch forward_sync_copy");
+    CHECK(caused.host_calls[1].name == "synchronize");
+    CHECK(caused.host_calls[1].overlap_us == 1);
+
+    // Syncs: the whole trace's four, three of them in the span (the last comes after the last
+    // device event).
+    CHECK(s.sync_count == 4);
+    CHECK(s.sync_in_span_count == 3);
+    CHECK(s.sync_in_span_host_us == 16);
+    CHECK(s.sync_host_us == 21);
+}
+
+// When the largest gap is the one a sync made, it is listed once. A sync the host sat in all
+// through a gap (lab's own, after launching a whole pass: the device idled with work queued) did
+// not make it.
+TEST_CASE("a window's gap is next to a sync when the sync returned in it, and listed once", "[trace_summary]") {
+    lab_test::TempDir d;
+    const std::vector<TraceEvent> ev = {{"once", "workload", 100e-6, 100e-6, kLabTrack, true, {}},
+                                        {"k", "kernel", 110e-6, 10e-6, 0, false, {}},
+                                        {"synchronize", "sync", 115e-6, 7e-6, 0, true, {}},  // returns at 122, in 120..125
+                                        {"k", "kernel", 125e-6, 10e-6, 0, false, {}},
+                                        {"k", "kernel", 136e-6, 10e-6, 0, false, {}},
+                                        {"spanned", "workload", 300e-6, 100e-6, kLabTrack, true, {}},
+                                        {"k", "kernel", 300e-6, 10e-6, 0, false, {}},
+                                        {"synchronize", "sync", 305e-6, 25e-6, 0, true, {}},  // all through 310..320
+                                        {"k", "kernel", 320e-6, 5e-6, 0, false, {}}};
+    lab_test::write_file(d / "t.json", chrome_trace(ev, {"Test CPU", "cpu", "02.10", 0}).dump());
+    const auto s = trace::read(d / "t.json");
+    REQUIRE(s.windows.size() == 2);
+    CHECK(s.windows[0].gaps == 2);
+    REQUIRE(s.windows[0].idle_gaps.size() == 1);
+    CHECK(s.windows[0].idle_gaps[0].dur_us == 5);
+    CHECK(s.windows[0].idle_gaps[0].next_to_sync);
+    CHECK_FALSE(s.windows[0].idle_gaps[0].next_to_copy);
+    REQUIRE(s.windows[1].idle_gaps.size() == 1);
+    CHECK(s.windows[1].idle_gaps[0].dur_us == 10);
+    CHECK_FALSE(s.windows[1].idle_gaps[0].next_to_sync);
+}
+
+TEST_CASE("a Kineto trace has no workload windows; its syncs in the span are counted apart", "[trace_summary]") {
+    const auto s = trace::read(fixture("a100_simple_add.json.gz"));
+    CHECK(s.windows.empty());
+    CHECK(s.sync_count == 41);          // the whole trace's, as 02.10's question counts them
+    CHECK(s.sync_in_span_count == 39);  // two before the first GPU event or after the last
 }

@@ -287,3 +287,49 @@ TEST_CASE("the engine names a workload's kernels after the workload", "[cputrace
     CHECK(kernels["host kernel"] == 1);
     CHECK(flushes >= 1);
 }
+
+// Where lab stopped the device's tracer and started it again with nothing said (after a window,
+// for its own measuring; inside one, between the first invocation and the rest), the trace says
+// so with an untraced range: otherwise `lab trace` took that stretch for the workload's idle time,
+// the largest gap in its window, ahead of the one its own sync or copy left. No device event lies
+// in any untraced range, and the explicit ones ("measuring NAME") are not doubled.
+TEST_CASE("the tracer's stops between a workload's traced segments are marked untraced", "[cputrace]") {
+    Device& d = *fixture().device;
+    const EngineSettings fast{"test", 1, 2, 0.0, 1.0, 0.05, 0.0005, 0.0};
+    TraceWindows trace(d);
+    std::string why;
+    REQUIRE(trace.begin(why));
+    Workload hot;
+    hot.name = "spin_hot";
+    measure_workload(d, hot, [](Stream& s) { s.launch([](int, int) {}); }, fast, &trace);
+    d.stream().launch([](int, int) {});
+    d.stream().synchronize();
+    const auto events = trace.finish();
+    const TraceEvent* window = nullptr;
+    std::vector<const TraceEvent*> stopped, measuring;
+    for (const auto& e : events) {
+        if (e.category == "workload") window = &e;
+        if (e.category == "untraced") (e.name == "tracer stopped (not traced)" ? stopped : measuring).push_back(&e);
+    }
+    REQUIRE(window);
+    REQUIRE(measuring.size() == 1);
+    // After the window, lab's own work (the engine's bookkeeping) ran untraced until tracing
+    // resumed: a range from the window's last stop, which the window's own end follows.
+    const double window_end = window->start_s + window->duration_s;
+    auto end = [](const TraceEvent* u) { return u->start_s + u->duration_s; };
+    CHECK(std::count_if(stopped.begin(), stopped.end(), [&](const TraceEvent* u) { return end(u) > window_end; }) == 1);
+    // A window of more than one invocation was traced in two segments: the stop between them too.
+    const bool two_segments = window->args.at("traced invocations") != "1";
+    CHECK(std::count_if(stopped.begin(), stopped.end(), [&](const TraceEvent* u) {
+              return u->start_s > window->start_s && end(u) < window_end;
+          }) == (two_segments ? 1 : 0));
+    for (const auto* u : stopped) CHECK(u->start_s >= end(measuring[0]));  // not doubled
+    // No traced device work inside (100 µs either side allowed: each segment is placed on the
+    // host's clock as read just after the tracer started).
+    for (const auto* u : stopped)
+        for (const auto& e : events)
+            if (!e.host) {
+                INFO(e.name << " at " << e.start_s << " in " << u->start_s << ".." << end(u));
+                CHECK_FALSE((e.start_s > u->start_s + 1e-4 && e.start_s < end(u) - 1e-4));
+            }
+}
