@@ -59,6 +59,9 @@ int cmd_validate(const Args& args) {
     // An ID ("02.05") names the plugin lab finds in its plugin folders, as `lab run` would.
     if (!fs::exists(file) && file.string().find('/') == std::string::npos && file.extension() != ".so")
         file = find_lesson(discover(paths::plugin_dirs()), file.string()).file;
+    // Every path printed below, and in the loader's and the spec's messages, as a person writes
+    // it: `dir/lab_02_14.so`, not `dir/./lab_02_14.so` or `build/../build/lab_02_14.so`.
+    file = file.lexically_normal();
     if (!fs::exists(file)) throw InputError(file.string(), "no such file", "give a plugin's path (lab_<ID>.so) or a lesson ID `lab list` shows");
     LoadedLesson l = load_lesson(file);
     const LessonInfo& i = l.info;
@@ -68,7 +71,7 @@ int cmd_validate(const Args& args) {
     // The plan on model devices, derived: every declared metric produced, nothing undeclared.
     for (const auto& p : check_plan(*l.lesson, i)) problems.push_back(p);
 
-    fs::path spec_file = vm.count("spec") ? fs::path(vm["spec"].as<std::string>()) : find_spec(file, i.id);
+    const fs::path spec_file = (vm.count("spec") ? fs::path(vm["spec"].as<std::string>()) : find_spec(file, i.id)).lexically_normal();
     std::string spec_line = "no grading spec found (" + spec_file.string() + ")";
     std::vector<std::string> spec_problems;  // the spec's, kept apart: their fix is in the YAML, not the plugin
     if (fs::exists(spec_file)) {
