@@ -68,8 +68,10 @@ int cmd_validate(const Args& args) {
     std::vector<std::string> problems = declaration_problems(i, [](const std::string& u) { return units::dimension_of(u).has_value(); });
     int graded = 0;
     for (const auto& m : i.metrics) graded += m.graded;
-    // The plan on model devices, derived: every declared metric produced, nothing undeclared.
-    for (const auto& p : check_plan(*l.lesson, i)) problems.push_back(p);
+    // The plan on model devices, derived: every declared metric produced, nothing undeclared;
+    // and, as warnings, graded values a shown metric gives away.
+    const PlanCheck plan = check_plan_and_leaks(*l.lesson, i);
+    for (const auto& p : plan.problems) problems.push_back(p);
 
     const fs::path spec_file = (vm.count("spec") ? fs::path(vm["spec"].as<std::string>()) : find_spec(file, i.id)).lexically_normal();
     std::string spec_line = "no grading spec found (" + spec_file.string() + ")";
@@ -97,6 +99,7 @@ int cmd_validate(const Args& args) {
                              i.objectives.size(), i.experiments.size(), i.placed.size(), i.metrics.size(), graded, i.expectations.size());
     std::cout << "  plan replayed on a model CPU and GPU, quick and full: "
               << (problems.empty() ? "every declared metric produced, none undeclared" : "see the problems below") << "\n";
+    for (const auto& w : plan.warnings) std::cout << "  warning: " << w << "\n";
     std::cout << "  " << spec_line << "\n";
     std::cout << "  CUDA companion: " << (fs::exists(companion) ? companion.string() : "none (the lesson runs on CPUs only)") << "\n";
     std::string all;
