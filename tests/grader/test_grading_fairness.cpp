@@ -180,7 +180,8 @@ TEST_CASE("a choice is read like a regime: case, spaces, hyphens and underscores
         CAPTURE(claim);
         CHECK(result(g.grade(spec, run, {{"small_verdict", claim}}), "small_verdict").verdict == Verdict::correct);
     }
-    const auto& bad = result(g.grade(spec, run, {{"small_verdict", "launch bound"}}), "small_verdict");
+    const GradeReport report = g.grade(spec, run, {{"small_verdict", "launch bound"}});  // `bad` refers into it
+    const auto& bad = result(report, "small_verdict");
     CHECK(bad.verdict == Verdict::invalid);
     CHECK_THAT(bad.feedback, Catch::Contains("overhead_bound, throughput_bound"));
 }
