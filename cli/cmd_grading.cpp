@@ -357,11 +357,8 @@ int cmd_check_spec(const Args& args) {
         ctx.lesson(spec.lesson);
     } catch (const UsageError& e) {
         // Most often a typo in the spec's `lesson:`: point at that line, then say what lab found.
-        std::size_t line = 0, n = 1;
-        std::ifstream text(file);
-        for (std::string l; std::getline(text, l); ++n)
-            if (l.rfind("lesson:", 0) == 0) line = n;
-        throw InputError(file + (line ? ":" + std::to_string(line) : ""), "lesson '" + spec.lesson + "' is not one lab finds: " + e.what(),
+        const int line = spec.lesson_line;
+        throw InputError(file + (line > 0 ? ":" + std::to_string(line) : ""), "lesson '" + spec.lesson + "' is not one lab finds: " + e.what(),
                          "correct `lesson:` in the spec, or add the lesson plugin's folder to LAB_PLUGIN_PATH");
     }
     grader::check_spec_against(spec, ctx.lesson(spec.lesson).info);

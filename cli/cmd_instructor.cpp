@@ -59,16 +59,21 @@ int cmd_validate(const Args& args) {
     // An ID ("02.05") names the plugin lab finds in its plugin folders, as `lab run` would.
     if (!fs::exists(file) && file.string().find('/') == std::string::npos && file.extension() != ".so")
         file = find_lesson(discover(paths::plugin_dirs()), file.string()).file;
+    // Every path printed below, and in the loader's and the spec's messages, as a person writes
+    // it: `dir/lab_02_14.so`, not `dir/./lab_02_14.so` or `build/../build/lab_02_14.so`.
+    file = file.lexically_normal();
     if (!fs::exists(file)) throw InputError(file.string(), "no such file", "give a plugin's path (lab_<ID>.so) or a lesson ID `lab list` shows");
     LoadedLesson l = load_lesson(file);
     const LessonInfo& i = l.info;
     std::vector<std::string> problems = declaration_problems(i, [](const std::string& u) { return units::dimension_of(u).has_value(); });
     int graded = 0;
     for (const auto& m : i.metrics) graded += m.graded;
-    // The plan on model devices, derived: every declared metric produced, nothing undeclared.
-    for (const auto& p : check_plan(*l.lesson, i)) problems.push_back(p);
+    // The plan on model devices, derived: every declared metric produced, nothing undeclared;
+    // and, as warnings, graded values a shown metric gives away.
+    const PlanCheck plan = check_plan_and_leaks(*l.lesson, i);
+    for (const auto& p : plan.problems) problems.push_back(p);
 
-    fs::path spec_file = vm.count("spec") ? fs::path(vm["spec"].as<std::string>()) : find_spec(file, i.id);
+    const fs::path spec_file = (vm.count("spec") ? fs::path(vm["spec"].as<std::string>()) : find_spec(file, i.id)).lexically_normal();
     std::string spec_line = "no grading spec found (" + spec_file.string() + ")";
     std::vector<std::string> spec_problems;  // the spec's, kept apart: their fix is in the YAML, not the plugin
     if (fs::exists(spec_file)) {
@@ -94,6 +99,7 @@ int cmd_validate(const Args& args) {
                              i.objectives.size(), i.experiments.size(), i.placed.size(), i.metrics.size(), graded, i.expectations.size());
     std::cout << "  plan replayed on a model CPU and GPU, quick and full: "
               << (problems.empty() ? "every declared metric produced, none undeclared" : "see the problems below") << "\n";
+    for (const auto& w : plan.warnings) std::cout << "  warning: " << w << "\n";
     std::cout << "  " << spec_line << "\n";
     std::cout << "  CUDA companion: " << (fs::exists(companion) ? companion.string() : "none (the lesson runs on CPUs only)") << "\n";
     std::string all;

@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 
+#include "lesson_host.hpp"
 #include "run_record.hpp"
 #include "xy_plot.hpp"
 
@@ -247,7 +250,20 @@ std::vector<std::string> replay_plan(Lesson& lesson, const RawRun& run) {
     return problems;
 }
 
-RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind kind, bool quick) {
+namespace {
+
+// A number in [0, 1) fixed by `key` (FNV-1a): the same on every machine and build.
+double spread(const std::string& key) {
+    std::uint64_t h = 14695981039346656037ULL;
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ULL;
+    return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
+
+// synthetic_run's model run; `varied`: each workload's time (up to 2x), telemetry (down to half)
+// and counters (up to 1.5x) scaled by a factor of its own, as a real device's differ from the
+// model's uniform ones: values a model gives two workloads alike (a latency per cache level,
+// every workload's busy share) come apart, and values that are one quantity stay equal.
+RawRun model_run(Lesson& lesson, const std::string& lesson_id, DeviceKind kind, bool quick, bool varied) {
     // Named variables, not a structured binding: lambdas below capture them (clang < 16 cannot
     // capture a binding, and the fuzzing build uses clang 14).
     const std::pair<DeviceFacts, Ceilings> model = model_device(kind);
@@ -268,7 +284,8 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
         m.workload = w;
         record::order_params_as_recorded(m.workload);
         const double peak = ceilings.peak_flops(w.pipe), bw = ceilings.peak_bandwidth();
-        const double t = std::max(peak > 0 ? w.flops / peak : 0.0, bw > 0 ? w.bytes / bw : 0.0) + ceilings.launch_s.value;
+        const double t = (std::max(peak > 0 ? w.flops / peak : 0.0, bw > 0 ? w.bytes / bw : 0.0) + ceilings.launch_s.value) *
+                         (varied ? 1 + spread(w.name) : 1.0);
         m.time.median = m.time.min = m.time.max = m.time.mean = t;
         m.time.samples = 10;
         m.time.noise = 0.01;
@@ -281,6 +298,10 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
             m.telemetry = kind == DeviceKind::cuda ? std::map<std::string, double>{{"utilization_gpu.mean", 1.0}, {"utilization_memory.mean", 0.5}}  // ratios, as NVML's telemetry reports them
                                                    : std::map<std::string, double>{{"cpu_busy_pct.max_core", 100}, {"cpu_busy_pct.machine", 100},
                                                                                    {"process_cpu_pct", 100}, {"interval_s", 1}};
+        if (varied) {
+            for (auto& [key, value] : m.telemetry) value *= 0.5 + 0.5 * spread(w.name + " " + key);
+            for (auto& [key, value] : m.counters) value *= 1 + 0.5 * spread(w.name + " " + key);
+        }
         m.load = 0;
         run.measurements.push_back(m);
         return m;
@@ -289,6 +310,12 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
     lesson.run(session);
     run.skipped = session.skipped;
     return run;
+}
+
+}  // namespace
+
+RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind kind, bool quick) {
+    return model_run(lesson, lesson_id, kind, quick, false);
 }
 
 std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Derivation& d, const RawRun& run) {
@@ -363,6 +390,53 @@ std::vector<std::string> unanswerable_graded(const LessonInfo& info, const Deriv
     return problems;
 }
 
+// Graded values shown under another name: for each (graded, shown) pair of numbers, on how many
+// replays they were equal, and whether any replay told them apart.
+struct LeakTally {
+    int equal = 0;
+    bool differ = false;
+};
+using LeakKey = std::pair<std::string, std::string>;  // graded, shown
+
+void tally_leaks(const LessonInfo& info, const Derivation& d, std::map<LeakKey, LeakTally>& tally) {
+    auto number = [&](const MetricDecl& decl) -> const MetricValue* {
+        const MetricValue* v = decl.kind == MetricKind::category ? nullptr : d.find(decl.name);
+        return v && v->kind != MetricKind::category && std::isfinite(v->number) ? v : nullptr;
+    };
+    for (const auto& g : info.metrics) {
+        const MetricValue* gv = g.graded ? number(g) : nullptr;
+        if (!gv) continue;
+        for (const auto& s : info.metrics) {
+            if (s.graded || record::is_check_helper(s.name)) continue;
+            const MetricValue* sv = number(s);
+            if (!sv || (gv->number == 0 && sv->number == 0)) continue;  // both zero: nothing is given away
+            LeakTally& t = tally[{g.name, s.name}];
+            const bool equal = gv->number != 0 && sv->number != 0 &&
+                               std::fabs(gv->number - sv->number) <= 1e-9 * std::max(std::fabs(gv->number), std::fabs(sv->number));
+            if (equal) ++t.equal;
+            else t.differ = true;
+        }
+    }
+}
+
+std::vector<std::string> leak_warnings(const LessonInfo& info, const std::map<LeakKey, LeakTally>& tally) {
+    std::vector<std::string> out;
+    for (const auto& [key, t] : tally) {
+        if (t.differ || t.equal < 2) continue;
+        const auto& [graded, shown] = key;
+        // A placed workload's standard metric is marked graded on its placement.
+        std::string fix = "mark it graded too (MetricDecl::graded), or drop it";
+        for (const auto& w : info.placed)
+            if (shown.rfind(w.name + ".", 0) == 0 && gradable_standard_metric(w, shown.substr(w.name.size() + 1)))
+                fix = "mark it graded too (add \"" + shown.substr(w.name.size() + 1) + "\" to PlacedWorkload::graded of '" + w.name +
+                      "'), or grade another value";
+        out.push_back("shown metric '" + shown + "' carries the value of graded metric '" + graded +
+                      "' (equal on every model replay that produces both, each workload's times varied too), so `lab run` prints the answer beside its '?': " +
+                      fix);
+    }
+    return out;
+}
+
 // Root causes first: a failing lesson, or a workload measured wrongly, explains the metrics that
 // follow from it.
 int problem_rank(const std::string& p) {
@@ -374,10 +448,13 @@ int problem_rank(const std::string& p) {
 
 }  // namespace
 
-std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) {
+std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) { return check_plan_and_leaks(lesson, info).problems; }
+
+PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
     // Each problem once, with the model devices and run types it shows on: a lesson's mistake
     // usually shows on all four, and four copies of each bury the cause.
     std::vector<std::pair<std::string, std::vector<std::string>>> found;
+    std::map<LeakKey, LeakTally> leaks;
     auto add = [&](const std::string& where, const std::string& p) {
         auto it = std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == p; });
         if (it == found.end()) found.push_back({p, {}}), it = found.end() - 1;
@@ -393,6 +470,7 @@ std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) {
                 Derivation d = lesson.derivation(run);
                 for (const auto& p : declared_vs_produced(info, d, run)) add(where, p);
                 for (const auto& p : unanswerable_graded(info, d)) add(where, p);
+                tally_leaks(info, d, leaks);
                 std::set<std::string> plot_names;
                 for (const auto& plot : d.plots) {
                     for (const auto& p : plot::plot_problems(plot)) add(where, p);
@@ -403,14 +481,26 @@ std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info) {
             }
         }
     }
+    // The same four runs again, each workload's measurements varied by a factor of its own: what
+    // is equal only because the model times every workload alike is told apart here. A run that
+    // fails so varied counts for nothing (the plain runs above report what fails).
+    for (DeviceKind kind : {DeviceKind::cpu, DeviceKind::cuda})
+        for (bool quick : {false, true}) {
+            try {
+                const RawRun run = model_run(lesson, info.id, kind, quick, true);
+                tally_leaks(info, lesson.derivation(run), leaks);
+            } catch (const std::exception&) {
+            }
+        }
     std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return problem_rank(a.first) < problem_rank(b.first); });
-    std::vector<std::string> problems;
+    PlanCheck out;
     for (const auto& [p, wheres] : found) {
         std::string on;
         for (const auto& w : wheres) on += (on.empty() ? "" : ", ") + w;
-        problems.push_back(p + (wheres.size() == 4 ? " (on every model device and run type)" : " (on a model " + on + ")"));
+        out.problems.push_back(p + (wheres.size() == 4 ? " (on every model device and run type)" : " (on a model " + on + ")"));
     }
-    return problems;
+    out.warnings = leak_warnings(info, leaks);
+    return out;
 }
 
 std::set<std::string> plan_param_names(Lesson& lesson, const std::string& lesson_id) {

@@ -36,6 +36,22 @@ std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Deri
 // types it shows on.
 std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info);
 
+// The same replays, with what `lab validate` warns of without refusing: a graded value that a
+// shown metric (neither graded nor a check.* helper) carries under another name, so `lab run`
+// prints the answer beside its '?'. The four runs are replayed once more with each workload's
+// time, telemetry and counters scaled by a factor of its own (the model times every workload
+// alike, so a latency per cache level, or every workload's busy share, would otherwise look like
+// one value). A pair is reported when both are finite numbers, not zero, and equal to 1e-9
+// relative on every replay that produces both (at least two): a value equal on one model device
+// only is a coincidence, not a leak. It is a warning, not a problem: the model devices are not
+// the students', and two values may still meet there by the lesson's parameters or the model's
+// seed alone where real devices and other students would tell them apart.
+struct PlanCheck {
+    std::vector<std::string> problems;   // what check_plan returns
+    std::vector<std::string> warnings;   // leaks of graded values, one line each with the fix
+};
+PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info);
+
 // The parameter names the lesson's workloads carry in its plan on a model CPU and GPU (full
 // runs): what a grading spec's `sweep_param` may name.
 std::set<std::string> plan_param_names(Lesson& lesson, const std::string& lesson_id);

@@ -79,10 +79,11 @@ PluginIdentity inspect_plugin(const fs::path& file, const std::string& expected_
     if (id.api_major != kApiMajor || id.api_minor > kApiMinor)
         throw InputError(file.string(),
                          "built for plugin API " + version_text(id.api_major, id.api_minor) +
-                             ", but this lab supports API " + version_text(kApiMajor, kApiMinor) +
+                             ", but this lab supports plugin API " + version_text(kApiMajor, kApiMinor) +
                              (id.api_major == kApiMajor ? " (a plugin may not be newer than its host)" : ""),
-                         "rebuild the plugin against this lab's SDK (lab-sdk " +
-                             version_text(kApiMajor, kApiMinor) + "), or install the lab it was built for");
+                         // The plugin API version, not the package's (`pkg-config --modversion lab-sdk`).
+                         "rebuild the plugin against this lab's SDK, whose plugin API version is " + version_text(kApiMajor, kApiMinor) +
+                             " (`pkg-config --variable=api_major lab-sdk`), or install the lab it was built for");
     if (id.abi_tag != kAbiTag)
         throw InputError(file.string(),
                          "built with toolchain ABI '" + id.abi_tag + "', but this lab was built with '" +

@@ -255,11 +255,30 @@ QuestionType parse_type(const Ctx& c, const YAML::Node& n) {
     throw InputError(c.at(n), "unknown question type '" + t + "'", "use number, integer, choice, regime or bool");
 }
 
+// Where each key of `map` is written, under `parent.` (a nested mapping or list of a question). A
+// nested node reached through an alias (`tolerance: *t`) was written at its anchor, in another
+// question, usually: its keys are placed at the parent key's line here instead.
+void record_key_lines(const YAML::Node& map, const std::string& parent, Question& out) {
+    const int parent_line = parent.empty() ? out.line : out.key_lines[parent];
+    auto put = [&](const std::string& key, const YAML::Node& at) {
+        const int line = at.Mark().line + 1;
+        out.key_lines[parent.empty() ? key : parent + "." + key] = line >= parent_line ? line : parent_line;
+    };
+    if (map.IsMap()) {
+        for (const auto& kv : map)
+            if (kv.first.IsScalar()) put(kv.first.Scalar(), kv.first);
+    } else if (map.IsSequence()) {
+        for (const auto& item : map)
+            if (item.IsScalar()) put(item.Scalar(), item);
+    }
+}
+
 Question parse_question(const Ctx& c, const YAML::Node& q) {
     if (!q.IsMap()) throw InputError(c.at(q), "a question must be a mapping of keys");
     check_keys(c, q, "question");
     Question out;
     out.line = q.Mark().line + 1;
+    record_key_lines(q, "", out);
     if (!q["id"]) throw InputError(c.at(q), "a question without an 'id'");
     out.id = get<std::string>(c, q["id"], "id");
     if (!valid_id(out.id))
@@ -285,6 +304,7 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     const YAML::Node& e = q["expected"];
     if (!e.IsMap()) throw InputError(c.at(e), "'expected' must be {metric: NAME} or {value: CONSTANT}");
     check_keys(c, e, "expected");
+    record_key_lines(e, "expected", out);
     if (e["metric"] && e["value"]) throw InputError(c.at(e), "'expected' has both 'metric' and 'value': keep one");
     if (e["metric"]) out.expected.metric = get<std::string>(c, e["metric"], "metric");
     else if (e["value"]) out.expected.value = get<std::string>(c, e["value"], "value");
@@ -305,7 +325,10 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         if (!out.unit.empty() && units::dimension_of(out.unit) != "")
             throw InputError(c.at(q["noun"]), "'noun' applies to plain counts, not to a question in " + out.unit);
     }
-    if (q["tolerance"]) parse_tolerance(c, q["tolerance"], out);
+    if (q["tolerance"]) {
+        parse_tolerance(c, q["tolerance"], out);
+        record_key_lines(q["tolerance"], "tolerance", out);
+    }
     if (q["partial"]) {
         const YAML::Node& p = q["partial"];
         if (!p.IsMap()) throw InputError(c.at(p), "'partial' must be {within: W, credit: C}");
@@ -340,6 +363,7 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
                 throw InputError(c.at(d), "unknown device kind '" + kind + "' in applies_to", "use cpu or cuda");
             out.applies_to.push_back(kind);
         }
+        record_key_lines(list, "applies_to", out);
     }
     if (out.expected.value) {
         // A constant answer must itself be a valid answer of the question's type.
@@ -373,6 +397,8 @@ GradingSpec read_spec(const Ctx& c, const YAML::Node& root, bool default_accept_
     s.show_expected = default_show_expected;
     if (!root["lesson"]) throw InputError(file.string(), "no 'lesson'", "add a line such as: lesson: \"02.05\"");
     s.lesson = get<std::string>(c, root["lesson"], "lesson");
+    for (const auto& kv : root)
+        if (kv.first.IsScalar() && kv.first.Scalar() == "lesson") s.lesson_line = kv.first.Mark().line + 1;
     if (root["accept_quick"]) s.accept_quick = get<bool>(c, root["accept_quick"], "accept_quick");
     if (root["show_expected"]) s.show_expected = get<std::string>(c, root["show_expected"], "show_expected");
     if (s.show_expected != "never" && s.show_expected != "after_due_date" && s.show_expected != "always")
@@ -411,6 +437,15 @@ GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_qui
     }
 }
 
+int Question::line_of(const std::string& key) const {
+    for (std::string k = key;;) {
+        if (const auto it = key_lines.find(k); it != key_lines.end() && it->second > 0) return it->second;
+        const auto dot = k.rfind('.');
+        if (dot == std::string::npos) return line;
+        k.resize(dot);
+    }
+}
+
 bool has_tolerance(const Tolerance& t) {
     return t.rel.value_or(0) > 0 || t.abs.value_or(0) > 0 || t.factor.value_or(1) > 1 || t.steps.has_value();
 }
@@ -418,7 +453,7 @@ bool has_tolerance(const Tolerance& t) {
 std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo& info) {
     std::vector<std::string> out;
     for (const auto& q : spec.questions) {
-        const std::string at = spec.file + ":" + std::to_string(q.line) + ": question '" + q.id + "'";
+        auto at = [&](const std::string& key) { return spec.file + ":" + std::to_string(q.line_of(key)) + ": question '" + q.id + "'"; };
         for (const auto& d : info.metrics) {
             if (d.name != q.expected.metric || d.graded) continue;
             // A placed workload's standard metrics (scale.roof_fraction) are marked graded on the
@@ -431,11 +466,11 @@ std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo
                                         ? "add \"" + d.name.substr(placed->name.size() + 1) + "\" to the placement's graded list (PlacedWorkload::graded of '" +
                                               placed->name + "')"
                                         : "mark it graded in the lesson's declarations (MetricDecl::graded)";
-            out.push_back(at + " grades metric '" + d.name + "', which lesson " + info.id +
+            out.push_back(at("expected.metric") + " grades metric '" + d.name + "', which lesson " + info.id +
                           " does not mark graded, so `lab run` shows its value to every student\n  fix: " + how + ", or ask another metric");
         }
         if (q.type != QuestionType::choice && !q.options.empty())
-            out.push_back(at + " lists options, which only a choice question reads: they are ignored\n  fix: remove them, or make it "
+            out.push_back(at("options") + " lists options, which only a choice question reads: they are ignored\n  fix: remove them, or make it "
                                "type: choice");
     }
     return out;
@@ -452,7 +487,7 @@ void check_spec_sweeps(const GradingSpec& spec, Lesson& lesson) {
         std::string known;
         for (const auto& n : param_names) known += (known.empty() ? "" : ", ") + n;
         const std::string near = did_you_mean(name, std::vector<std::string>(param_names.begin(), param_names.end()));
-        throw InputError(spec.file + ":" + std::to_string(q.line),
+        throw InputError(spec.file + ":" + std::to_string(q.line_of("tolerance.sweep_param")),
                          "question '" + q.id + "' reads its sweep from parameter '" + name + "', which no workload of lesson " +
                              spec.lesson + " has" + (near.empty() ? "" : " (did you mean '" + near + "'?)"),
                          known.empty() ? "the lesson's workloads have no parameters: list the points with 'sweep: [...]'"
@@ -462,53 +497,60 @@ void check_spec_sweeps(const GradingSpec& spec, Lesson& lesson) {
 
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
     if (spec.lesson != info.id)
-        throw InputError(spec.file, "the spec is for lesson '" + spec.lesson + "' but the plugin is lesson '" + info.id + "'");
+        throw InputError(spec.lesson_line > 0 ? spec.file + ":" + std::to_string(spec.lesson_line) : spec.file,
+                         "the spec is for lesson '" + spec.lesson + "' but the plugin is lesson '" + info.id + "'");
     for (const auto& q : spec.questions) {
-        std::string where = spec.file + ":" + std::to_string(q.line);
+        // Each fault at the line of the key at fault; a key left out at the question's line.
+        auto at = [&](const std::string& key) { return spec.file + ":" + std::to_string(q.line_of(key)); };
         if (q.expected.metric.empty()) continue;
         const MetricDecl* m = nullptr;
         for (const auto& d : info.metrics)
             if (d.name == q.expected.metric) m = &d;
         if (!m)
-            throw InputError(where, "question '" + q.id + "' names metric '" + q.expected.metric + "', which lesson " + info.id +
-                                        " does not declare",
+            throw InputError(at("expected.metric"), "question '" + q.id + "' names metric '" + q.expected.metric + "', which lesson " + info.id +
+                                                        " does not declare",
                              "see `lab info " + info.id + "` for its metrics");
         bool numeric = q.type == QuestionType::number || q.type == QuestionType::integer;
         if (numeric && m->kind == MetricKind::category)
-            throw InputError(where, "question '" + q.id + "' is a " + to_string(q.type) + " question but metric '" + m->name +
-                                        "' is a category",
+            throw InputError(at("type"), "question '" + q.id + "' is a " + to_string(q.type) + " question but metric '" + m->name +
+                                             "' is a category",
                              m->name.size() > 7 && m->name.compare(m->name.size() - 7, 7, "_regime") == 0
                                  ? "use type: regime"
                                  : "use type: choice with the category's values as options");
         if (!numeric && m->kind != MetricKind::category && q.type != QuestionType::boolean)
-            throw InputError(where, "question '" + q.id + "' is a " + to_string(q.type) + " question but metric '" + m->name +
-                                        "' is a number",
+            throw InputError(at("type"), "question '" + q.id + "' is a " + to_string(q.type) + " question but metric '" + m->name +
+                                             "' is a number",
                              "use type: number (or integer) with a tolerance");
         if (q.type == QuestionType::integer && m->kind != MetricKind::integer)
-            throw InputError(where, "question '" + q.id + "' asks for an integer but metric '" + m->name + "' is not one",
+            throw InputError(at("type"), "question '" + q.id + "' asks for an integer but metric '" + m->name + "' is not one",
                              "use type: number with a tolerance");
         if (!q.noun.empty() && units::dimension_of(q.unit.empty() ? m->unit : q.unit).value_or("?") != "")
-            throw InputError(where, "question '" + q.id + "' has a noun ('" + q.noun + "') but asks for a quantity with a unit",
+            throw InputError(at("noun"), "question '" + q.id + "' has a noun ('" + q.noun + "') but asks for a quantity with a unit",
                              "give a noun to plain counts only; an answer with a unit carries its unit");
         if (numeric) {
             auto metric_dim = units::dimension_of(m->unit);
             auto q_dim = units::dimension_of(q.unit.empty() ? m->unit : q.unit);
             if (!metric_dim || !q_dim || *metric_dim != *q_dim)
-                throw InputError(where, "question '" + q.id + "' reads answers in '" + q.unit + "' but metric '" + m->name +
-                                            "' is in '" + m->unit + "' (another dimension)",
+                throw InputError(at("unit"), "question '" + q.id + "' reads answers in '" + q.unit + "' but metric '" + m->name +
+                                                 "' is in '" + m->unit + "' (another dimension)",
                                  "use a unit of the metric's dimension");
         }
         for (const auto& kind : q.applies_to)
             if (std::find(m->devices.begin(), m->devices.end(), kind) == m->devices.end())
-                throw InputError(where, "question '" + q.id + "' applies to " + kind + " but metric '" + m->name +
-                                            "' is not produced there");
+                throw InputError(at("applies_to." + kind), "question '" + q.id + "' applies to " + kind + " but metric '" + m->name +
+                                                               "' is not produced there");
         // A measured number is never exactly the value a student reads off and rounds: without a
         // tolerance a correct 3.949 is wrong against 3.95. Integer and category metrics (counts
-        // from the lesson's parameters, regimes) are exact by nature and need none.
-        if (q.type == QuestionType::number && m->kind == MetricKind::number && !has_tolerance(q.tolerance))
-            throw InputError(where, "question '" + q.id + "' compares a measured value (metric '" + m->name +
-                                        "') exactly: a correct 3.949 would be marked wrong against 3.95",
+        // from the lesson's parameters, regimes) are exact by nature and need none. A tolerance
+        // written as rel: 0 or factor: 1 is pointed at; one left out, at the question.
+        if (q.type == QuestionType::number && m->kind == MetricKind::number && !has_tolerance(q.tolerance)) {
+            std::vector<std::string> written;  // the zero tolerances written: one of them is the key at fault
+            for (const char* k : {"rel", "abs", "factor"})
+                if (q.key_lines.count(std::string("tolerance.") + k)) written.push_back(std::string("tolerance.") + k);
+            throw InputError(at(written.size() == 1 ? written[0] : "tolerance"), "question '" + q.id + "' compares a measured value (metric '" + m->name +
+                                                  "') exactly: a correct 3.949 would be marked wrong against 3.95",
                              "add a tolerance such as rel: 0.05");
+        }
     }
 }
 

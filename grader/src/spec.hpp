@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -55,7 +56,15 @@ struct Question {
     std::string unit;                   // the unit a bare number is read in ("GB/s", "us", "%")
     std::string noun;                   // a count's noun ("token"): "12853 tokens" reads as 12853
     std::vector<std::string> applies_to;  // device kinds; empty = all
-    int line = 0;                       // where it starts in the spec file
+    int line = 0;                       // where it starts in the spec file (its `- id:` line)
+    // The line of each key the question writes ("type", "unit", "tolerance", ...; nested ones as
+    // "expected.metric", "tolerance.sweep_param", "applies_to.cuda"), so a check against the
+    // lesson points at the key at fault. A nested key shared through an alias (`tolerance: *t`)
+    // is recorded at the line of its parent key in this question.
+    std::map<std::string, int> key_lines;
+    // The line of `key`, else of the nearest parent key written ("expected" for
+    // "expected.metric"), else the question's own line (the fault is a key left out).
+    int line_of(const std::string& key) const;
 };
 
 struct GradingSpec {
@@ -65,6 +74,7 @@ struct GradingSpec {
     std::string due;                                // ISO date (YYYY-MM-DD); "" = no due date
     std::vector<Question> questions;
     std::string file;
+    int lesson_line = 0;                            // the line of `lesson:` (0: unknown)
 };
 
 // One key of the schema: what it means and its default, for `lab check-spec --keys` and docs.

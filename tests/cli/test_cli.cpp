@@ -455,6 +455,27 @@ TEST_CASE("lab validate finds the grading spec beside the plugin's folder, run f
     CHECK_THAT(lab_test::read_file(d / "02_05/build/out.txt"), Catch::Contains("grading spec " + (d / "02_05/02.05.yaml").string()));
 }
 
+// `./lab_02_05.so` has the folder `.` above it: the spec found beside it is named without it, and
+// a --spec path with `..` in it is named as the file it is.
+TEST_CASE("lab validate names the plugin and the spec by lexically normal paths", "[usage]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "sub");
+    fs::copy_file(lab_test::build_root() / "labs/02_05/lab_02_05.so", d / "lab_02_05.so");
+    fs::copy_file(lab_test::source_root() / "configs/grading/02.05.yaml", d / "02.05.yaml");
+    const std::string lab = "'" + lab_test::lab_executable().string() + "'";
+    REQUIRE(std::system(("cd '" + d.path().string() + "' && " + lab + " validate ./lab_02_05.so > found.txt 2>&1").c_str()) == 0);
+    const std::string found = lab_test::read_file(d / "found.txt");
+    INFO(found);
+    CHECK_THAT(found, Catch::StartsWith("lab_02_05.so: lesson 02.05"));
+    CHECK_THAT(found, Catch::Contains("grading spec " + (d / "02.05.yaml").string() + ":"));
+    CHECK_THAT(found, !Catch::Contains("/./") && !Catch::Contains("./lab_02_05.so"));
+    REQUIRE(std::system(("cd '" + d.path().string() + "' && " + lab + " validate sub/../lab_02_05.so --spec ./sub/../02.05.yaml > given.txt 2>&1").c_str()) == 0);
+    const std::string given = lab_test::read_file(d / "given.txt");
+    INFO(given);
+    CHECK_THAT(given, Catch::StartsWith("lab_02_05.so: lesson 02.05") && Catch::Contains("grading spec 02.05.yaml:"));
+    CHECK_THAT(given, !Catch::Contains("sub/..") && !Catch::Contains("./"));
+}
+
 TEST_CASE("lab validate with a spec that does not fit a sound plugin blames the spec, not the plugin", "[usage]") {
     lab_test::TempDir d;
     std::string spec = lab_test::read_file(lab_test::source_root() / "configs/grading/02.05.yaml");

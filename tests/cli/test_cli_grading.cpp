@@ -333,7 +333,7 @@ TEST_CASE("lab check-spec accepts a good spec and refuses a broken one with its 
     CHECK(shipped.exit_code == 0);
 
     auto [file, line, fragment] = GENERATE(table<std::string, int, std::string>({
-        {"broken/02.05-wrong-dimension.yaml", 6, "another dimension"},
+        {"broken/02.05-wrong-dimension.yaml", 8, "another dimension"},  // at its `unit: GB/s`
         {"broken/02.05-unknown-key.yaml", 10, "unknown key 'tolerence'"},
     }));
     auto bad = run_lab({"check-spec", (dir / file).string()});
@@ -353,7 +353,7 @@ TEST_CASE("lab check-spec names the spec's lesson: line when no lesson has that 
     lab_test::write_file(d / "typo.yaml", spec);
     auto r = run_lab({"check-spec", (d / "typo.yaml").string()});
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains((d / "typo.yaml").string() + ":") && Catch::Contains("lesson '02.31' is not one lab finds") &&
+    CHECK_THAT(r.err, Catch::Contains((d / "typo.yaml").string() + ":4:") && Catch::Contains("lesson '02.31' is not one lab finds") &&
                           Catch::Contains("fix: correct `lesson:` in the spec"));
 }
 

@@ -134,7 +134,7 @@ TEST_CASE("a sweep_param no workload has is refused where the spec is checked, a
     points: 2
 )";
     const std::string refused = input_error([&] { g.spec(spec_yaml(q, "02.06")); });
-    CHECK_THAT(refused, Catch::Contains(".yaml:5: question 'crossover_batch' reads its sweep from parameter 'batches'") &&
+    CHECK_THAT(refused, Catch::Contains(".yaml:9: question 'crossover_batch' reads its sweep from parameter 'batches'") &&
                             Catch::Contains("did you mean 'batch'?") && Catch::Contains("the workloads' parameters: ") &&
                             Catch::Contains("batch"));
     // A spec loaded without the lesson's plan (as an old grader did): the question is void, not wrong.
@@ -180,7 +180,8 @@ TEST_CASE("a choice is read like a regime: case, spaces, hyphens and underscores
         CAPTURE(claim);
         CHECK(result(g.grade(spec, run, {{"small_verdict", claim}}), "small_verdict").verdict == Verdict::correct);
     }
-    const auto& bad = result(g.grade(spec, run, {{"small_verdict", "launch bound"}}), "small_verdict");
+    const GradeReport report = g.grade(spec, run, {{"small_verdict", "launch bound"}});  // `bad` refers into it
+    const auto& bad = result(report, "small_verdict");
     CHECK(bad.verdict == Verdict::invalid);
     CHECK_THAT(bad.feedback, Catch::Contains("overhead_bound, throughput_bound"));
 }

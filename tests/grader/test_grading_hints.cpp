@@ -86,6 +86,7 @@ TEST_CASE("check-spec warns of a question on a metric the lesson does not withho
     REQUIRE(w.size() == 1);
     CHECK_THAT(w[0], Catch::Contains("ridge_point") && Catch::Contains("shows its value to every student") &&
                          Catch::Contains("MetricDecl::graded"));
+    CHECK_THAT(w[0], Catch::Contains(".yaml:9: question 'ridge_point' grades metric"));  // at its `expected:` line
 
     // A placed workload's metric is marked graded on its placement: the fix names that list.
     GradingSpec placed = g.spec(spec_yaml(R"(  - id: few_ai
@@ -120,6 +121,7 @@ TEST_CASE("check-spec warns of a question on a metric the lesson does not withho
     const auto wo = spec_warnings(options, lesson("02.05").info);
     REQUIRE(wo.size() == 1);
     CHECK_THAT(wo[0], Catch::Contains("lists options, which only a choice question reads"));
+    CHECK_THAT(wo[0], Catch::Contains(".yaml:8: question 'few_regime' lists options"));  // at its `options:` line
 }
 
 TEST_CASE("an unclosed [ or { is reported on the line that opened it", "[grading]") {

@@ -24,18 +24,28 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
          "unknown key 'relative'"},
         {"unknown key at the top", "lesson: \"02.05\"\naccept_quik: true\nquestions:\n" + ridge, 2, "unknown key 'accept_quik'"},
         {"metric the lesson does not declare",
-         head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected: {metric: ridge_pointt}\n", 4,
+         head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected: {metric: ridge_pointt}\n", 7,
+         "does not declare"},
+        {"metric the lesson does not declare, written on its own line",
+         head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected:\n      metric: ridge_pointt\n", 8,
          "does not declare"},
         {"value of the wrong type", head + ridge + "    points: two\n", 8, "wrong type"},
         {"question type that does not fit the metric",
-         head + "  - id: side\n    prompt: \"Side?\"\n    type: regime\n    expected: {metric: ridge_point}\n", 4, "is a number"},
+         head + "  - id: side\n    prompt: \"Side?\"\n    type: regime\n    expected: {metric: ridge_point}\n", 6, "is a number"},
+        {"integer question on a number metric",
+         head + "  - id: side\n    prompt: \"Side?\"\n    type: integer\n    expected: {metric: ridge_point}\n", 6, "asks for an integer"},
         {"number question on a category metric",
-         head + "  - id: side\n    prompt: \"Side?\"\n    expected: {metric: triad.predicted_regime}\n", 4, "is a category"},
+         head + "  - id: side\n    prompt: \"Side?\"\n    expected: {metric: triad.predicted_regime}\n", 4, "is a category"},  // type: left out
+        {"number question on a category metric, type written",
+         head + "  - id: side\n    prompt: \"Side?\"\n    expected: {metric: triad.predicted_regime}\n    type: number\n", 7, "is a category"},
         {"negative relative tolerance", head + ridge + "    tolerance: {rel: -0.05}\n", 8, "non-negative"},
         {"negative absolute tolerance", head + ridge + "    tolerance:\n      abs: -1\n", 9, "non-negative"},
         {"unit of the wrong dimension",
-         head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: GB/s\n    expected: {metric: ridge_point}\n", 4,
+         head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: GB/s\n    expected: {metric: ridge_point}\n", 6,
          "another dimension"},
+        {"a noun on a quantity with a unit",
+         head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    expected: {metric: ridge_point}\n    tolerance: {rel: 0.05}\n    noun: flop\n",
+         8, "has a noun ('flop')"},
         {"unknown unit", head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: furlongs\n    expected: {metric: ridge_point}\n",
          6, "unknown unit"},
         {"duplicate id", head + ridge + ridge, 8, "two questions have the id 'ridge_point'"},
@@ -57,7 +67,19 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
         {"near_ridge_either on a number question", head + ridge + "    near_ridge_either: 1.2\n", 8, "regime questions only"},
         {"applies_to a device that lacks the metric",
          head + "  - id: r\n    prompt: \"?\"\n    unit: FLOP/B\n    expected: {metric: ridge_point_bf16_tensor}\n    applies_to: [cpu]\n",
-         4, "not produced there"},
+         8, "not produced there"},
+        {"applies_to a device that lacks the metric, as a block list",
+         head + "  - id: r\n    prompt: \"?\"\n    unit: FLOP/B\n    expected: {metric: ridge_point_bf16_tensor}\n    applies_to:\n      - cuda\n      - cpu\n",
+         10, "applies to cpu"},
+        // A measured value compared exactly: at the zero tolerance written, or the question's line
+        // where none is written.
+        {"no tolerance on a measured value", head + ridge, 4, "compares a measured value"},
+        {"rel: 0 on its own line", head + ridge + "    points: 2\n    tolerance:\n      rel: 0\n", 10, "compares a measured value"},
+        {"factor: 1", head + ridge + "    tolerance: {factor: 1}\n", 8, "compares a measured value"},
+        {"rel: 0 and abs: 0", head + ridge + "    tolerance:\n      rel: 0\n      abs: 0\n", 8, "compares a measured value"},
+        {"a zero tolerance shared through an anchor",
+         head + "  - {id: c, prompt: p, type: integer, expected: {value: 41}, tolerance: &t {rel: 0}}\n" + ridge + "    tolerance: *t\n", 9,
+         "question 'ridge_point' compares a measured value"},
         {"bad show_expected", "lesson: \"02.05\"\nshow_expected: sometimes\nquestions:\n" + ridge, 2, "show_expected"},
     }));
     CAPTURE(name);
@@ -74,7 +96,9 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
 TEST_CASE("a spec for another lesson than its plugin is refused", "[grading]") {
     Grading g;
     GradingSpec s = g.spec(spec_yaml(kRidge, "02.05"), false);
-    CHECK_THAT(input_error([&] { check_spec_against(s, lesson("02.01").info); }), Catch::Contains("02.01"));
+    const std::string msg = input_error([&] { check_spec_against(s, lesson("02.01").info); });
+    CHECK_THAT(msg, Catch::Contains("02.01"));
+    CHECK_THAT(msg, Catch::StartsWith(s.file + ":1: "));  // at its `lesson:` line
 }
 
 TEST_CASE("applies_to written as one device kind rather than a list still restricts the question", "[grading]") {
