@@ -943,9 +943,11 @@ TEST_CASE("02.07's questions follow the seed: KV bytes, where the KV cache excee
         CHECK(num("question_kv_bytes") == B * T * 2 * 32 * 8 * 128 * e);
         // The smallest T with B T k > W, Llama-2-7B fp16 weights, k = 2 x 32 x 32 x 128 x e.
         const double b2 = num("question_overtake_batch");
-        CHECK(b2 == double(2 << (seed % 5)));
         const std::string kv2 = text("question_overtake_kv_dtype");
         CHECK(kv2 == ((seed / 5) % 2 ? "fp8" : "fp16"));
+        CHECK(b2 == double((kv2 == "fp8" ? 4 : 2) << (seed % 5)));
+        // Never the crossing the lesson prints (batch 1, fp16): fp8 at batch 2 would be it.
+        CHECK(num("question_overtake_context") != num("kv_exceeds_weights_7b_context"));
         const std::uint64_t k = 2ull * 32 * 32 * 128 * (kv2 == "fp8" ? 1 : 2), w = 13'476'831'232ull;
         const double t2 = num("question_overtake_context");
         CHECK(t2 == double(w / (std::uint64_t(b2) * k) + 1));
