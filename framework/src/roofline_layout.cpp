@@ -172,6 +172,20 @@ RegimeStyle regime_style(const std::string& regime) {
     return {regime, words, "#009E73", Shape::triangle_down, 5};
 }
 
+std::optional<Drop> drop_roof(const Layout& m, std::size_t i) {
+    const Point& p = *m.drawn[i];
+    if (!p.ai_shown || m.off_scale[i] != 0 || std::isinf(p.ai)) return std::nullopt;
+    const Ceiling* c = nullptr;
+    if (p.pipe.empty()) {
+        if (m.ridge_index >= 0) c = &m.ceilings[static_cast<std::size_t>(m.ridge_index)];
+    } else {
+        for (const auto& ceiling : m.ceilings)
+            if (ceiling.name == p.pipe) c = &ceiling;
+    }
+    if (!c) return std::nullopt;
+    return Drop{c, m.bandwidth > 0 ? roofline::roof(p.ai, c->flops, m.bandwidth) : c->flops};
+}
+
 char point_letter(std::size_t i) {
     if (i < 26) return static_cast<char>('A' + i);
     if (i < 52) return static_cast<char>('a' + (i - 26));

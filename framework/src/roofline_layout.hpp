@@ -6,6 +6,7 @@
 // Internal to roofline_plot.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,16 @@ struct RegimeStyle {
 // One colour and one marker shape per regime, recognising the synonyms students may write
 // ("bandwidth bound"): the shape alone tells the regimes apart where colours do not.
 RegimeStyle regime_style(const std::string& regime);
+
+// Where the i-th drawn point's drop line ends: its roof, min(its ceiling, AI x bandwidth), against
+// its pipe's ceiling (the marked ridge's when it names none). nullopt when none is drawn: its AI
+// withheld (a line ending on the slope reads as AI x bandwidth, a second reading of the number
+// asked for), off the x axis or infinite, or its pipe has no ceiling on the chart.
+struct Drop {
+    const Ceiling* ceiling = nullptr;  // the ceiling it is held against
+    double roof = 0;                   // FLOP/s where the line ends
+};
+std::optional<Drop> drop_roof(const Layout& m, std::size_t i);
 
 // The letter that keys the i-th drawn point, in the terminal's grid and the SVG's key table
 // alike: A..Z, a..z, then '*'.

@@ -80,6 +80,21 @@ void draw_roofs(Grid& g, const Layout& m) {
     }
 }
 
+// A dotted drop line (':') from each point up to its roof, as the SVG draws: how far below its
+// roof a kernel runs, read at a glance. Only in empty cells, so roofs, ridges and letters win;
+// drawn before the letters. Whether any was drawn, for the key.
+bool draw_drops(Grid& g, const Layout& m) {
+    bool any = false;
+    for (std::size_t i = 0; i < m.drawn.size(); ++i) {
+        const auto drop = drop_roof(m, i);
+        if (!drop || !(drop->roof > 0) || !(m.drawn[i]->flops_per_s > 0)) continue;
+        const int c = g.col(std::log10(m.drawn[i]->ai));
+        for (int r = g.row(std::log10(drop->roof)) + 1; r < g.row(std::log10(m.drawn[i]->flops_per_s)); ++r)
+            if (g.cell(r, c) == ' ') g.cell(r, c) = ':', any = true;
+    }
+    return any;
+}
+
 // Each point's letter; off the x axis, the letter on the edge with an arrow outside it ("G>",
 // "<H").
 void draw_points(Grid& g, const Layout& m) {
@@ -162,7 +177,7 @@ void write_plot(Text& t, const RooflineChart& chart, const Layout& m, const Grid
 }
 
 // The key to the roofs: each ceiling, the bandwidth and the ridge, with their values.
-void write_roof_key(Text& t, const RooflineChart& chart, const Layout& m) {
+void write_roof_key(Text& t, const RooflineChart& chart, const Layout& m, bool drops) {
     for (std::size_t i = 0; i < m.ceilings.size(); ++i) {
         const auto& c = m.ceilings[i];
         const bool main = static_cast<int>(i) == m.ridge_index;
@@ -179,6 +194,7 @@ void write_roof_key(Text& t, const RooflineChart& chart, const Layout& m) {
         const Ceiling& r64 = m.ceilings[static_cast<std::size_t>(m.fp64_ridge_index)];
         t.line(fmt::format("    ridge {} FLOP/B ({})", chart.show_ridge_value ? ai_number(r64.ridge) : "?", ascii_only(r64.name)));
     }
+    if (drops) t.line("  : from a point up to its own roof: how far below it the kernel ran");
 }
 
 // The points as a table under their letters, columns padded to the widest entry.
@@ -227,11 +243,12 @@ std::string render_terminal(const RooflineChart& chart, int width, int height) {
     const Layout m = lay_out(chart);
     Grid g(m, std::clamp(width, 20, 400), std::clamp(height, 6, 200));
     draw_roofs(g, m);
+    const bool drops = draw_drops(g, m);
     draw_points(g, m);
 
     Text t;
     write_plot(t, chart, m, g);
-    write_roof_key(t, chart, m);
+    write_roof_key(t, chart, m, drops);
     write_point_table(t, m);
     write_not_drawn(t, m);
     return std::move(t.out);

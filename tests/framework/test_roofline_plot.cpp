@@ -561,6 +561,50 @@ TEST_CASE("the terminal sketch is ASCII with a grid of the requested size and a 
     CHECK(has_line("not drawn:", "copy (0 FLOP)"));
 }
 
+// The grid's rows, top first, without the y labels (the part right of the axis's '|').
+std::vector<std::string> grid_rows(const std::string& t, int width) {
+    const auto lines = lines_of(t);
+    std::size_t axis = lines.size(), col = 0;
+    for (std::size_t i = 0; i < lines.size() && axis == lines.size(); ++i)
+        if (const auto pos = lines[i].find("+" + std::string(width, '-')); pos != std::string::npos) axis = i, col = pos;
+    std::vector<std::string> rows;
+    for (std::size_t i = 0; i < axis; ++i)
+        if (lines[i].size() == col + 1 + width && lines[i][col] == '|') rows.push_back(lines[i].substr(col + 1));
+    return rows;
+}
+
+TEST_CASE("the terminal sketch draws a dotted drop line from a point up to its roof", "[plot]") {
+    RooflineChart chart;
+    chart.compute = {{"fp32.simt", 100e9}};
+    chart.bandwidth_bytes_per_s = 10e9;
+    chart.ridge_pipe = "fp32.simt";
+    chart.points = {{"far_below", 100.0, 1e9, "compute_bound"}};  // 1% of its roof: two decades under it
+    const int width = 64, height = 16;
+    const auto rows = grid_rows(render_terminal(chart, width, height), width);
+    REQUIRE(rows.size() == static_cast<std::size_t>(height));
+    int point_row = -1, col = -1, roof_row = -1;
+    for (int r = 0; r < height; ++r) {
+        if (const auto c = rows[static_cast<std::size_t>(r)].find('A'); c != std::string::npos) point_row = r, col = static_cast<int>(c);
+        if (rows[static_cast<std::size_t>(r)].find("===") != std::string::npos) roof_row = r;
+    }
+    REQUIRE(point_row > roof_row + 1);
+    REQUIRE(roof_row >= 0);
+    // Every cell between the roof and the point, in the point's column, is ':'.
+    for (int r = roof_row + 1; r < point_row; ++r) {
+        INFO("row " << r);
+        CHECK(rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(col)] == ':');
+    }
+    CHECK_THAT(render_terminal(chart, width, height), Catch::Contains(": from a point up to its own roof"));
+
+    SECTION("none where the AI is withheld: its line would end on the slope at AI x bandwidth") {
+        chart.points = {{"asked", 0.5, 0.05e9, "memory_bound"}};
+        chart.points[0].ai_shown = false;
+        const std::string t = render_terminal(chart, width, height);
+        for (const auto& r : grid_rows(t, width)) CHECK(r.find(':') == std::string::npos);
+        CHECK_THAT(t, !Catch::Contains("from a point up to its own roof"));
+    }
+}
+
 TEST_CASE("the terminal sketch withholds the ridge value when asked", "[plot]") {
     auto chart = sample_chart();
     chart.show_ridge_value = false;
