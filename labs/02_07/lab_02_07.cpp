@@ -71,7 +71,7 @@ u64 param_of(const Workload& w, const std::string& name) {
 class WhereTheMemoryWent : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.07", .title = "Where the Memory Went", .version = "1.0.0"};
+        LessonInfo i{.id = "02.07", .title = "Where the Memory Went", .version = "2.0.0"};
         i.objectives = {"Budget a model's memory: weights, KV cache and activations, over batch and context.",
                         "Find where the KV cache overtakes the weights, and the largest batch that fits a memory size."};
         i.experiments = {{"prefill", "the tiny model (fp32) prefills B x T tokens, allocations accounted: (B, T) = (1, 128), (4, 128), (1, 512); full: + (2, 512), (8, 128)"}};
