@@ -153,6 +153,25 @@ TEST_CASE("lab answers refuses a run of another lesson", "[grading-cli][grading]
     CHECK(r.out.empty());
 }
 
+// A run of another major version of the lesson (02.07 went to 2.0.0 when its questions changed):
+// the template is still made, from the run's own values, but the student is told that submit
+// will refuse the run, and why, before filling it in.
+TEST_CASE("lab answers says a run of another major lesson version will be refused", "[grading-cli][grading]") {
+    lab_test::TempDir d;
+    Run run = fixture_run();
+    auto r = run_lab({"answers", "02.05", "--run", fixture_run_file().string()});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, !Catch::Contains("recorded with lesson plugin"));
+    run.record["lesson"]["plugin_version"] = "0.9.0";
+    lab::record::seal(run.record);
+    run.save(d / "old.json");
+    r = run_lab({"answers", "02.05", "--run", (d / "old.json").string()});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("ridge_point"));
+    CHECK_THAT(r.err, Catch::Contains("recorded with lesson plugin 0.9.0, but the installed plugin is " + lesson_02_05().info.version) &&
+                          Catch::Contains("`lab submit` will refuse it; record the run again"));
+}
+
 TEST_CASE("lab submit --run --results grades, writes results.json and exits 0", "[grading-cli][grading]") {
     QuickConfigs configs;
     lab_test::TempDir d;
