@@ -227,7 +227,8 @@ std::vector<Pairing> pair_files(const FolderContents& c, const fs::path& folder)
     for (std::size_t i = 0; i < c.runs.size(); ++i)
         if (!used[i]) left[c.runs[i].lesson].push_back(i);
     for (const auto& [lesson, runs] : left) {
-        auto row = std::find_if(rows.begin(), rows.end(), [&](const Pairing& p) { return p.lesson == lesson || lesson.empty(); });
+        // By value: clang before 16 cannot capture a structured binding (bench/fuzz.sh builds with clang 14).
+        auto row = std::find_if(rows.begin(), rows.end(), [id = lesson](const Pairing& p) { return p.lesson == id || id.empty(); });
         if (row != rows.end()) {
             for (std::size_t i : runs) row->ignored.push_back(c.runs[i].file);
             continue;
