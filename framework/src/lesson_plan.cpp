@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include <lab/random_bits.hpp>
 #include "lesson_host.hpp"
 #include "run_record.hpp"
 #include "xy_plot.hpp"
@@ -419,23 +420,34 @@ void tally_leaks(const LessonInfo& info, const Derivation& d, std::map<LeakKey, 
     }
 }
 
-std::vector<std::string> leak_warnings(const LessonInfo& info, const std::map<LeakKey, LeakTally>& tally) {
-    std::vector<std::string> out;
-    for (const auto& [key, t] : tally) {
-        if (t.differ || t.equal < 2) continue;
-        const auto& [graded, shown] = key;
-        // A placed workload's standard metric is marked graded on its placement.
-        std::string fix = "mark it graded too (MetricDecl::graded), or drop it";
-        for (const auto& w : info.placed)
-            if (shown.rfind(w.name + ".", 0) == 0 && gradable_standard_metric(w, shown.substr(w.name.size() + 1)))
-                fix = "mark it graded too (add \"" + shown.substr(w.name.size() + 1) + "\" to PlacedWorkload::graded of '" + w.name +
-                      "'), or grade another value";
-        out.push_back("shown metric '" + shown + "' carries the value of graded metric '" + graded +
-                      "' (equal on every model replay that produces both, each workload's times varied too), so `lab run` prints the answer beside its '?': " +
-                      fix);
-    }
+// The warning for one leak; `seed` names a student's seed when only some seeds show it.
+std::string leak_warning(const LessonInfo& info, const LeakKey& key, std::optional<std::uint64_t> seed) {
+    const auto& [graded, shown] = key;
+    // A placed workload's standard metric is marked graded on its placement.
+    std::string fix = "mark it graded too (MetricDecl::graded), or drop it";
+    for (const auto& w : info.placed)
+        if (shown.rfind(w.name + ".", 0) == 0 && gradable_standard_metric(w, shown.substr(w.name.size() + 1)))
+            fix = "mark it graded too (add \"" + shown.substr(w.name.size() + 1) + "\" to PlacedWorkload::graded of '" + w.name +
+                  "'), or grade another value";
+    const std::string when = seed ? fmt::format("for some students: equal on every model replay derived with seed {:#018x}, "
+                                                "a question variant the model's own seed does not pick",
+                                                *seed)
+                                  : std::string("equal on every model replay that produces both, each workload's times varied too");
+    return "shown metric '" + shown + "' carries the value of graded metric '" + graded + "' (" + when +
+           "), so `lab run` prints the answer beside its '?': " + fix;
+}
+
+// The pairs equal on at least two replays and told apart by none.
+std::set<LeakKey> leaked(const std::map<LeakKey, LeakTally>& tally) {
+    std::set<LeakKey> out;
+    for (const auto& [key, t] : tally)
+        if (!t.differ && t.equal >= 2) out.insert(key);
     return out;
 }
+
+// Seeds a question variant may depend on (seed % 5, (seed / 48) % 3, ...): enough that a variant
+// one student in ten gets is met with near certainty (0.9^64 < 0.2%), fixed so validate is repeatable.
+inline constexpr int kLeakSeeds = 64;
 
 // Root causes first: a failing lesson, or a workload measured wrongly, explains the metrics that
 // follow from it.
@@ -455,6 +467,7 @@ PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
     // usually shows on all four, and four copies of each bury the cause.
     std::vector<std::pair<std::string, std::vector<std::string>>> found;
     std::map<LeakKey, LeakTally> leaks;
+    std::vector<RawRun> derived_runs;  // the replays that derived, for the seed sweep below
     auto add = [&](const std::string& where, const std::string& p) {
         auto it = std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == p; });
         if (it == found.end()) found.push_back({p, {}}), it = found.end() - 1;
@@ -468,6 +481,7 @@ PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
                 for (const auto& p : replay_plan(lesson, run)) add(where, "the plan is not repeatable: " + p);
                 for (const auto& p : measured_problems(info, run, kind, quick)) add(where, p);
                 Derivation d = lesson.derivation(run);
+                derived_runs.push_back(run);
                 for (const auto& p : declared_vs_produced(info, d, run)) add(where, p);
                 for (const auto& p : unanswerable_graded(info, d)) add(where, p);
                 tally_leaks(info, d, leaks);
@@ -489,6 +503,7 @@ PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
             try {
                 const RawRun run = model_run(lesson, info.id, kind, quick, true);
                 tally_leaks(info, lesson.derivation(run), leaks);
+                derived_runs.push_back(run);
             } catch (const std::exception&) {
             }
         }
@@ -499,7 +514,43 @@ PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
         for (const auto& w : wheres) on += (on.empty() ? "" : ", ") + w;
         out.problems.push_back(p + (wheres.size() == 4 ? " (on every model device and run type)" : " (on a model " + on + ")"));
     }
-    out.warnings = leak_warnings(info, leaks);
+    const std::set<LeakKey> always = leaked(leaks);
+    for (const auto& key : always) out.warnings.push_back(leak_warning(info, key, std::nullopt));
+    // A question's variant follows the student's seed, so a value the lesson prints for everyone
+    // can answer some students' variant (02.07's fp8 KV question at batch 2 held the bytes of the
+    // batch-1 fp16 crossing the lesson prints): the variant table overlaps the worked example.
+    // The same replays are derived again under other seeds; the plan is not run again, so a seed
+    // that changes which workloads a lesson runs may fail to derive: that seed counts for nothing.
+    // Only shown values the seed does not change count: two values that both follow the seed
+    // (a question's batch of 4 and another's answer of 4) meet by the variant tables' chance, and
+    // no student can tell that one is the other's answer.
+    std::map<LeakKey, std::uint64_t> sometimes;
+    std::map<std::pair<std::string, std::size_t>, double> first_value;  // (shown metric, replay) -> under the first seed
+    std::set<std::string> follows_seed;
+    std::uint64_t seed = 0;
+    for (int i = 0; i < kLeakSeeds; ++i) {
+        seed = random_fill::mix(seed + static_cast<std::uint64_t>(i));
+        std::map<LeakKey, LeakTally> tally;
+        for (std::size_t r = 0; r < derived_runs.size(); ++r) {
+            RawRun run = derived_runs[r];
+            run.options.seed = seed;
+            run.options.seed_hex = fmt::format("{:016x}", seed);
+            try {
+                const Derivation d = lesson.derivation(run);
+                tally_leaks(info, d, tally);
+                for (const auto& m : info.metrics)
+                    if (const MetricValue* v = m.graded ? nullptr : d.find(m.name); v && v->kind != MetricKind::category)
+                        if (const auto [it, first] = first_value.emplace(std::pair{m.name, r}, v->number); !first && it->second != v->number)
+                            follows_seed.insert(m.name);
+            } catch (const std::exception&) {
+            }
+        }
+        for (const auto& key : leaked(tally))
+            if (!always.count(key)) sometimes.emplace(key, seed);
+    }
+    for (auto it = sometimes.begin(); it != sometimes.end();)
+        it = follows_seed.count(it->first.second) ? sometimes.erase(it) : std::next(it);
+    for (const auto& [key, s] : sometimes) out.warnings.push_back(leak_warning(info, key, s));
     return out;
 }
 

@@ -46,6 +46,10 @@ std::vector<std::string> check_plan(Lesson& lesson, const LessonInfo& info);
 // only is a coincidence, not a leak. It is a warning, not a problem: the model devices are not
 // the students', and two values may still meet there by the lesson's parameters or the model's
 // seed alone where real devices and other students would tell them apart.
+// The replays are then derived under 64 other seeds (the plan is not run again): a value the
+// lesson prints for everyone that equals some students' graded answer is warned of too, with a
+// seed that shows it. Values that both follow the seed (two questions' parameters) are not: they
+// meet by chance, and no student can tell one is the other's answer.
 struct PlanCheck {
     std::vector<std::string> problems;   // what check_plan returns
     std::vector<std::string> warnings;   // leaks of graded values, one line each with the fix

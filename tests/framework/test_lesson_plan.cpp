@@ -20,7 +20,9 @@ class RidgeLesson : public Lesson {
 public:
     // twins: two workloads of the same counts, one graded time and the other shown, alike on a
     // model device (which times by the counts) but two measurements on a real one.
-    enum class Copy { none, shown, graded, check_helper, cpu_only_coincidence, zeros, twins };
+    // seed_variant: 02.07's old mistake, a graded question whose variant follows the seed and, for
+    // one seed in seven (not the model's), equals a value the lesson prints for everyone.
+    enum class Copy { none, shown, graded, check_helper, cpu_only_coincidence, zeros, twins, seed_variant };
     Copy copy = Copy::none;
     bool copy_bandwidth = false;  // a graded own metric equal to the placement's shown bytes_per_s
 
@@ -31,7 +33,11 @@ public:
         i.placed = {{.name = "scale"}};
         i.metrics = {{.name = "ridge_ai", .unit = "FLOP/B", .description = "the ridge", .graded = true}};
         const std::string copy_name = copy == Copy::check_helper ? "check.ridge_copy" : "ridge_copy";
-        if (copy != Copy::none && copy != Copy::twins)
+        if (copy == Copy::seed_variant) {
+            i.metrics.push_back({.name = "question_span", .unit = "FLOP/B", .description = "your variant's ridge multiple", .graded = true});
+            i.metrics.push_back({.name = "ridge_doubled", .unit = "FLOP/B", .description = "twice the ridge, for everyone"});
+        }
+        if (copy != Copy::none && copy != Copy::twins && copy != Copy::seed_variant)
             i.metrics.push_back({.name = copy_name, .unit = "FLOP/B", .description = "the ridge again", .graded = copy == Copy::graded});
         if (copy == Copy::zeros) {
             i.metrics.push_back({.name = "zero_graded", .unit = "s", .description = "nothing", .graded = true});
@@ -61,6 +67,9 @@ public:
             case Copy::check_helper: d.set("check.ridge_copy", ridge); break;
             // The ridge on the model CPU (7.5 FLOP/B); on the model GPU, whose ridge is 20, still 7.5.
             case Copy::cpu_only_coincidence: d.set("ridge_copy", run.device_kind == DeviceKind::cpu ? ridge : 7.5); break;
+            case Copy::seed_variant:
+                d.set("question_span", ridge * double(2 + run.options.seed % 7)), d.set("ridge_doubled", 2 * ridge);
+                break;
             case Copy::twins:
                 d.set("near_time_s", run.at("near").time.median), d.set("far_time_s", run.at("far").time.median);
                 break;
@@ -102,6 +111,20 @@ TEST_CASE("the plan replay names the placement's graded list for a placed worklo
     REQUIRE(c.warnings.size() == 1);
     CHECK_THAT(c.warnings[0], Catch::Contains("shown metric 'scale.bytes_per_s' carries the value of graded metric 'scale_bandwidth'") &&
                                   Catch::Contains("add \"bytes_per_s\" to PlacedWorkload::graded of 'scale'"));
+}
+
+TEST_CASE("the plan replay finds a leak that only some students' seeds give", "[plan]") {
+    RidgeLesson lesson;
+    lesson.copy = RidgeLesson::Copy::seed_variant;
+    const PlanCheck c = check_plan_and_leaks(lesson, lesson.declarations());
+    INFO(joined(c.problems) + joined(c.warnings));
+    CHECK(c.problems.empty());
+    REQUIRE(c.warnings.size() == 1);
+    CHECK_THAT(c.warnings[0], Catch::Contains("shown metric 'ridge_doubled' carries the value of graded metric 'question_span'") &&
+                                  Catch::Contains("for some students: equal on every model replay derived with seed 0x"));
+    // The seed it names is one that gives the leak.
+    const auto at = c.warnings[0].find("seed 0x") + 5;
+    CHECK(std::stoull(c.warnings[0].substr(at, 18), nullptr, 16) % 7 == 0);
 }
 
 TEST_CASE("no leak is warned of where nothing is given away", "[plan]") {
