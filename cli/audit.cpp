@@ -34,12 +34,13 @@ int threads_of(const RawRun& run) {
     return 1;
 }
 
-// A ceiling row: rates, so the lower one is the slower run's; its record's conditions travel.
+// A ceiling row, allowed x/÷ `allowed`: a rate, so the lower one is the slower run's, or (`time`:
+// the launch cost) a time, so the larger is; its record's conditions travel.
 AuditRow ceiling_row(const std::string& key, const Ceiling& submitted, const Ceiling& audited, const RawRun& s_run,
-                     const RawRun& a_run, double tolerance, const DecidingCeilings& deciding) {
+                     const RawRun& a_run, double allowed, const DecidingCeilings& deciding, bool time = false) {
     const std::string name = key.rfind("flops.", 0) == 0 ? key.substr(6) : key;
-    AuditRow r = row("ceiling " + name, submitted.value, audited.value, tolerance);
-    r.submission_slower = r.ratio > 0 && r.ratio < 1;
+    AuditRow r = row("ceiling " + name, submitted.value, audited.value, allowed);
+    r.submission_slower = time ? r.ratio >= 1 : r.ratio > 0 && r.ratio < 1;
     const Ceiling& slower = r.submission_slower ? submitted : audited;
     r.slower_load = slower.load;
     r.slower_untrusted = !slower.trusted;
@@ -108,18 +109,10 @@ AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, dou
     if (auto s = sb.find("best"), a = ab.find("best"); s != sb.end() && a != ab.end() && s->second.value > 0 && a->second.value > 0)
         c.rows.push_back(ceiling_row("bandwidth.best", s->second, a->second, submitted, audited, tolerance, deciding));
     // The launch cost the run was judged against: a forged one moves the overhead_bound line
-    // (a kernel within kOverheadLaunchFactor of it is overhead bound). A time, so the larger is
-    // the slower run's; microsecond figures are noisy, so the row also allows its samples' spread.
-    if (const Ceiling &s = submitted.ceilings.launch_s, &a = audited.ceilings.launch_s; s.value > 0 && a.value > 0) {
-        AuditRow r = row("ceiling launch", s.value, a.value, std::max(tolerance, 1 + 3 * (s.spread + a.spread)));
-        r.submission_slower = r.ratio >= 1;
-        const Ceiling& slower = r.submission_slower ? s : a;
-        r.slower_load = slower.load;
-        r.slower_untrusted = !slower.trusted;
-        r.slower_threads = threads_of(r.submission_slower ? submitted : audited);
-        r.decides = !deciding || deciding->count("launch") > 0;
-        c.rows.push_back(r);
-    }
+    // (a kernel within kOverheadLaunchFactor of it is overhead bound). Microsecond figures are
+    // noisy, so the row also allows its samples' spread.
+    if (const Ceiling &s = submitted.ceilings.launch_s, &a = audited.ceilings.launch_s; s.value > 0 && a.value > 0)
+        c.rows.push_back(ceiling_row("launch", s, a, submitted, audited, std::max(tolerance, 1 + 3 * (s.spread + a.spread)), deciding, true));
     const bool structural = !c.problems.empty();
     bool unexplained = false;
     for (const auto& r : c.rows) {

@@ -77,7 +77,7 @@ int cmd_answers(const Args& args) {
                   << "record a full run (`lab run " << id << "`) and make the answers for that one\n";
     // A run of another major version of the lesson: its questions may differ from this one's.
     const std::string recorded = rec["lesson"].value("plugin_version", ""), installed = ctx.lesson(id).info.version;
-    if (recorded.substr(0, recorded.find('.')) != installed.substr(0, installed.find('.')))
+    if (!same_plugin_major(recorded, installed))
         std::cerr << "note: this run was recorded with lesson plugin " << recorded << ", but the installed plugin is " << installed
                   << ": `lab submit` will refuse it; record the run again (`lab run " << id << "`) and make the answers for that one\n";
     return 0;

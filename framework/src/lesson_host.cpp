@@ -32,10 +32,14 @@ Derivation derive_run(const LoadedLesson& lesson, const RawRun& raw, const std::
     }
 }
 
+bool same_plugin_major(const std::string& recorded, const std::string& installed) {
+    return recorded.substr(0, recorded.find('.')) == installed.substr(0, installed.find('.'));
+}
+
 void check_plugin_version(const LoadedLesson& lesson, const nlohmann::json& record, const std::string& file) {
     const std::string recorded = record.at("lesson").value("plugin_version", "");
     const std::string installed = lesson.info.version;
-    if (recorded.substr(0, recorded.find('.')) != installed.substr(0, installed.find('.')))
+    if (!same_plugin_major(recorded, installed))
         throw InputError(file, "recorded with lesson plugin " + recorded + ", but the installed plugin is " + installed +
                                    " (another major version derives differently)",
                          "install the lesson version the run was recorded with, or record the run again");

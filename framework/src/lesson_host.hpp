@@ -42,6 +42,10 @@ Derivation derive_run(const LoadedLesson& lesson, const RawRun& raw, const std::
 // naming `file` and the fix.
 void check_plugin_version(const LoadedLesson& lesson, const nlohmann::json& record, const std::string& file);
 
+// Whether a run recorded by lesson plugin `recorded` ("1.2.0") derives as `installed` does: the
+// same major version.
+bool same_plugin_major(const std::string& recorded, const std::string& installed);
+
 // Problems with a lesson's declarations, each one line: its ID, title, objectives, experiments,
 // budgets, metric names (unique, dotted lower-case) and units (`known_unit`), expectations on
 // declared metrics and named ceilings.

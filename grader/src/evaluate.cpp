@@ -12,6 +12,7 @@
 #include "course.hpp"
 #include "format.hpp"
 #include "identity.hpp"
+#include "lesson_host.hpp"
 #include "prompt_fill.hpp"
 #include "suggest.hpp"
 #include "run_record.hpp"
@@ -389,9 +390,7 @@ GradeReport grade(const Submission& s) {
     if (s.raw.options.quick && !s.spec.accept_quick)
         rep.problems.push_back("this run was made with --quick, and lesson " + s.spec.lesson +
                                " grades full runs only: run `lab run " + s.spec.lesson + "` without --quick");
-    std::string plugin_major = s.record["lesson"].value("plugin_version", "");
-    plugin_major = plugin_major.substr(0, plugin_major.find('.'));
-    if (plugin_major != s.info.version.substr(0, s.info.version.find('.')))
+    if (!same_plugin_major(s.record["lesson"].value("plugin_version", ""), s.info.version))
         rep.problems.push_back("the run was recorded with lesson plugin " + s.record["lesson"].value("plugin_version", "") +
                                " but grading uses " + s.info.version + ": record the run again");
     for (auto& p : consistency_problems(s.record, s.raw)) rep.problems.push_back("inconsistent record: " + p);
