@@ -97,7 +97,14 @@ namespace {
 
 struct Ctx {
     std::filesystem::path file;
-    std::string at(const YAML::Node& n) const { return yaml_where(file, n); }
+    // Set while parsing a node a question reaches through an alias (`tolerance: *t`): the line
+    // of the question's key. The node's own marks point at its anchor, usually in an earlier
+    // question, where the same tolerance may be fine (`abs: 150` in GB/s, not in %).
+    int alias_line = 0;
+    std::string at(const YAML::Node& n) const {
+        if (alias_line <= 0 || n.Mark().line < 0) return yaml_where(file, n);
+        return file.string() + ":" + std::to_string(alias_line) + ": through the alias of line " + std::to_string(n.Mark().line + 1);
+    }
 };
 
 void check_keys(const Ctx& c, const YAML::Node& map, const char* where) {
@@ -326,7 +333,11 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
             throw InputError(c.at(q["noun"]), "'noun' applies to plain counts, not to a question in " + out.unit);
     }
     if (q["tolerance"]) {
-        parse_tolerance(c, q["tolerance"], out);
+        // Anchors come before their aliases: a tolerance whose mark lies before this question was
+        // written elsewhere and is used here through an alias.
+        Ctx here = c;
+        if (q["tolerance"].Mark().line + 1 < out.line) here.alias_line = out.key_lines["tolerance"];
+        parse_tolerance(here, q["tolerance"], out);
         record_key_lines(q["tolerance"], "tolerance", out);
     }
     if (q["partial"]) {

@@ -80,6 +80,12 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
         {"a zero tolerance shared through an anchor",
          head + "  - {id: c, prompt: p, type: integer, expected: {value: 41}, tolerance: &t {rel: 0}}\n" + ridge + "    tolerance: *t\n", 9,
          "question 'ridge_point' compares a measured value"},
+        // An anchored tolerance fine where written (150 of a count) but not where an alias uses it
+        // (150 percentage points): the alias's line, not the anchor's, in another question.
+        {"a tolerance shared through an anchor that does not fit the alias's question",
+         head + "  - {id: c, prompt: p, type: integer, expected: {value: 41}, tolerance: &t {abs: 150}}\n" +
+             "  - id: share\n    prompt: \"Share?\"\n    unit: \"%\"\n    expected: {value: 50}\n    tolerance: *t\n",
+         9, "through the alias of line 4: abs: 150 is 150 percentage points"},
         {"bad show_expected", "lesson: \"02.05\"\nshow_expected: sometimes\nquestions:\n" + ridge, 2, "show_expected"},
     }));
     CAPTURE(name);
