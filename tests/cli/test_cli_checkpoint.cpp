@@ -42,20 +42,6 @@ void write_sharded(const fs::path& dir) {
                                                       {"model.layers.0.mlp.up_proj.weight", "model-00002-of-00002.safetensors"}}));
 }
 
-// The first CPU's model name, as the CPU backend names the device.
-std::string cpu_model_name() {
-    std::ifstream f("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("model name", 0) == 0) {
-            std::string v = line.substr(line.find(':') + 1);
-            v.erase(0, v.find_first_not_of(" \t"));
-            v.erase(v.find_last_not_of(" \t") + 1);
-            return v;
-        }
-    return "";
-}
-
 }  // namespace
 
 TEST_CASE("lab checkpoint FILE --json prints the documented keys", "[checkpoint]") {
@@ -109,7 +95,7 @@ TEST_CASE("lab checkpoint DIR reads a sharded checkpoint and, with a datasheet s
 }
 
 TEST_CASE("lab checkpoint uses this machine's cached ceilings when there is no spec, and never calibrates", "[checkpoint]") {
-    const std::string cpu = cpu_model_name();
+    const std::string cpu = lab_test::cpu_model_name();
     REQUIRE_FALSE(cpu.empty());
     EmptyCache cache;
     fs::create_directories(cache.dir / "lab" / "ceilings");

@@ -28,20 +28,6 @@ json model_json(const std::vector<std::string>& args, const std::map<std::string
     return lab_test::lab_json("model", args, env);
 }
 
-// The first CPU's model name, as the CPU backend names the device.
-std::string cpu_model_name() {
-    std::ifstream f("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("model name", 0) == 0) {
-            std::string v = line.substr(line.find(':') + 1);
-            v.erase(0, v.find_first_not_of(" \t"));
-            v.erase(v.find_last_not_of(" \t") + 1);
-            return v;
-        }
-    return "";
-}
-
 }  // namespace
 
 TEST_CASE("lab model llama-2-7b --json prints the contract's keys with Llama-2-7B's exact figures", "[model]") {
@@ -96,7 +82,7 @@ TEST_CASE("lab model with a datasheet spec gives the decode bound, the ridge bat
 }
 
 TEST_CASE("lab model uses this machine's cached ceilings when there is no spec, and never calibrates", "[model]") {
-    const std::string cpu = cpu_model_name();
+    const std::string cpu = lab_test::cpu_model_name();
     REQUIRE_FALSE(cpu.empty());
     EmptyCache cache;
     fs::create_directories(cache.dir / "lab" / "ceilings");

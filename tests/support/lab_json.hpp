@@ -1,10 +1,11 @@
 // Running `lab COMMAND ... --json` from a test and reading its one JSON document, and an empty
 // ceilings cache for commands that would otherwise read this machine's (`lab model`, `lab
-// checkpoint`): shared by the calculator, checkpoint and lesson tests.
+// checkpoint`), and the CPU's model name: shared by the calculator, checkpoint and lesson tests.
 #pragma once
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,21 @@ struct EmptyCache {
     TempDir dir;
     std::map<std::string, std::string> env() const { return {{"XDG_CACHE_HOME", dir.path().string()}}; }
 };
+
+// The first CPU's model name, as the CPU backend names the device (and a calculator names the
+// device whose cached ceilings it uses).
+inline std::string cpu_model_name() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("model name", 0) == 0) {
+            std::string v = line.substr(line.find(':') + 1);
+            v.erase(0, v.find_first_not_of(" \t"));
+            v.erase(v.find_last_not_of(" \t") + 1);
+            return v;
+        }
+    return "";
+}
 
 // `lab COMMAND args... --json`, required to succeed.
 inline nlohmann::json lab_json(const std::string& command, const std::vector<std::string>& args,
