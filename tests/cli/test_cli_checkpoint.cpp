@@ -10,6 +10,7 @@
 
 #include "ceilings_cache.hpp"
 #include "safetensors_writer.hpp"
+#include "cached_cpu_ceilings.hpp"
 #include "lab_json.hpp"
 #include "test_support.hpp"
 
@@ -96,17 +97,8 @@ TEST_CASE("lab checkpoint DIR reads a sharded checkpoint and, with a datasheet s
 
 TEST_CASE("lab checkpoint uses this machine's cached ceilings when there is no spec, and never calibrates", "[checkpoint]") {
     const std::string cpu = lab_test::cpu_model_name();
-    REQUIRE_FALSE(cpu.empty());
     EmptyCache cache;
-    fs::create_directories(cache.dir / "lab" / "ceilings");
-    lab::DeviceFacts facts;
-    facts.name = cpu;
-    facts.memory_bytes = 16'000'000'000ull;
-    lab::Ceilings ceilings;
-    ceilings.flops_per_s["fp32.simt"].value = 1e11;
-    ceilings.bandwidth_bytes_per_s["best"].value = 2e10;
-    ceilings.threads = 2;
-    lab::store_ceilings(cache.dir / "lab" / "ceilings" / "cpu-test-000000000000-t2.json", facts, ceilings);
+    lab_test::store_cpu_ceilings(cache);
     lab_test::TempDir dir;
     write_sharded(dir.path());
     const json j = checkpoint_json({dir.path().string()}, cache.env());

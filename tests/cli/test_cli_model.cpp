@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ceilings_cache.hpp"
+#include "cached_cpu_ceilings.hpp"
 #include "lab_json.hpp"
 #include "test_support.hpp"
 
@@ -83,17 +84,8 @@ TEST_CASE("lab model with a datasheet spec gives the decode bound, the ridge bat
 
 TEST_CASE("lab model uses this machine's cached ceilings when there is no spec, and never calibrates", "[model]") {
     const std::string cpu = lab_test::cpu_model_name();
-    REQUIRE_FALSE(cpu.empty());
     EmptyCache cache;
-    fs::create_directories(cache.dir / "lab" / "ceilings");
-    lab::DeviceFacts facts;
-    facts.name = cpu;
-    facts.memory_bytes = 16'000'000'000ull;
-    lab::Ceilings ceilings;
-    ceilings.flops_per_s["fp32.simt"].value = 1e11;
-    ceilings.bandwidth_bytes_per_s["best"].value = 2e10;
-    ceilings.threads = 2;
-    lab::store_ceilings(cache.dir / "lab" / "ceilings" / "cpu-test-000000000000-t2.json", facts, ceilings);
+    auto [facts, ceilings] = lab_test::store_cpu_ceilings(cache);
     // A GPU this machine does not have (a cache shared over NFS by several machines): ignored,
     // although a GPU's ceilings would be preferred.
     lab::DeviceFacts elsewhere = facts;
