@@ -2,18 +2,17 @@
 // shipped files load, each GPU in REFERENCES.md's table finds its own file by the name and memory
 // size CUDA reports, near-miss parts find none, and a broken file is refused with its name and the
 // 1-based line a person would open it at.
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <tuple>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
 #include "device_specs.hpp"
 #include "errors.hpp"
+#include "test_support.hpp"
 
 #ifndef LAB_SOURCE_ROOT
 #error "LAB_SOURCE_ROOT must name the repository root, e.g. -DLAB_SOURCE_ROOT='\"/path/to/lab\"'"
@@ -26,33 +25,11 @@ using Catch::Matchers::Contains;
 
 const fs::path kShippedSpecs = fs::path(LAB_SOURCE_ROOT) / "configs" / "devices";
 
-// A folder of its own per test, so a broken file never sits beside the one being checked and
-// parallel test runs do not share files.
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        path_ = fs::temp_directory_path() / ("lab_device_specs_" + std::to_string(::getpid()) +
-                                             "_" + std::to_string(counter++));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const fs::path& path() const { return path_; }
-
-    void write(const std::string& name, const std::string& text) const {
-        std::ofstream(path_ / name) << text;
-    }
-
-private:
-    fs::path path_;
-};
+// A folder of its own per test (lab_test::TempDir), so a broken file never sits beside the one
+// being checked and parallel test runs do not share files.
+void write_in(const lab_test::TempDir& dir, const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+}
 
 // The message of the InputError that loading `dir` throws, or "" when it loads.
 std::string load_error(const fs::path& dir) {
@@ -217,8 +194,8 @@ TEST_CASE("a device spec turns into JSON with every field", "[specs]") {
 }
 
 TEST_CASE("a spec file written with plain numbers in any spelling loads", "[specs]") {
-    TempDir dir;
-    dir.write("tiny.yaml",
+    lab_test::TempDir dir;
+    write_in(dir, "tiny.yaml",
               "name: Tiny GPU\n"
               "match:\n"
               "  - '^tiny'\n"
@@ -227,7 +204,7 @@ TEST_CASE("a spec file written with plain numbers in any spelling loads", "[spec
               "sms: 4\n"
               "flops_per_s: {fp32.simt: 1.5e12, int8.tensor: \"3e12\"}\n"
               "bandwidth_bytes_per_s: 100000000000\n");
-    dir.write("notes.txt", "not a spec");
+    write_in(dir, "notes.txt", "not a spec");
     const auto specs = lab::load_device_specs(dir.path());
     REQUIRE(specs.size() == 1);
     CHECK(specs[0].id == "tiny");
@@ -276,9 +253,9 @@ TEST_CASE("a broken device spec is rejected with its file and 1-based line", "[s
         {"a list instead of a map", "- name: x\n", 1, "must be a map"},
     }));
     INFO(what);
-    TempDir dir;
-    dir.write("ok.yaml", "name: fine\nmatch: ['fine']\n");
-    dir.write("broken.yaml", text);
+    lab_test::TempDir dir;
+    write_in(dir, "ok.yaml", "name: fine\nmatch: ['fine']\n");
+    write_in(dir, "broken.yaml", text);
     const std::string message = load_error(dir.path());
     REQUIRE_FALSE(message.empty());
     CHECK_THAT(message, Contains("broken.yaml:" + std::to_string(line) + ": "));
@@ -288,8 +265,8 @@ TEST_CASE("a broken device spec is rejected with its file and 1-based line", "[s
 
 TEST_CASE("an unknown key names the keys that are allowed and the one it was likely meant as",
           "[specs]") {
-    TempDir dir;
-    dir.write("typo.yaml", "name: x\nmatch: ['x']\nl2_byte: 5\n");
+    lab_test::TempDir dir;
+    write_in(dir, "typo.yaml", "name: x\nmatch: ['x']\nl2_byte: 5\n");
     const std::string message = load_error(dir.path());
     CHECK_THAT(message, Contains("typo.yaml:3: unknown key 'l2_byte'"));
     CHECK_THAT(message, Contains("did you mean 'l2_bytes'?"));

@@ -7,14 +7,12 @@
 // table. The spec objects `lab device` and run records carry validate against the record schema.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -24,6 +22,7 @@
 
 #include "device_summary.hpp"
 #include "errors.hpp"
+#include "test_support.hpp"
 
 #ifndef LAB_SOURCE_ROOT
 #error "LAB_SOURCE_ROOT must name the repository root (the build defines it)"
@@ -56,31 +55,12 @@ private:
     std::optional<std::string> old_;
 };
 
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        path_ = fs::temp_directory_path() /
-                ("lab_device_summary_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-    fs::path write(const std::string& text) const {
-        fs::path p = path_ / "cpu_microarchitectures.yaml";
-        std::ofstream(p) << text;
-        return p;
-    }
-
-private:
-    fs::path path_;
-};
+// The microarchitecture table `text`, written in `dir`.
+fs::path write_table(const lab_test::TempDir& dir, const std::string& text) {
+    fs::path p = dir / "cpu_microarchitectures.yaml";
+    std::ofstream(p) << text;
+    return p;
+}
 
 // A CPU's facts as the CPU backend records them: cpuid identity in decimal, as /proc/cpuinfo
 // prints it.
@@ -293,7 +273,7 @@ TEST_CASE("no theoretical peak where the table does not know, and the reason say
 }
 
 TEST_CASE("a broken or missing table gives no peak and says where, and never throws", "[summary]") {
-    TempDir dir;
+    lab_test::TempDir dir;
     std::string why;
     const auto zen4 = cpu(kAmd, 25, 17, "avx512", 2, 2);
     SECTION("missing") {
@@ -302,7 +282,7 @@ TEST_CASE("a broken or missing table gives no peak and says where, and never thr
         CHECK_THAT(why, Contains("cpu_microarchitectures.yaml") && Contains("cannot read"));
     }
     SECTION("malformed YAML") {
-        dir.write("microarchitectures:\n  - name: [unclosed\n");
+        write_table(dir, "microarchitectures:\n  - name: [unclosed\n");
         ConfigDir configs(dir.path());
         CHECK_FALSE(lab::cpu_theoretical_peak(zen4, 3e9, 2, &why));
         CHECK_THAT(why, Contains("cpu_microarchitectures.yaml:") && Contains("malformed YAML"));
@@ -310,7 +290,7 @@ TEST_CASE("a broken or missing table gives no peak and says where, and never thr
 }
 
 TEST_CASE("the table loader refuses mistakes with file and line", "[summary]") {
-    TempDir dir;
+    lab_test::TempDir dir;
     const std::string head = "microarchitectures:\n";
     const std::string zen4 =
         "  - name: Zen 4\n"
@@ -321,7 +301,7 @@ TEST_CASE("the table loader refuses mistakes with file and line", "[summary]") {
         "    fma512_per_cycle: 1\n"
         "    source: a document\n";
     SECTION("a valid table loads") {
-        auto table = lab::load_cpu_microarchitectures(dir.write(head + zen4));
+        auto table = lab::load_cpu_microarchitectures(write_table(dir, head + zen4));
         REQUIRE(table.size() == 1);
         CHECK(table[0].family == 0x19);
         CHECK(table[0].models == std::vector<std::pair<int, int>>{{0x10, 0x1F}});
@@ -329,38 +309,38 @@ TEST_CASE("the table loader refuses mistakes with file and line", "[summary]") {
     SECTION("a decimal family is refused: cpuinfo's 25 and the documents' 0x19 must not be confused") {
         std::string text = zen4;
         text.replace(text.find("0x19"), 4, "25");
-        CHECK_THAT(load_error(dir.write(head + text)), Contains(":4:") && Contains("hexadecimal"));
+        CHECK_THAT(load_error(write_table(dir, head + text)), Contains(":4:") && Contains("hexadecimal"));
     }
     SECTION("a model that is not hex") {
         std::string text = zen4;
         text.replace(text.find("0x10-0x1F"), 9, "17");
-        CHECK_THAT(load_error(dir.write(head + text)), Contains(":5:") && Contains("'17'"));
+        CHECK_THAT(load_error(write_table(dir, head + text)), Contains(":5:") && Contains("'17'"));
     }
     SECTION("two rows claiming one model") {
         std::string other = zen4;
         other.replace(other.find("Zen 4"), 5, "Zen 4 again");
         other.replace(other.find("0x10-0x1F"), 9, "0x1F");
-        CHECK_THAT(load_error(dir.write(head + zen4 + other)), Contains(":9:") && Contains("both claim") &&
+        CHECK_THAT(load_error(write_table(dir, head + zen4 + other)), Contains(":9:") && Contains("both claim") &&
                                                                      Contains("model 0x1F"));
     }
     SECTION("unknown without a reason") {
         std::string text = zen4;
         text.replace(text.find("fma512_per_cycle: 1"), 19, "fma512_per_cycle: unknown");
-        CHECK_THAT(load_error(dir.write(head + text)), Contains(":2:") && Contains("why"));
+        CHECK_THAT(load_error(write_table(dir, head + text)), Contains(":2:") && Contains("why"));
     }
     SECTION("a misspelt key, a missing key, a bad count") {
         std::string text = zen4;
         text.replace(text.find("source"), 6, "sources");
-        CHECK_THAT(load_error(dir.write(head + text)), Contains(":8:") && Contains("unknown key 'sources'"));
+        CHECK_THAT(load_error(write_table(dir, head + text)), Contains(":8:") && Contains("unknown key 'sources'"));
         text = zen4;
         text.erase(text.find("    source"));
-        CHECK_THAT(load_error(dir.write(head + text)), Contains("missing required key 'source'"));
+        CHECK_THAT(load_error(write_table(dir, head + text)), Contains("missing required key 'source'"));
         text = zen4;
         text.replace(text.find("fma256_per_cycle: 2"), 19, "fma256_per_cycle: -2");
-        CHECK_THAT(load_error(dir.write(head + text)), Contains(":6:") && Contains("positive"));
+        CHECK_THAT(load_error(write_table(dir, head + text)), Contains(":6:") && Contains("positive"));
     }
     SECTION("not a table at all") {
-        CHECK_THAT(load_error(dir.write("- just a list\n")), Contains("microarchitectures"));
+        CHECK_THAT(load_error(write_table(dir, "- just a list\n")), Contains("microarchitectures"));
         CHECK_THAT(load_error(dir.path() / "absent.yaml"), Contains("cannot read"));
     }
 }
