@@ -112,7 +112,7 @@ json to_json(const Measurement& m) {
     json params = json::object();
     for (const auto& p : w.params) params[p.name] = p.value;
     const TimeStats& t = m.time;
-    return {{"name", w.name},
+    json j = {{"name", w.name},
             {"description", w.description},
             {"params", params},
             {"flops", w.flops},
@@ -130,6 +130,9 @@ json to_json(const Measurement& m) {
             {"counters_note", m.counters_note},
             {"telemetry", m.telemetry},
             {"load", num(m.load)}};
+    // Written only where it happened, so records without it read as they were written.
+    if (t.clock_held_low) j["time_s"]["clock_held_low"] = true;
+    return j;
 }
 
 Measurement measurement_from_json(const json& j) {
@@ -156,6 +159,7 @@ Measurement measurement_from_json(const json& j) {
     m.time.batch = t.value("batch", 1);
     m.time.discarded = t.value("discarded", 0);
     m.time.total_s = t.value("total", 0.0);
+    m.time.clock_held_low = t.value("clock_held_low", false);
     m.time.noise_met = j.value("noise_met", false);
     m.counters = j.value("counters", std::map<std::string, double>{});
     m.counters_note = j.value("counters_note", "");

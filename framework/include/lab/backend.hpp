@@ -75,6 +75,9 @@ inline std::string describe_samples(const Measurement& m) {
            (m.time.batch > 1 ? " of " + std::to_string(m.time.batch) + " back-to-back invocations" : "") +
            ", spread " + spread +
            (m.time.discarded ? ", " + std::to_string(m.time.discarded) + " throttled samples discarded" : "") +
+           (m.time.clock_held_low ? ", every sample below the throttle ratio of the nominal clock, rests between them included: "
+                                    "kept, as the clock the device holds under this load (a power cap)"
+                                  : "") +
            (m.time.noise_met ? "" : " (noise target not met)");
 }
 

@@ -121,6 +121,9 @@ struct TimeStats {
     int discarded = 0;        // samples thrown away (throttled clock)
     double total_s = 0;       // time spent sampling, warm-up included
     bool noise_met = false;   // the noise target was reached before the time limit
+    // Every sample ran below the throttle ratio, through all the back-offs: the clock this device
+    // holds under this load (a power cap), so the samples were kept rather than discarded.
+    bool clock_held_low = false;
 };
 
 struct Measurement {
