@@ -78,7 +78,7 @@ void print_run(std::ostream& out, const RunView& v) {
         };
         list("  withheld:", asked);
         if (const auto twins = lab::withheld_twins(v.info, v.withheld); !twins.empty())
-            list("  also ? (each would give an asked regime away):", twins);
+            list("  also ? (each would give an asked value away):", twins);
     }
 }
 

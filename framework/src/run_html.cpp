@@ -266,7 +266,7 @@ std::string answer_html(const RunPage& p) {
         for (const auto& name : asked) out += "<li><code>" + escape(name) + "</code></li>";
         out += "</ul>\n";
         if (const auto twins = withheld_twins(p.info, p.withheld); !twins.empty()) {
-            out += "<p class=\"note\">Also <span class=\"withheld\">?</span>, since each would give an asked regime away:";
+            out += "<p class=\"note\">Also <span class=\"withheld\">?</span>, since each would give an asked value away:";
             for (const auto& name : twins) out += " <code>" + escape(name) + "</code>";
             out += ".</p>\n";
         }

@@ -69,7 +69,7 @@ TEST_CASE("a regime a question asks hides its twin in lab show and lab report", 
     CHECK(fma_few_row.size() > 2);
     CHECK(fma_few_row.substr(fma_few_row.size() - 2) == " ?");
     CHECK_THAT(fma_few_row, !Catch::Contains("bound"));
-    CHECK_THAT(show.out, Catch::Contains("also ? (each would give an asked regime away): fma_few.measured_regime"));
+    CHECK_THAT(show.out, Catch::Contains("also ? (each would give an asked value away): fma_few.measured_regime"));
     // Revealed, the regime is back.
     auto revealed = run_lab({"show", run.string(), "--reveal"});
     CHECK_THAT(revealed.out, Catch::Contains("memory_bound"));

@@ -78,6 +78,16 @@ TEST_CASE("withholding a workload's regime withholds its twin, which would give 
     CHECK(record::withheld_metrics(info, true, DeviceKind::cpu).empty());
 }
 
+TEST_CASE("withholding a workload's doubling ratio withholds its measured regime, which the ratio decides", "[record]") {
+    // 02.11: "what does the small update's ratio say it is" was answered by the table's regime
+    // column (overhead_bound). The predicted regime, from the AI, stays shown.
+    LessonInfo info;
+    declare_placed_metrics(info.metrics, {.name = "small", .graded = {"doubling_ratio"}, .doubled = true});
+    declare_placed_metrics(info.metrics, {.name = "empty"});
+    const auto withheld = record::withheld_metrics(info, false, DeviceKind::cpu);
+    CHECK(withheld == std::set<std::string>{"small.doubling_ratio", "small.measured_regime"});
+}
+
 TEST_CASE("a revealed record holds every derived value", "[record]") {
     json r = record::make_record(sample_inputs(true));
     CHECK(r["metrics"]["ridge_point"]["value"] == 10);

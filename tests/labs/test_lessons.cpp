@@ -178,6 +178,10 @@ TEST_CASE("every lesson with a grading spec grades exactly the metrics its quest
                                                  {".measured_regime", ".predicted_regime"}})
                     if (g.size() > mine.size() && g.substr(g.size() - mine.size()) == mine)
                         expected.insert(g.substr(0, g.size() - mine.size()) + twin);
+            // ... and the measured regime a withheld doubling ratio decides.
+            for (const std::string& g : graded)
+                if (const std::string r = ".doubling_ratio"; g.size() > r.size() && g.substr(g.size() - r.size()) == r)
+                    expected.insert(g.substr(0, g.size() - r.size()) + ".measured_regime");
             CHECK(withheld == expected);
             CHECK(record::withheld_metrics(l.info, true, kind).empty());
         }
