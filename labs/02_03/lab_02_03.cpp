@@ -55,7 +55,7 @@ std::uint64_t reported(const DeviceFacts& f, int level) {
 class MemoryHierarchy : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "1.0.0"};
+        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "1.0.1"};
         i.objectives = {"Measure each memory level's latency (ns and cycles) and capacity from where a pointer chase's latency steps up.",
                         "See read bandwidth fall level by level, and what crossing each level costs against a register."};
         i.experiments = {
@@ -113,14 +113,8 @@ public:
         const std::int64_t hops = gpu ? (quick ? 1 << 12 : 1 << 14) : (quick ? 1 << 16 : 1 << 18);
         for (double b : geometric_sweep(kMinSet, largest, quick ? 2 : std::sqrt(2.0))) {
             const std::size_t bytes = round_kib(b);
-            if (!s.replaying()) {  // the cycle through the first `bytes`, and the cursor at its start
-                void* host = gpu ? staging->data() : buf->data();
-                void* start = buf->data();
-                pointer_chase::write_cycle(host, reinterpret_cast<std::uintptr_t>(start), bytes / kLine, kLine, bytes);
-                if (gpu) dev.copy(dev.stream(), buf->data(), host, bytes), std::memcpy(host, &start, sizeof start),
-                    dev.copy(dev.stream(), cursor->data(), host, sizeof start), dev.stream().synchronize();
-                else std::memcpy(cursor->data(), &start, sizeof start);
-            }
+            // The cycle through the first `bytes`, and the cursor at its start.
+            if (!s.replaying()) pointer_chase::place_cycle(dev, *buf, *cursor, staging.get(), bytes / kLine, kLine, bytes);
             s.measure({.name = "chase_" + kib(bytes), .description = "pointer chase, one 64 B line per hop",
                        .params = {param("bytes", bytes), param("hops", hops)}, .bytes = 1.0 * kLine * hops,
                        .level = level_of(bytes, dev.facts(), 1), .max_time_s = max_time},

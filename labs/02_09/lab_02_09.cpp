@@ -58,7 +58,7 @@ std::string readings(const std::map<std::string, double>& t, bool gpu) {
 class ReadingTheDevice : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.09", .title = "Reading the Device", .version = "1.0.0"};
+        LessonInfo i{.id = "02.09", .title = "Reading the Device", .version = "1.0.1"};
         i.objectives = {"Read what utilisation counters measure (time something was scheduled) and what they do not (work done).",
                         "Read power, memory, P-state and clocks off nvidia-smi's output."};
         i.experiments = {{"chase", "one thread chasing pointers through 4x the last-level cache (L2), telemetry sampled"},
@@ -90,15 +90,10 @@ public:
         auto k = s.kernels<ChaseKernels, cpu::ChaseKernelsCpu>();
         std::size_t bytes = std::size_t{64} << 20;
         while (bytes < 4 * dev.facts().last_level_cache_bytes()) bytes *= 2;
-        BufferPtr buf = dev.allocate(bytes), cursor = dev.allocate(64), staging = dev.allocate_host(gpu ? bytes : 64);
-        if (!s.replaying()) {  // the cycle through every 64 B line, the cursor at its start
-            void* host = gpu ? staging->data() : buf->data();
-            void* start = buf->data();
-            pointer_chase::write_cycle(host, reinterpret_cast<std::uintptr_t>(start), bytes / 64, 64, 9);
-            if (gpu) dev.copy(dev.stream(), buf->data(), host, bytes), std::memcpy(host, &start, sizeof start),
-                dev.copy(dev.stream(), cursor->data(), host, sizeof start), dev.stream().synchronize();
-            else std::memcpy(cursor->data(), &start, sizeof start);
-        }
+        BufferPtr buf = dev.allocate(bytes), cursor = dev.allocate(64);
+        BufferPtr staging = gpu ? dev.allocate_host(bytes) : nullptr;  // the cycle is written on the host
+        // The cycle through every 64 B line, the cursor at its start.
+        if (!s.replaying()) pointer_chase::place_cycle(dev, *buf, *cursor, staging.get(), bytes / 64, 64, 9);
         // Long enough per invocation (tens of ms) that the samplers' 10 ms ticks resolve it.
         const std::int64_t hops = gpu ? (quick ? 1 << 16 : 1 << 18) : (quick ? 1 << 18 : 1 << 20);
         s.measure({.name = "chase", .description = "one thread follows a random cycle of 64 B lines",

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -65,4 +67,82 @@ TEST_CASE("plateaus and capacities of a latency curve", "[pointer_chase]") {
     CHECK(climb[1].first == 2);
     CHECK(climb[1].last == 6);
     CHECK(climb[1].latency == 130);
+}
+
+namespace {
+
+// Host memory standing in for device and pinned buffers.
+class HostBuffer : public lab::Buffer {
+public:
+    explicit HostBuffer(std::size_t bytes) : bytes_(bytes) {}
+    void* data() override { return bytes_store_.data(); }
+    std::size_t bytes() const override { return bytes_; }
+
+private:
+    std::size_t bytes_;
+    std::vector<std::uint64_t> bytes_store_ = std::vector<std::uint64_t>((bytes_ + 7) / 8);
+};
+
+// A stream whose copies read their source late, when it is synchronised: as a GPU's copy engine
+// does with a cudaMemcpyAsync from pinned memory, some microseconds after the call returned.
+class LateCopyStream : public lab::Stream {
+public:
+    void launch(lab::HostKernel) override {}
+    void record(lab::Event&) override {}
+    void synchronize() override {
+        for (auto& c : pending) std::memcpy(c.dst, c.src, c.bytes);
+        pending.clear();
+    }
+    void* native_handle() override { return nullptr; }
+    struct Copy {
+        void* dst;
+        const void* src;
+        std::size_t bytes;
+    };
+    std::vector<Copy> pending;
+};
+
+class LateCopyDevice : public lab::Device {
+public:
+    lab::DeviceKind kind() const override { return lab::DeviceKind::cuda; }
+    const lab::DeviceFacts& facts() const override { return facts_; }
+    lab::Stream& stream() override { return stream_; }
+    int threads() const override { return 1; }
+    lab::BufferPtr allocate(std::size_t bytes) override { return std::make_unique<HostBuffer>(bytes); }
+    void copy(lab::Stream& s, void* dst, const void* src, std::size_t bytes) override {
+        static_cast<LateCopyStream&>(s).pending.push_back({dst, src, bytes});
+    }
+    lab::EventPtr create_event() override { return nullptr; }
+    void flush_caches(lab::Stream&) override {}
+    bool supports(lab::Dtype) const override { return false; }
+    void gemm(lab::Stream&, const lab::Gemm&) override {}
+
+    LateCopyStream stream_;
+    lab::DeviceFacts facts_;
+};
+
+}  // namespace
+
+TEST_CASE("a cycle placed through a staging buffer survives copies that read it late", "[pointer_chase]") {
+    // The cursor was written into the staging buffer's first bytes while the cycle's copy from it
+    // was still queued: line 0 then pointed at itself, and every GPU chase timed an L1 hit.
+    LateCopyDevice dev;
+    const std::size_t lines = 64, stride = 64;
+    auto buf = dev.allocate(lines * stride), cursor = dev.allocate(64), staging = dev.allocate(lines * stride);
+    pc::place_cycle(dev, *buf, *cursor, staging.get(), lines, stride, 5);
+    CHECK(dev.stream_.pending.empty());
+    const void* start = *static_cast<const void* const*>(cursor->data());
+    CHECK(start == buf->data());
+    // From the cursor, the chase visits every line once and comes back, as the order says.
+    const auto order = pc::cycle_order(lines, 5);
+    const void* p = start;
+    for (std::size_t k = 1; k <= lines; ++k) {
+        p = pc::follow(p, 1);
+        CHECK(p == static_cast<const unsigned char*>(buf->data()) + order[k % lines] * stride);
+    }
+    // Without staging (a CPU), the cycle is written in place and nothing is copied.
+    auto in_place = dev.allocate(lines * stride), cursor2 = dev.allocate(64);
+    pc::place_cycle(dev, *in_place, *cursor2, nullptr, lines, stride, 5);
+    CHECK(dev.stream_.pending.empty());
+    CHECK(pc::follow(*static_cast<const void* const*>(cursor2->data()), lines) == in_place->data());
 }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -66,6 +67,28 @@ inline void write_cycle(void* host, std::uintptr_t base, std::size_t lines, std:
         const std::uintptr_t to = base + order[(k + 1) % lines] * stride;
         *reinterpret_cast<std::uintptr_t*>(bytes + order[k] * stride) = to;
     }
+}
+
+// Puts a cycle of `lines` lines `stride` bytes apart in `buf` and the cursor at its start. On a
+// GPU the cycle is written in `staging` (pinned host memory, at least lines x stride bytes) and
+// copied; on a CPU (`staging` null) it is written in place. A copy from pinned memory is
+// asynchronous: the staging buffer is reused for the cursor only once the cycle's copy is done
+// (written at once, the cursor landed in line 0's link before the copy engine read it: line 0
+// pointed at itself, and every chase timed an L1 hit).
+inline void place_cycle(Device& dev, Buffer& buf, Buffer& cursor, Buffer* staging, std::size_t lines, std::size_t stride,
+                        std::uint64_t seed) {
+    void* start = buf.data();
+    void* host = staging ? staging->data() : buf.data();
+    write_cycle(host, reinterpret_cast<std::uintptr_t>(start), lines, stride, seed);
+    if (!staging) {
+        std::memcpy(cursor.data(), &start, sizeof start);
+        return;
+    }
+    dev.copy(dev.stream(), buf.data(), host, lines * stride);
+    dev.stream().synchronize();
+    std::memcpy(host, &start, sizeof start);
+    dev.copy(dev.stream(), cursor.data(), host, sizeof start);
+    dev.stream().synchronize();
 }
 
 // Follows `hops` links from `p` on the calling thread and returns where it stopped.
