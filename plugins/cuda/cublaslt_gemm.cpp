@@ -2,6 +2,7 @@
 #include "cublaslt_gemm.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -42,26 +43,33 @@ Types types_for(Dtype d) {
 
 }  // namespace
 
+// Owns its descriptors, so a plan that fails half-way (a layout cuBLASLt refuses, no algorithm)
+// destroys what it had created.
 struct LtGemm::Plan {
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
     cublasLtMatmulAlgo_t algo{};
     Types types{};
+    Plan() = default;
+    Plan(const Plan&) = delete;
+    Plan& operator=(const Plan&) = delete;
+    ~Plan() {
+        for (cublasLtMatrixLayout_t l : {a, b, c})
+            if (l) cublasLtMatrixLayoutDestroy(l);
+        if (op) cublasLtMatmulDescDestroy(op);
+    }
 };
 
 LtGemm::LtGemm() {
     LAB_LT(cublasLtCreate(&handle_));
-    LAB_CUDA(cudaMalloc(&workspace_, workspace_bytes_));
+    if (cudaError_t e = cudaMalloc(&workspace_, workspace_bytes_); e != cudaSuccess) {
+        cublasLtDestroy(handle_);  // the destructor does not run for a constructor that throws
+        LAB_CUDA(e);
+    }
 }
 
 LtGemm::~LtGemm() {
-    for (auto& [k, p] : plans_) {
-        cublasLtMatrixLayoutDestroy(p->a);
-        cublasLtMatrixLayoutDestroy(p->b);
-        cublasLtMatrixLayoutDestroy(p->c);
-        cublasLtMatmulDescDestroy(p->op);
-        delete p;
-    }
+    plans_.clear();  // before the handle they were made with
     if (workspace_) cudaFree(workspace_);
     if (handle_) cublasLtDestroy(handle_);
 }
@@ -82,7 +90,7 @@ bool LtGemm::supports(Dtype d, int cc) {
 const LtGemm::Plan& LtGemm::plan(const Gemm& g) {
     auto key = std::make_tuple(static_cast<int>(g.dtype), g.m, g.n, g.k);
     if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
-    auto* p = new Plan;
+    auto p = std::make_unique<Plan>();
     p->types = types_for(g.dtype);
     const Types& t = p->types;
     LAB_LT(cublasLtMatmulDescCreate(&p->op, t.compute, t.scale));
@@ -106,25 +114,21 @@ const LtGemm::Plan& LtGemm::plan(const Gemm& g) {
 
     cublasLtMatmulPreference_t pref;
     LAB_LT(cublasLtMatmulPreferenceCreate(&pref));
-    LAB_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
-                                                sizeof workspace_bytes_));
+    const std::uint64_t workspace_bytes = workspace_bytes_;  // the attribute is a uint64_t
+    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                                             sizeof workspace_bytes);
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(handle_, p->op, p->a, p->b, p->c, p->c, pref, 1, &result, &found);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulAlgoGetHeuristic(handle_, p->op, p->a, p->b, p->c, p->c, pref, 1, &result, &found);
     cublasLtMatmulPreferenceDestroy(pref);
     if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
-        cublasLtMatrixLayoutDestroy(p->a);
-        cublasLtMatrixLayoutDestroy(p->b);
-        cublasLtMatrixLayoutDestroy(p->c);
-        cublasLtMatmulDescDestroy(p->op);
-        delete p;
         throw std::invalid_argument(std::string("cuBLASLt has no GEMM algorithm for ") + to_string(g.dtype) + " " +
                                     std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
                                     " on this device");
     }
     p->algo = result.algo;
-    plans_[key] = p;
-    return *p;
+    return *(plans_[key] = std::move(p));
 }
 
 void LtGemm::run(cudaStream_t stream, const Gemm& g) {

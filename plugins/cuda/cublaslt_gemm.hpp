@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "lab/device.hpp"
@@ -32,7 +33,7 @@ private:
     cublasLtHandle_t handle_ = nullptr;
     void* workspace_ = nullptr;
     std::size_t workspace_bytes_ = 32u << 20;
-    std::map<std::tuple<int, int, int, int>, Plan*> plans_;
+    std::map<std::tuple<int, int, int, int>, std::unique_ptr<Plan>> plans_;
 };
 
 }  // namespace lab::cuda

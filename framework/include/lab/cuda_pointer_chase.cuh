@@ -18,9 +18,15 @@ __global__ void chase(void** cursor, long long hops) {
     for (long long h = 0; h < hops; ++h) p = *static_cast<void**>(p);
     *cursor = p;
 }
+// One block of kSharedFillThreads: they write the cycle together (16 stores each, where one thread
+// writing all 4096 links took ~16-32k cycles of a 4096-hop chase's ~135k, timed as latency), then
+// thread 0 alone chases it.
+constexpr int kSharedFillThreads = 256;
 __global__ void shared_chase(long long hops, unsigned* out) {
     __shared__ unsigned next[kSharedChaseLinks];
-    for (int i = 0; i < kSharedChaseLinks; ++i) next[i] = (i + kStep) % kSharedChaseLinks;  // one cycle through all
+    for (int i = threadIdx.x; i < kSharedChaseLinks; i += blockDim.x) next[i] = (i + kStep) % kSharedChaseLinks;  // one cycle through all
+    __syncthreads();
+    if (threadIdx.x != 0) return;
     unsigned p = 0;
     for (long long h = 0; h < hops; ++h) p = next[p];
     out[0] = p;
@@ -59,7 +65,7 @@ struct ChaseKernelsGpu : ChaseKernels {
     }
     lab::Launch shared_chase(std::int64_t hops) override {
         unsigned* out = sink->as<unsigned>();
-        return [=](lab::Stream& s) { chase_detail::shared_chase<<<1, 1, 0, st(s)>>>(hops, out); LAB_CUDA(cudaGetLastError()); };
+        return [=](lab::Stream& s) { chase_detail::shared_chase<<<1, chase_detail::kSharedFillThreads, 0, st(s)>>>(hops, out); LAB_CUDA(cudaGetLastError()); };
     }
     lab::BufferPtr sink;
     int blocks;
