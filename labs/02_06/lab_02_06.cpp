@@ -1,13 +1,10 @@
 // Lesson 02.06, "Why Decode Is Memory Bound": y = x W at batch 1, 2, 4, ... 1024.
 //
-// Decode multiplies one token's activations (batch B of them when batched) by every weight
-// matrix: W is read once per step whatever B is, so at small B the time is the time to stream W
-// and the FLOP/s grow with B for free, until the arithmetic catches up (the crossover). W cycles
-// through a stack of distinct d x d matrices at least 4x the last-level cache (L2 on a GPU), so
-// every step streams from DRAM. One kernel family across all B (OpenBLAS SGEMM on a CPU,
-// cuBLASLt BF16 GEMM on a GPU), plus the lesson's own GEMV at B = 1 as a reference.
-// Questions: the AI and regime at B = 1, the measured crossover batch, and the lower bound of one
-// decode step of Llama-2-7B in fp16 on this device at a per-student context (lab model's formula).
+// Decode reads W once per step whatever the batch B: at small B a step costs streaming W and the
+// FLOP/s grow with B for free, until the arithmetic catches up (the crossover). W cycles through
+// distinct d x d matrices >= 4x the LLC (L2 on a GPU); OpenBLAS SGEMM on a CPU, cuBLASLt BF16 on a
+// GPU, and the lesson's own GEMV at B = 1. Questions: AI and regime at B = 1, the crossover, and
+// a Llama-2-7B fp16 decode step's lower bound at a per-student context (lab model's formula).
 #include <lab/lab.hpp>
 #include <lab/random_fill.hpp>
 #include <lab/transformer.hpp>
@@ -83,7 +80,7 @@ double ridge_batch(double ridge, double e, double d) { return d > ridge * e ? ri
 class WhyDecodeIsMemoryBound : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.06", .title = "Why Decode Is Memory Bound", .version = "1.0.0"};
+        LessonInfo i{.id = "02.06", .title = "Why Decode Is Memory Bound", .version = "2.0.0"};
         i.objectives = {
             "Explain why LLM decode at small batch is memory bound: every weight is read once per step whatever the batch.",
             "Find the batch where a GEMM turns compute bound, from the measured time curve and from the ridge point.",
@@ -98,7 +95,7 @@ public:
                                 .quick = b <= kMaxQuickBatch});
         i.placed.push_back({.name = "gemv_b1"});
         i.metrics = {
-            {.name = "crossover_batch", .description = "the batch where the GEMM's FLOP/s stop growing with the batch (measured)", .graded = true},
+            {.name = "crossover_batch", .description = "the batch where the GEMM's time starts to grow with the batch: the flat streaming time (the fastest step) meets the arithmetic's B x FLOP(1) / best FLOP/s (measured)", .graded = true},
             {.name = "ridge_batch", .description = "the batch where the GEMM's AI reaches the ridge (predicted)"},
             {.name = "question_context", .kind = MetricKind::integer, .description = "tokens in the KV cache for your decode-bound question"},
             {.name = "decode_bound_7b_s", .unit = "s", .description = "lower bound of one Llama-2-7B fp16 decode step at batch 1 and question_context: (weights + KV cache) / peak bandwidth", .graded = true},
@@ -112,8 +109,7 @@ public:
             {.metric = "check.crossover_over_prediction", .min = 0.25, .max = 4, .performance = true,
              .why = "the measured crossover is within 4x of the ridge-point prediction"},
         };
-        i.budget_quick_s = 15, i.budget_full_s = 60;
-        i.roofline = true;
+        i.budget_quick_s = 15, i.budget_full_s = 60, i.roofline = true;
         return i;
     }
 
@@ -125,8 +121,8 @@ public:
         const std::size_t matrix = static_cast<std::size_t>(storage_bytes(u.dtype, 1.0 * u.d * u.d));
         const std::size_t copies = rotation_copies(matrix, dev.facts().last_level_cache_bytes());
         std::vector<BufferPtr> stack;
-        for (std::size_t c = 0; c < copies; ++c) stack.push_back(dev.allocate(matrix));
-        for (std::size_t c = 0; c < copies; ++c) fill_random(s, *stack[c], u.dtype, 3 + c);  // tensor cores run faster on zeros
+        for (std::size_t c = 0; c < copies; ++c)  // random: tensor cores run faster on zeros
+            stack.push_back(dev.allocate(matrix)), fill_random(s, *stack.back(), u.dtype, 3 + c);
         const int max_batch = s.options().quick ? kMaxQuickBatch : kMaxBatch;
         const std::size_t act = static_cast<std::size_t>(storage_bytes(u.dtype, 1.0 * max_batch * u.d));
         BufferPtr x = dev.allocate(act), y = dev.allocate(act), yv = dev.allocate(4 * static_cast<std::size_t>(u.d));
@@ -169,10 +165,13 @@ public:
                 t.x.push_back(b), t.y.push_back(m->time.median);
                 f.x.push_back(b), f.y.push_back(d.placement(gemm_name(b)).flops_per_s);
             }
-        // The crossover: where the rising FLOP/s, extended, meet their plateau; at the first batch
-        // when the sweep starts on the plateau.
+        // The crossover, where the time starts to grow: the time plot's flat line (streaming W, the
+        // fastest step) meets its rising one (B x FLOP(1) / the best FLOP/s); a FLOP/s knee read
+        // 256 on a CPU's slowly bending curve whose time grew from 32. Kept within the sweep.
         double crossover = f.x.empty() ? 0 : f.x.front();
-        if (auto knee = find_knee(f.x, f.y, 0.1)) crossover = knee->x;
+        if (const Measurement* one = run.find(gemm_name(1)); one && one->workload.flops > 0 && !t.y.empty())
+            crossover = std::clamp(*std::min_element(t.y.begin(), t.y.end()) * *std::max_element(f.y.begin(), f.y.end()) / one->workload.flops,
+                                   f.x.front(), f.x.back());
         const double ridge = roofline::ridge(run.ceilings.peak_flops(u.pipe), run.ceilings.peak_bandwidth());
         const double predicted = ridge_batch(ridge, bytes_per_element(u.dtype), u.d);
         d.set("crossover_batch", crossover);
@@ -200,7 +199,8 @@ public:
             r < 1.5 ? "  it barely moves (it is the time to stream W), so the FLOP/s grow with the batch for free: batching is the lever."
             : r < 8 ? "  it grows far slower than the batch, so the FLOP/s still grow with it: batching is the lever."
                     : "  the FLOP/s grew little or not at all with the batch here (a busy machine does that too).",
-            "They stop growing at the crossover, batch {crossover_batch}; the ridge point predicts {ridge_batch}.",
+            "The time starts to grow at the crossover, batch {crossover_batch}, where the time plot's two lines, extended,",
+            "  meet (streaming W; the arithmetic at the best FLOP/s); the ridge point predicts {ridge_batch}.",
             "The lesson's own GEMV at batch 1 reaches {gemv_b1.bytes_per_s} ({gemv_b1.roof_fraction} of its roof).",
             "A decode step of a 7B model reads all its weights (and its KV cache) once: at a context of {question_context}",
             "  tokens, no step on this device can take less than {decode_bound_7b_s} (`lab model llama-2-7b` shows the terms).",

@@ -96,7 +96,7 @@ TEST_CASE("02.06's crossover and 02.03's L2 capacity score as lab prints them", 
     SECTION("02.06: batch") {
         Run run = fixture_run("02.06-quick-reveal.json");
         const std::string q = R"(  - id: crossover_batch
-    prompt: "At which batch of the sweep do the GEMM's FLOP/s stop growing with the batch (the crossover)?"
+    prompt: "At which batch of the sweep does the GEMM's time start to grow with the batch (the crossover)?"
     type: number
     expected: {metric: crossover_batch}
     tolerance: {steps: 1, sweep_param: batch}
@@ -127,7 +127,7 @@ TEST_CASE("a sweep_param no workload has is refused where the spec is checked, a
     Grading g;
     Run run = fixture_run("02.06-quick-reveal.json");
     const std::string q = R"(  - id: crossover_batch
-    prompt: "At which batch of the sweep do the GEMM's FLOP/s stop growing with the batch (the crossover)?"
+    prompt: "At which batch of the sweep does the GEMM's time start to grow with the batch (the crossover)?"
     type: number
     expected: {metric: crossover_batch}
     tolerance: {steps: 1, sweep_param: batches}

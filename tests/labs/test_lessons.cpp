@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -573,11 +574,11 @@ TEST_CASE("rotation copies put consecutive invocations 4x the last-level cache a
 
 // ---- 02.06 ------------------------------------------------------------------------------------
 
-TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from its own FLOP/s curve", "[lessons]") {
+TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover where its time plot's two lines meet", "[lessons]") {
     auto l = lesson("02_06");
     const RawRun run = fixture_run("02.06-quick-reveal.json");
     const Derivation d = l.lesson->derivation(run);
-    std::vector<double> batch, flops;
+    std::vector<double> batch, flops, times;
     for (const auto& m : run.measurements) {
         if (m.workload.name.rfind("gemm_b", 0) != 0) continue;
         const double b = m.workload.params.at(0).value, n = m.workload.params.at(1).value;
@@ -586,15 +587,16 @@ TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from it
         CHECK(m.workload.bytes == 4 * (n * n + 2 * b * n));        // fp32: W once, x and y once
         batch.push_back(b);
         flops.push_back(m.workload.flops / m.time.median);
+        times.push_back(m.time.median);
     }
     REQUIRE(batch.size() == 9);  // --quick: 1 .. 256
     CHECK_THAT(d.find("gemm_b1.ai")->number, WithinRel(2 * 2048.0 * 2048 / (4 * (2048.0 * 2048 + 2 * 2048)), 1e-12));
     CHECK(d.find("gemm_b1.predicted_regime")->text == "memory_bound");
-    auto knee = find_knee(batch, flops, 0.1);
+    // The flat line (the fastest step: streaming W) meets the rising one (B x FLOP(1) / the best
+    // FLOP/s) at fastest x best / FLOP(1), kept within the sweep.
+    const double fastest = *std::min_element(times.begin(), times.end()), best = *std::max_element(flops.begin(), flops.end());
     const double crossover = d.find("crossover_batch")->number;
-    CHECK(crossover == (knee ? knee->x : batch.front()));
-    CHECK(crossover >= 1);
-    CHECK(crossover <= 256);
+    CHECK_THAT(crossover, WithinRel(std::clamp(fastest * best / run.at("gemm_b1").workload.flops, 1.0, 256.0), 1e-12));
     // The prediction: the batch where 2Bd / (4 (d + 2B)) reaches the ridge.
     const double ridge = run.ceilings.peak_flops("fp32.simt") / run.ceilings.peak_bandwidth(), B = d.find("ridge_batch")->number;
     CHECK_THAT(2 * B * 2048 / (4 * (2048 + 2 * B)), WithinRel(ridge, 1e-9));
@@ -608,6 +610,27 @@ TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover from it
     REQUIRE(d.plots.size() == 2);
     CHECK(d.plots[1].series[0].x == batch);
     CHECK(d.plots[1].marks[0].metric == "crossover_batch");
+}
+
+TEST_CASE("02.06's crossover on a curve that bends slowly is where the time starts to grow, not where the FLOP/s last rise",
+          "[lessons]") {
+    // A walkthrough's full CPU run: the time flat to batch 16 (1.76-1.97 ms), 2.68 ms at 32, then
+    // rising with the batch; the FLOP/s still creeping up to 199 GFLOP/s at 512. The FLOP/s knee
+    // gave 256 (and marked 16 and 32 wrong); the time's two lines meet at about 42.
+    auto l = lesson("02_06");
+    RawRun run = fixture_run("02.06-quick-reveal.json");
+    const std::map<int, double> ms = {{1, 1.96}, {2, 1.76}, {4, 1.9}, {8, 1.78}, {16, 1.97}, {32, 2.68}, {64, 4.06}, {128, 7.03}, {256, 11.7}};
+    for (auto& m : run.measurements)
+        if (m.workload.name.rfind("gemm_b", 0) == 0) m.time.median = m.time.min = m.time.mean = 1e-3 * ms.at(static_cast<int>(m.workload.params.at(0).value));
+    const double crossover = l.lesson->derivation(run).find("crossover_batch")->number;
+    // fastest 1.76 ms x best (b256: 2.147 GFLOP in 11.7 ms) / 8.39 MFLOP
+    CHECK_THAT(crossover, WithinRel(1.76e-3 * (2 * 256 * 2048.0 * 2048 / 11.7e-3) / (2 * 2048.0 * 2048), 1e-9));
+    CHECK(crossover > 32);
+    CHECK(crossover < 64);
+    // A sweep that is compute bound from its first batch: the crossover is its first batch.
+    for (auto& m : run.measurements)
+        if (m.workload.name.rfind("gemm_b", 0) == 0) m.time.median = m.time.min = m.time.mean = 1e-3 * m.workload.params.at(0).value;
+    CHECK(l.lesson->derivation(run).find("crossover_batch")->number == 1);
 }
 
 TEST_CASE("02.06 says what the batch did to the time as measured, and names the withheld regime", "[lessons]") {
