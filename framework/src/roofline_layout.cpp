@@ -174,7 +174,7 @@ RegimeStyle regime_style(const std::string& regime) {
 
 std::optional<Drop> drop_roof(const Layout& m, std::size_t i) {
     const Point& p = *m.drawn[i];
-    if (!p.ai_shown || m.off_scale[i] != 0 || std::isinf(p.ai)) return std::nullopt;
+    if (!p.ai_shown || !p.roof_fraction_shown || m.off_scale[i] != 0 || std::isinf(p.ai)) return std::nullopt;
     const Ceiling* c = nullptr;
     if (p.pipe.empty()) {
         if (m.ridge_index >= 0) c = &m.ceilings[static_cast<std::size_t>(m.ridge_index)];

@@ -56,7 +56,8 @@ RegimeStyle regime_style(const std::string& regime);
 // Where the i-th drawn point's drop line ends: its roof, min(its ceiling, AI x bandwidth), against
 // its pipe's ceiling (the marked ridge's when it names none). nullopt when none is drawn: its AI
 // withheld (a line ending on the slope reads as AI x bandwidth, a second reading of the number
-// asked for), off the x axis or infinite, or its pipe has no ceiling on the chart.
+// asked for) or its roof fraction withheld (the line's length is it), off the x axis or infinite,
+// or its pipe has no ceiling on the chart.
 struct Drop {
     const Ceiling* ceiling = nullptr;  // the ceiling it is held against
     double roof = 0;                   // FLOP/s where the line ends

@@ -30,6 +30,9 @@ struct Point {
     // The compute ceiling it is held against (its drop line rises to min(that, AI x bandwidth));
     // "" = the chart's ridge_pipe.
     std::string pipe = "";
+    // False where its roof fraction is a graded answer: no drop line is drawn to its roof (the
+    // line's length on a log axis is that fraction, read off with a ruler).
+    bool roof_fraction_shown = true;
 };
 
 struct RooflineChart {
@@ -38,7 +41,8 @@ struct RooflineChart {
     double bandwidth_bytes_per_s = 0;      // DRAM ceiling (> 0)
     std::string bandwidth_label;           // "DRAM (best of read/copy/triad)"
     std::string ridge_pipe;                // which compute ceiling the ridge marker uses
-    bool show_ridge_value = true;          // false: the ridge is drawn but its value withheld ("?")
+    bool show_ridge_value = true;          // false: the marked ridge is drawn but its value withheld ("?");
+                                           // the fp64 ridge beside it always says its value
     std::vector<Point> points;
 };
 

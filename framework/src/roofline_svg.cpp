@@ -198,8 +198,9 @@ Roofs draw_roofs(Svg& s, const Layout& m, const RooflineChart& chart) {
             if (c.ridge <= 0) continue;
             const bool main = idx == m.ridge_index;
             Roofs::Ridge ridge{idx, s.x_of(c.ridge), s.y_of(c.flops)};
-            // The value is withheld from the attributes too when the lesson asks students for it.
-            const std::string value = chart.show_ridge_value ? fmt::format(" data-value=\"{}\"", c.ridge) : std::string();
+            // The value is withheld from the attributes too when the lesson asks students for it
+            // (the marked ridge's: fp64's is no question's answer, and lessons print it).
+            const std::string value = chart.show_ridge_value || !main ? fmt::format(" data-value=\"{}\"", c.ridge) : std::string();
             s.put("<line class=\"{}\" data-name=\"{}\"{} x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" "
                   "y2=\"{:.1f}\" stroke=\"#555\" stroke-width=\"{}\" stroke-dasharray=\"{}\"/>\n",
                   main ? "ridge" : "fp64-ridge", xml_escape(c.name), value, ridge.x, kBottom, ridge.x, ridge.top,
@@ -278,7 +279,7 @@ void label_ridges(Svg& s, const Layout& m, const RooflineChart& chart, const Roo
     for (const auto& ridge : r.ridges) {
         const auto& c = m.ceilings[static_cast<std::size_t>(ridge.ceiling)];
         const bool main = ridge.ceiling == m.ridge_index;
-        const std::string value = chart.show_ridge_value ? ai_number(c.ridge) : std::string("?");
+        const std::string value = chart.show_ridge_value || !main ? ai_number(c.ridge) : std::string("?");
         const std::string label = main ? fmt::format("ridge {} FLOP/B", value) : fmt::format("{} ridge {} FLOP/B", c.name, value);
         const double w = text_width(label);
         const Anchor near = main ? Anchor::start : Anchor::end, other = main ? Anchor::end : Anchor::start;

@@ -192,7 +192,7 @@ void write_roof_key(Text& t, const RooflineChart& chart, const Layout& m, bool d
                            ascii_only(ridge->name)));
     if (m.fp64_ridge_index >= 0) {
         const Ceiling& r64 = m.ceilings[static_cast<std::size_t>(m.fp64_ridge_index)];
-        t.line(fmt::format("    ridge {} FLOP/B ({})", chart.show_ridge_value ? ai_number(r64.ridge) : "?", ascii_only(r64.name)));
+        t.line(fmt::format("    ridge {} FLOP/B ({})", ai_number(r64.ridge), ascii_only(r64.name)));  // no question asks it
     }
     if (drops) t.line("  : from a point up to its own roof: how far below it the kernel ran");
 }

@@ -35,7 +35,7 @@ plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, co
     for (const auto& wd : d.workloads)
         c.points.push_back({wd.workload, wd.placement.ai, wd.placement.flops_per_s, shown_regime(d, withheld, wd.workload),
                             !withheld.count(wd.workload + ".ai"), !withheld.count(wd.workload + ".flops_per_s"),
-                            raw.at(wd.workload).workload.pipe});
+                            raw.at(wd.workload).workload.pipe, !withheld.count(wd.workload + ".roof_fraction")});
     return c;
 }
 

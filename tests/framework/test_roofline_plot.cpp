@@ -603,6 +603,15 @@ TEST_CASE("the terminal sketch draws a dotted drop line from a point up to its r
         for (const auto& r : grid_rows(t, width)) CHECK(r.find(':') == std::string::npos);
         CHECK_THAT(t, !Catch::Contains("from a point up to its own roof"));
     }
+    SECTION("none where the roof fraction is withheld: the line's length is that fraction") {
+        // 02.05's triad: a walkthrough measured 35.1% off the SVG's line for an answer of 35.0%.
+        chart.points = {{"asked", 0.5, 0.05e9, "memory_bound"}};
+        chart.points[0].roof_fraction_shown = false;
+        const std::string t = render_terminal(chart, width, height);
+        for (const auto& r : grid_rows(t, width)) CHECK(r.find(':') == std::string::npos);
+        CHECK_THAT(t, !Catch::Contains("from a point up to its own roof"));
+        CHECK_THAT(render_svg(chart), !Catch::Contains("drop-line"));
+    }
 }
 
 TEST_CASE("the terminal sketch withholds the ridge value when asked", "[plot]") {
