@@ -55,7 +55,7 @@ std::uint64_t reported(const DeviceFacts& f, int level) {
 class MemoryHierarchy : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "1.0.1"};
+        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "2.0.0"};
         i.objectives = {"Measure each memory level's latency (ns and cycles) and capacity from where a pointer chase's latency steps up.",
                         "See read bandwidth fall level by level, and what crossing each level costs against a register."};
         i.experiments = {
@@ -87,8 +87,7 @@ public:
             {.metric = "dram.latency_s", .min = 40e-9, .performance = true, .why = "DRAM is tens of ns away or more"},
             {.metric = "bandwidth_ratio", .min = 2, .performance = true, .why = "L1 reads are several times faster than DRAM's"},
         };
-        i.budget_quick_s = 10;
-        i.budget_full_s = 60;
+        i.budget_quick_s = 10, i.budget_full_s = 60;
         return i;
     }
 
@@ -180,7 +179,9 @@ public:
                 if (ps[i].latency >= 2 * l2 && ps[i].latency <= ps.back().latency / 4 && (!l3 || ps[i].last - ps[i].first >= l3->last - l3->first)) l3 = ps[i];
             levels.push_back({"l3", l3 ? *l3 : at(2.0 * reported(run.facts, 2))});
         }
-        levels.push_back({"dram", ps.back()});
+        // DRAM: the points past 4x the LLC, as the question reads them. A slow climb there (page walks as
+        // the set outgrows the TLB) split off its last point, alone graded: 203 ns on a 160-185 ns shelf.
+        levels.push_back({"dram", pointer_chase::shelf_from(size, lat, 4.0 * run.facts.last_level_cache_bytes()).value_or(ps.back())});
         d.set("levels_found", 2.0 + (i2 != 0) + l3.has_value());
         for (std::size_t l = 0; l < levels.size(); ++l) {
             const auto& [name, p] = levels[l];

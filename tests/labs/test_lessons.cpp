@@ -1161,8 +1161,8 @@ TEST_CASE("02.03 states exact counts and finds its levels from its own latency c
     CHECK(reads == (size.size() - 1) / 4 + 1);
     CHECK(d.find("check.counts")->number == 1);
     // The levels, by the stated method: plateaus within 25% of their first point (adjacent ones
-    // within 25% merged); L1 the first, DRAM the one reaching the largest set (or the largest point
-    // alone), L2 the first between at 2x L1 or more and DRAM / 4 or less, L3 the longest between L2 and DRAM at 2x L2 or more and DRAM / 4 or
+    // within 25% merged); L1 the first, DRAM the median of the points past 4x the LLC (two or more;
+    // else the plateau reaching the largest set, or the largest point alone), L2 the first between at 2x L1 or more and DRAM / 4 or less, L3 the longest between L2 and DRAM at 2x L2 or more and DRAM / 4 or
     // less; without a plateau L2 is read at half its reported size, L3 at twice the reported L2.
     // Capacity: where the latency reaches halfway (log scale) to the next level's.
     auto ps = pointer_chase::plateaus(lat, 0.25);
@@ -1187,7 +1187,17 @@ TEST_CASE("02.03 states exact counts and finds its levels from its own latency c
             (best == 0 || ps[i].last - ps[i].first >= ps[best].last - ps[best].first))  // of equals, the last
             best = i;
     lv.push_back(best ? ps[best] : at(2 * reported(2)));
-    lv.push_back(ps.back());
+    // DRAM: the median of the points past 4x the LLC (the upper of an even count), two or more.
+    std::vector<double> past;
+    for (std::size_t i = 0; i < size.size(); ++i)
+        if (size[i] >= 4.0 * run.facts.last_level_cache_bytes()) past.push_back(lat[i]);
+    if (past.size() >= 2) {
+        std::vector<double> sorted = past;
+        std::sort(sorted.begin(), sorted.end());
+        lv.push_back({size.size() - past.size(), size.size() - 1, sorted[sorted.size() / 2]});
+    } else {
+        lv.push_back(ps.back());
+    }
     const char* names[] = {"l1", "l2", "l3", "dram"};
     const double clock = run.ceilings.clock_hz.value;
     for (std::size_t i = 0; i < 4; ++i) {

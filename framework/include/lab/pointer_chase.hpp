@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -130,6 +131,18 @@ inline std::vector<Plateau> plateaus(const std::vector<double>& latency, double 
         out.erase(out.begin() + static_cast<std::ptrdiff_t>(k));
     }
     return out;
+}
+
+// The points at working sets of `from` bytes or more (`size` ascending), taken as one plateau at
+// their median (the upper one of an even count): a level read where it must be, such as DRAM past
+// 4x the last-level cache, however its latency climbs there. nullopt with fewer than two points.
+inline std::optional<Plateau> shelf_from(const std::vector<double>& size, const std::vector<double>& latency, double from) {
+    std::size_t first = 0;
+    while (first < size.size() && size[first] < from) ++first;
+    if (size.size() != latency.size() || size.size() - first < 2) return std::nullopt;
+    std::vector<double> v(latency.begin() + static_cast<std::ptrdiff_t>(first), latency.end());
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return Plateau{first, size.size() - 1, v[v.size() / 2]};
 }
 
 // A level's capacity: from the last point of its plateau, the working set where the latency first
