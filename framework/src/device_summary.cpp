@@ -269,8 +269,9 @@ std::optional<CpuTheoreticalPeak> peak_or_why(const DeviceFacts& f, double clock
                                             : std::string();
     p.basis = fmt::format(
         "{}: {:g} FP32 FLOP/cycle/core on the {} path ({:g} x {}-bit FMA per cycle x {} lanes x 2 FLOP) x measured "
-        "clock {:.3g} GHz x {} core{}{}; FP64 is half. An upper bound: wide-vector code may run below the measured "
-        "clock. Table: {}",
+        "clock {:.3g} GHz x {} core{}{}; FP64 is half. An upper bound at that clock: the FMA peak was measured at "
+        "another moment, and a core's clock moves a few percent (turbo) from one to the next; wide-vector code may "
+        "also run below it. Table: {}",
         m->name, flop_per_cycle, f.simd, fma.value, avx512 ? 512 : 256, lanes32, clock_hz / 1e9, cores,
         cores == 1 ? "" : "s", smt, kTableName);
     return p;
