@@ -23,6 +23,15 @@ command -v nvcc >/dev/null 2>&1 && gpu=enabled
 if [ -f build/build.ninja ]; then
   meson configure build -Dgpu=$gpu >/dev/null
 else
-  meson setup build -Dgpu=$gpu
+  native=()
+  if [ $gpu = enabled ]; then
+    # nvcc through scripts/nvcc-depfile, so that editing a .cuh header rebuilds the .cu files
+    # that include it (meson 1.0 asks nvcc for no dependency file). The machine file stays in
+    # build/: meson reads it again whenever it regenerates the build.
+    mkdir -p build
+    printf "[binaries]\ncuda = ['%s', '%s']\n" "$PWD/scripts/nvcc-depfile" "$(command -v nvcc)" > build/lab-native.ini
+    native=(--native-file build/lab-native.ini)
+  fi
+  meson setup build -Dgpu=$gpu "${native[@]}"
 fi
 meson compile -C build
