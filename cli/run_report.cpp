@@ -60,8 +60,8 @@ void print_run(std::ostream& out, const RunView& v) {
         for (const auto* m : shown) out << fmt::format("  {:<{}}  {}\n", m->name, width, record::format_value(*m));
     }
     if (!asked.empty()) {
-        out << fmt::format("\n{} graded value{} withheld ('?' where a line above shows {}): work {} out from the measurements "
-                           "above.\n",
+        out << fmt::format("\n{} graded value{} withheld ('?' where a line above shows {}): work {} out from the lines "
+                           "above and the tools they name.\n",
                            asked.size(), asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "one", asked.size() == 1 ? "it" : "them");
         // Which each '?' is (and those no line shows): the answers `lab answers ID` asks for.
         auto list = [&out](std::string line, const std::vector<std::string>& names) {
