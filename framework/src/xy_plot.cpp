@@ -338,18 +338,23 @@ std::string render_plot_terminal(const Plot& p, const std::set<std::string>& wit
             if (usable(s.x[k], p.x.log) && usable(s.y[k], p.y.log)) grid[static_cast<std::size_t>(row(s.y[k]))][static_cast<std::size_t>(col(s.x[k]))] = c;
         legend.push_back(fmt::format("  {} {}", c, s.name));
     }
-    int number = 0;
+    // A point mark is a digit; a vertical line is '|' under a letter on the top row, the letter
+    // naming it in the legend ("a| L1 found"): 02.03 draws six lines, alike without it.
+    int number = 0, line_number = 0;
     for (const auto& m : p.marks) {
         if (!shown(m, withheld) || !usable(m.x, p.x.log) || (!m.vertical && !usable(m.y, p.y.log))) continue;
-        char symbol = '|';
+        const std::size_t c = static_cast<std::size_t>(col(m.x));
         if (m.vertical) {
+            const char letter = static_cast<char>('a' + line_number++ % 26);
             for (auto& line : grid)
-                if (line[static_cast<std::size_t>(col(m.x))] == ' ') line[static_cast<std::size_t>(col(m.x))] = '|';
+                if (line[c] == ' ') line[c] = '|';
+            grid.front()[c] = letter;
+            legend.push_back(fmt::format("  {}| {}", letter, m.label));
         } else {
-            symbol = static_cast<char>('1' + number++ % 9);
-            grid[static_cast<std::size_t>(row(m.y))][static_cast<std::size_t>(col(m.x))] = symbol;
+            const char digit = static_cast<char>('1' + number++ % 9);
+            grid[static_cast<std::size_t>(row(m.y))][c] = digit;
+            legend.push_back(fmt::format("  {} {}", digit, m.label));
         }
-        legend.push_back(fmt::format("  {} {}", symbol, m.label));
     }
     auto value_at = [](const Scale& s, double unit_pos) { const double a = s.lo + unit_pos * (s.hi - s.lo); return s.log ? std::pow(10.0, a) : a; };
     const std::string ytop = tick_label(value_at(sy, 1), p.y.unit), ybottom = tick_label(value_at(sy, 0), p.y.unit);

@@ -67,7 +67,17 @@ TEST_CASE("a lesson's plot in the terminal: its points, ranges, legend and marks
     const std::string text = plot::render_plot_terminal(latency_plot(), {}, 40, 10);
     CHECK(text.find("Load latency against working set") == 0);
     CHECK(text.find("* pointer chase") != std::string::npos);
-    CHECK(text.find("| L1 capacity") != std::string::npos);
+    CHECK(text.find("  a| L1 capacity") != std::string::npos);  // the letter tops its line
+    {
+        // The top row of the grid (third line: title, axis title, grid) holds the letter, the
+        // rows below a '|' in its column.
+        std::istringstream lines(text);
+        std::string title, axis, top, next;
+        std::getline(lines, title), std::getline(lines, axis), std::getline(lines, top), std::getline(lines, next);
+        const std::size_t a = top.find('a', top.find('|') + 1);
+        REQUIRE(a != std::string::npos);
+        CHECK(next.at(a) == '|');
+    }
     CHECK(text.find("1 DRAM latency") != std::string::npos);
     CHECK(std::count(text.begin(), text.end(), '*') >= 5);  // points that share a cell draw once
     for (char c : text) CHECK(static_cast<unsigned char>(c) < 128);
