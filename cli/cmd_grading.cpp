@@ -134,7 +134,7 @@ int cmd_submit(const Args& args) {
     const bool results = vm.count("results") > 0;
     if (vm.count("refuse")) return refuse_submission(id, vm);
     if (vm.count("diagnostic")) throw UsageError("--diagnostic goes with --refuse");
-    if (!vm.count("answers")) throw UsageError("lab submit needs the answers file: lab submit " + id + " answers.yaml --run RUN.json");
+    if (!vm.count("answers")) throw UsageError("the answers file is missing: lab submit " + id + " answers.yaml [--run RUN.json]");
     const std::string answers = vm["answers"].as<std::string>();
     if (results && !vm.count("run"))
         throw UsageError("--results needs --run: a grader must grade the student's own recorded run, never one it makes itself");
@@ -354,7 +354,7 @@ int cmd_check_spec(const Args& args) {
             std::cout << fmt::format("{:<10} {:<18} {}  (default: {})\n", k.where, k.key, k.meaning, k.default_value);
         return 0;
     }
-    if (!vm.count("file")) throw UsageError("lab check-spec: give a spec file, or --keys");
+    if (!vm.count("file")) throw UsageError("give a spec file, or --keys: lab check-spec FILE | --keys");
     grader::GradingContext ctx;
     const std::string file = vm["file"].as<std::string>();
     grader::GradingSpec spec = grader::load_spec(file, ctx.course().accept_quick, ctx.course().show_expected);

@@ -32,8 +32,8 @@ bool parse(const std::string& command, const std::string& usage, const std::vect
         }
         po::notify(vm);
     } catch (const po::error& e) {
-        throw UsageError("lab " + command + ": " + e.what() + "\n  usage: " + usage +
-                         "\n  fix: see `lab " + command + " --help`");
+        // main() says "lab: " first; the usage line names the command.
+        throw UsageError(std::string(e.what()) + "\n  usage: " + usage + "\n  fix: see `lab " + command + " --help`");
     }
     return true;
 }

@@ -20,14 +20,14 @@ namespace fs = std::filesystem;
 namespace lab::cli {
 
 std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::Request& cluster) {
-    if (cluster.partitions.size() > 1) throw UsageError("lab run --slurm runs on one partition: give one to --partition");
+    if (cluster.partitions.size() > 1) throw UsageError("a run with --slurm runs on one partition: give one to --partition");
     const std::string partition = cluster.partitions.empty() ? "" : cluster.partitions[0];
 
     // The student and token are resolved here, as a run here would: the job must not depend on
     // the node's own configuration, and a bad token is refused before anything is queued.
     std::vector<std::string> args = {"run", req.id, "--device", req.device};
     if (req.replay) {
-        throw UsageError("lab run --replay --slurm: use `lab audit --slurm`, which re-measures recorded runs on the cluster");
+        throw UsageError("--replay does not go with --slurm: use `lab audit --slurm`, which re-measures recorded runs on the cluster");
     } else {
         const std::string token = resolve_token(req.token);
         if (!token.empty()) {

@@ -104,6 +104,33 @@ TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
     CHECK(r.out.empty());
 }
 
+// main() opens every error with "lab: ": a message that names its command again ("lab: lab model:
+// unknown --dtype") says it twice.
+TEST_CASE("a usage error says 'lab:' once", "[usage]") {
+    // Each is refused before anything is read or written (--dry-run writes nothing).
+    auto [args, message] = GENERATE(table<std::vector<std::string>, std::string>({
+        {{"run", "02.05", "--frob"}, "unrecognised option '--frob'"},
+        {{"answers", "02.05"}, "'--run' is required"},
+        {{"submit", "02.05"}, "the answers file is missing"},
+        {{"check-spec"}, "give a spec file, or --keys"},
+        {{"model", "tiny", "--dtype", "fp7"}, "unknown --dtype 'fp7'"},
+        {{"model", "tiny", "--batch", "0"}, "--batch and --seq must be at least 1"},
+        {{"model", "tiny", "--memory", "lots"}, "--memory 'lots'"},
+        {{"model", "tiny", "--device-spec", "nope"}, "unknown --device-spec 'nope'"},
+        {{"token"}, "give a roster CSV"},
+        {{"token", "--identity", "sid"}, "--identity reads a roster"},
+        {{"audit", "/nonexistent", "--throttle", "0"}, "--throttle is at least 1"},
+        {{"run", "02.05", "--slurm", "--dry-run", "--partition", "a,b", "--out", "/nonexistent/r.json"}, "runs on one partition"},
+        {{"check", "02.05", "--slurm", "--dry-run"}, "--slurm needs --partition"},
+    }));
+    CAPTURE(args);
+    auto r = run_lab(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("lab: ") && Catch::Contains(message));
+    CHECK_THAT(r.err, !Catch::Contains("lab: lab"));
+}
+
 TEST_CASE("an unreadable plugin folder exits 2 naming it", "[usage]") {
     lab_test::TempDir d;
     lab_test::write_file(d / "plugins", "a file, not a folder");
