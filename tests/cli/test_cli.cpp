@@ -93,7 +93,6 @@ TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
         {{"run", "02.05", "--device", "tpu"}, "unknown device 'tpu'"},
         {{"device", "--device", "gpu0"}, "unknown device 'gpu0'"},
         {{"run", "02.05", "--frob"}, "unrecognised option '--frob'"},
-        {{"run"}, "the option '--id' is required"},
         {{"run", "02.05", "--threads", "-1"}, "--threads must be positive"},
         {{"calibrate", "--threads", "many"}, "threads"},
     }));
@@ -101,6 +100,38 @@ TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
     INFO(r.err);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(message));
+    CHECK(r.out.empty());
+}
+
+// boost::program_options reports a positional argument left out as a missing option ("the option
+// '--id' is required but missing"), a flag no command has: the message names the argument as the
+// usage line writes it.
+TEST_CASE("a missing positional argument is named as the usage line names it, not as an option", "[usage]") {
+    auto [args, message] = GENERATE(table<std::vector<std::string>, std::string>({
+        {{"run"}, "a lesson ID is required: lab run ID (`lab list` shows the lessons)"},
+        {{"run", "--quick"}, "a lesson ID is required: lab run ID"},
+        {{"info"}, "a lesson ID is required: lab info ID"},
+        {{"answers", "--run", "r.json"}, "a lesson ID is required: lab answers ID"},
+        {{"submit"}, "a lesson ID is required: lab submit ID"},
+        {{"check", "--quick"}, "a lesson ID is required: lab check ID"},
+        {{"new", "--title", "T"}, "ID is required (the new lesson's ID, NN.NN): lab new ID"},
+        {{"show"}, "RUN.json is required (a run record written by `lab run`): lab show RUN.json"},
+        {{"report"}, "RUN.json is required"},
+        {{"grade"}, "SUBMISSIONS_DIR is required"},
+        {{"audit"}, "SUBMISSIONS_DIR is required"},
+        {{"validate"}, "PLUGIN.so|ID is required"},
+        {{"model"}, "CONFIG.json|NAME is required"},
+        {{"checkpoint"}, "FILE|DIR is required"},
+        {{"smi"}, "FILE is required"},
+        {{"trace"}, "TRACE.json[.gz] is required"},
+    }));
+    CAPTURE(args);
+    auto r = run_lab(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("lab: " + message));
+    CHECK_THAT(r.err, Catch::Contains("  usage: lab " + args[0]) && Catch::Contains("fix: see `lab " + args[0] + " --help`"));
+    CHECK_THAT(r.err, !Catch::Contains("the option '--"));
     CHECK(r.out.empty());
 }
 
