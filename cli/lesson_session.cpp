@@ -71,7 +71,7 @@ LessonOutcome run_lesson(const LessonRequest& r) {
 
     out.started_at = format::utc_iso8601(std::time(nullptr));
     auto t0 = std::chrono::steady_clock::now();
-    out.result = execute(req);
+    out.result = execute(req, r.on_going_ahead);
     out.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     out.raw.lesson_id = r.id;

@@ -68,6 +68,7 @@ std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::
         "echo \"lab run on $(hostname) (job $SLURM_JOB_ID)\"\n" +
         command + "\n";
     if (cluster.dry_run) {
+        if (req.on_going_ahead) req.on_going_ahead();
         std::cout << "# " << script_file.string() << "\n" << script.text() << "\n# submitted with:\n" << script.sbatch_line(script_file) << "\n";
         return std::nullopt;
     }
@@ -75,6 +76,7 @@ std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::
     slurm::require_slurm();
     slurm::require_partitions(cluster.partitions);
     slurm::make_work_folder(work);
+    if (req.on_going_ahead) req.on_going_ahead();
     // The script holds the student's token: readable by its owner only.
     write_file_atomically(script_file, script.text());
     ::chmod(script_file.c_str(), 0700);

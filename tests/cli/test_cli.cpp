@@ -286,6 +286,10 @@ TEST_CASE("lab run 02.05 --plots writes a roofline SVG with the ceilings and ker
     json rec = json::parse(lab_test::read_file(out / "r.json"));
     CHECK(rec["metrics"].contains("ridge_point"));
     CHECK(rec["revealed"] == true);
+    // 02.05 grades full runs only: a quick run that goes ahead says so, once.
+    const auto note = r.err.find("note: lesson 02.05 grades full runs only");
+    CHECK(note != std::string::npos);
+    CHECK(r.err.find("note: lesson 02.05 grades full runs only", note + 1) == std::string::npos);
     // What a CPU does not measure is said, in the console and in the record, with why.
     CHECK_THAT(r.out, Catch::Contains("not measured: tf32gemm (tf32 GEMM needs a GPU's tensor cores)"));
     REQUIRE(rec["skipped"].size() == 2);

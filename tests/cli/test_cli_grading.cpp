@@ -146,6 +146,28 @@ TEST_CASE("lab run --quick says, before measuring, when the lesson grades full r
     CHECK_THAT(quick_ok.err, !Catch::Contains("grades full runs only"));
 }
 
+// The note is for a run that goes ahead: an option that stops the run is the only message.
+TEST_CASE("lab run --quick refused for a bad option says only why, not the full-runs note", "[grading-cli][grading]") {
+    auto [args, error] = GENERATE(table<std::vector<std::string>, std::string>({
+        {{"--out", "FOLDER"}, "is a folder: give a file name"},
+        {{"--device", "tpu"}, "unknown device 'tpu'"},
+        {{"--threads", "100000"}, "--threads 100000 exceeds the"},
+        {{"--threads", "-1"}, "--threads must be positive"},
+        {{"--device", "tpu", "--slurm", "--dry-run"}, "unknown device 'tpu'"},
+    }));
+    lab_test::TempDir d;
+    std::vector<std::string> cmd = {"run", "02.05", "--quick"};
+    for (const auto& a : args) cmd.push_back(a == "FOLDER" ? d.path().string() : a);
+    if (std::find(args.begin(), args.end(), "--out") == args.end()) cmd.insert(cmd.end(), {"--out", (d / "r.json").string()});
+    CAPTURE(cmd);
+    auto r = run_lab(cmd);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(error));
+    CHECK_THAT(r.err, !Catch::Contains("grades full runs only"));
+    CHECK_FALSE(fs::exists(d / "r.json"));
+}
+
 TEST_CASE("lab answers refuses a run of another lesson", "[grading-cli][grading]") {
     auto r = run_lab({"answers", "02.01", "--run", fixture_run_file().string()});
     CHECK(r.exit_code == 2);
