@@ -162,3 +162,40 @@ TEST_CASE("malformed YAML says what to do: a tab in the indentation by its line,
     const std::string e2 = input_error([&] { load_spec(tabbed, true, "never"); });
     CHECK_THAT(e2, Catch::Contains("tabbed.yaml:") && Catch::Contains("fix: line 6 is indented with a tab"));
 }
+
+// An answers file has a fix of its own (compare with the template): the likely cause comes first
+// all the same, since "end of map not found" alone does not say that a tab, which an editor shows
+// as spaces, is the fault.
+TEST_CASE("a malformed answers file names a tab or the indentation, then the template", "[grading]") {
+    Grading g;
+    const std::string head = "lesson: \"02.05\"\nstudent: alice\nrun: \"x\"\nanswers:\n  ridge_point: 1\n";
+    const std::string tmpl = "compare with the template `lab answers ID --run RUN.json` prints";
+    const fs::path tabbed = g.write("tabbed.yaml", head + "\tattainable: 2\n  triad_side: memory_bound\n");
+    const std::string e1 = input_error([&] { load_answers(tabbed); });
+    CHECK_THAT(e1, Catch::Contains("tabbed.yaml:") && Catch::Contains("malformed YAML"));
+    CHECK_THAT(e1, Catch::Contains("fix: line 6 is indented with a tab: YAML indents with spaces only") && Catch::Contains(tmpl));
+    // A tab elsewhere on the lines around the one the parser stopped at is named after the indentation.
+    const fs::path after = g.write("after.yaml", head + "  attainable:\t2\n   triad_side: memory_bound\n");
+    const std::string e2 = input_error([&] { load_answers(after); });
+    CHECK_THAT(e2, Catch::Contains("after.yaml:7: malformed YAML"));
+    CHECK_THAT(e2, Catch::Contains("fix: check the indentation on line 7") && Catch::Contains("; line 6 holds a tab") && Catch::Contains(tmpl));
+    const fs::path shifted = g.write("shifted.yaml", head + "   attainable: 2\n  triad_side: memory_bound\n");
+    const std::string e3 = input_error([&] { load_answers(shifted); });
+    CHECK_THAT(e3, Catch::Contains("shifted.yaml:") && Catch::Contains("malformed YAML"));
+    CHECK_THAT(e3, Catch::Contains("fix: check the indentation on line") && Catch::Contains(tmpl));
+}
+
+TEST_CASE("an empty answers file, or one of comments only, says so and how to make it", "[grading]") {
+    Grading g;
+    for (const std::string& text : {std::string(), std::string("\n  \n"), std::string("# my answers\n")}) {
+        CAPTURE(text);
+        const fs::path f = g.write("answers.yaml", text);
+        const std::string e = input_error([&] { load_answers(f); });
+        CHECK_THAT(e, Catch::StartsWith(f.string() + ": the answers file is empty"));
+        CHECK_THAT(e, Catch::Contains("\n  fix: write your run's template into it (lab answers ID --run RUN.json > " + f.string() + ")"));
+    }
+    // Any YAML input: a grading spec too.
+    const fs::path spec = g.write("empty-spec.yaml", "# nothing yet\n");
+    const std::string e = input_error([&] { load_spec(spec, true, "never"); });
+    CHECK_THAT(e, Catch::StartsWith(spec.string() + ": the grading spec is empty") && Catch::Contains("\n  fix: write its keys"));
+}
