@@ -147,12 +147,8 @@ std::string answers_template(const GradingSpec& spec, const nlohmann::json& reco
             for (const auto& o : q.options) out << " " << o;
             out << ")";
         }
-        // A predicted regime is a side of the ridge: two choices, not four.
-        const std::string suffix = ".predicted_regime";
-        const bool side = q.expected.metric.size() > suffix.size() &&
-                          q.expected.metric.compare(q.expected.metric.size() - suffix.size(), suffix.size(), suffix) == 0;
-        if (q.type == QuestionType::regime)
-            out << (side ? " (memory_bound or compute_bound)" : " (compute_bound, memory_bound, overhead_bound or latency_bound)");
+        // A side of the ridge: two choices, not four.
+        if (q.type == QuestionType::regime) out << " (" << or_list(regime_choices(q)) << ")";
         if (q.type == QuestionType::boolean) out << " (yes or no)";
         out << "\n  " << q.id << ":\n";
     }

@@ -111,17 +111,26 @@ TEST_CASE("check-spec warns of a question on a metric the lesson does not withho
     REQUIRE(wo_own.size() == 1);
     CHECK_THAT(wo_own[0], Catch::Contains("MetricDecl::graded") && !Catch::Contains("placement's graded list"));
 
-    // Options on a question that is not a choice are read by nothing: said, not silently kept.
-    GradingSpec options = g.spec(spec_yaml(R"(  - id: few_regime
+    // Options on a question that is neither a choice nor a regime are read by nothing: said, not
+    // silently kept. (A regime question's options are the regimes it offers.)
+    GradingSpec options = g.spec(spec_yaml(R"(  - id: ridge
+    prompt: "Ridge?"
+    unit: FLOP/B
+    options: [low, high]
+    expected: {metric: ridge_point}
+    tolerance: {rel: 0.05}
+)"));
+    const auto wo = spec_warnings(options, lesson("02.05").info);
+    REQUIRE(wo.size() == 1);
+    CHECK_THAT(wo[0], Catch::Contains("lists options, which only choice and regime questions read"));
+    CHECK_THAT(wo[0], Catch::Contains(".yaml:8: question 'ridge' lists options"));  // at its `options:` line
+    GradingSpec regime_options = g.spec(spec_yaml(R"(  - id: few_regime
     prompt: "Which side of the ridge is fma_few?"
     type: regime
     options: [memory_bound, compute_bound]
     expected: {metric: fma_few.predicted_regime}
 )"));
-    const auto wo = spec_warnings(options, lesson("02.05").info);
-    REQUIRE(wo.size() == 1);
-    CHECK_THAT(wo[0], Catch::Contains("lists options, which only a choice question reads"));
-    CHECK_THAT(wo[0], Catch::Contains(".yaml:8: question 'few_regime' lists options"));  // at its `options:` line
+    CHECK(spec_warnings(regime_options, lesson("02.05").info).empty());
 }
 
 TEST_CASE("an unclosed [ or { is reported on the line that opened it", "[grading]") {
