@@ -42,7 +42,7 @@ std::size_t sample_size(const std::string& text, std::size_t n) {
         const double k = percent ? std::ceil(v / 100 * n) : std::floor(v);
         return std::min(n, static_cast<std::size_t>(k));
     } catch (const std::exception&) {
-        throw UsageError("lab audit: --sample takes a share such as 10% or a count such as 5, not '" + text + "'");
+        throw UsageError("--sample takes a share such as 10% or a count such as 5, not '" + text + "'");
     }
 }
 
@@ -110,12 +110,12 @@ int cmd_audit(const Args& args) {
         return 0;
     slurm::Request cluster = slurm::request_from(vm, "lab-audit");
     cluster.throttle = vm["throttle"].as<int>();
-    if (cluster.throttle < 1) throw UsageError("lab audit: --throttle is at least 1");
+    if (cluster.throttle < 1) throw UsageError("--throttle is at least 1");
     cluster.share_nodes = vm.count("share-nodes") > 0;
     for (const char* flag : {"throttle", "share-nodes"})
         if (vm.count(flag) && !vm[flag].defaulted() && !vm.count("slurm")) throw UsageError(std::string("--") + flag + " goes with --slurm");
     const double tolerance = vm["tolerance"].as<double>();
-    if (!(tolerance >= 1.05)) throw UsageError("lab audit: --tolerance is a factor of at least 1.05 (1.5 means within x/÷ 1.5)");
+    if (!(tolerance >= 1.05)) throw UsageError("--tolerance is a factor of at least 1.05 (1.5 means within x/÷ 1.5)");
     std::optional<CourseKey> key;
     if (auto file = configured_key_file(vm["key"].as<std::string>())) key = load_course_key(*file);
     grader::GradingContext ctx(key);

@@ -157,7 +157,7 @@ int cmd_checkpoint(const Args& args) {
     in.json = vm.count("json") > 0;
 
     std::string why_none;
-    const auto dev = choose_device("checkpoint", in.device_spec, why_none);  // a bad --device-spec before any file is read
+    const auto dev = choose_device(in.device_spec, why_none);  // a bad --device-spec before any file is read
     const st::Checkpoint c = st::read_checkpoint(in.arg);
     const json out = compute(c, in.largest, dev, why_none);
     if (in.json) std::cout << out.dump(2) << "\n";

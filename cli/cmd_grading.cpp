@@ -8,7 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "answers.hpp"
 #include "atomic_file.hpp"
@@ -105,15 +108,53 @@ int refuse_submission(const std::string& id, const po::variables_map& vm) {
     return 1;
 }
 
+// Where `lab submit` without --run looks for the run the answers are bound to: the folder `lab run`
+// writes its records to by default (runs/ID-TIME.json) and the current folder, not their subfolders.
+const std::vector<fs::path> kRunFolders = {"runs", "."};
+
+// `lab submit ID ANSWERS.yaml` without --run: the record whose digest the answers name (their
+// `run:`), found in kRunFolders. None is bad input, said before anything else happens; the
+// grader then checks the record as it checks any other.
+std::string find_bound_run(const std::string& answers_file) {
+    const grader::AnswersFile answers = grader::load_answers(answers_file);
+    std::string looked;
+    for (const auto& dir : kRunFolders) looked += (looked.empty() ? "" : " and ") + (dir.string() == "." ? std::string("the current folder") : dir.string() + "/");
+    if (answers.run.empty())
+        throw InputError(answers_file, "the answers name no run (run: is empty), so no run record in " + looked + " can be theirs",
+                         "pass --run RUN.json, and make the answers from that run's template (lab answers ID --run RUN.json)");
+    int records = 0;
+    for (const auto& dir : kRunFolders) {
+        std::error_code ec;
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.path().extension() == ".json" && e.is_regular_file(ec) && e.file_size(ec) <= record::kMaxRecordBytes) files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+            std::ifstream in(f, std::ios::binary);
+            const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+            if (text.find("\"lab.run/1\"") == std::string::npos) continue;  // not a run record
+            ++records;
+            if (text.find(answers.run) == std::string::npos) continue;
+            const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+            if (j.is_object() && j.contains("digest") && j["digest"] == answers.run) return (dir.string() == "." ? f.filename() : f).string();
+        }
+    }
+    throw InputError(answers_file,
+                     fmt::format("no run record has the digest these answers are bound to (run: {}); looked at the {} run "
+                                 "record{} in {}",
+                                 answers.run, records, records == 1 ? "" : "s", looked),
+                     "pass --run RUN.json: the record you made the answers from (lab answers ID --run RUN.json)");
+}
+
 }  // namespace
 
 int cmd_submit(const Args& args) {
     po::options_description opts("options");
     opts.add_options()("id", po::value<std::string>()->required(), "lesson ID")(
         "answers", po::value<std::string>(), "your answers file (YAML)")(
-        "run", po::value<std::string>(), "the run record to grade (default: run the lesson now, then grade)")(
+        "run", po::value<std::string>(),
+        "the run record to grade (default: the one the answers are bound to, by its digest, found in runs/ or the current folder)")(
         "results", po::value<std::string>(), "write Gradescope's results.json here (needs --run)")(
-        "student", po::value<std::string>()->default_value(""), "with no --run: the student the run is recorded for")(
         "key", po::value<std::string>()->default_value(""),
         "the course key (course mode: tokens checked); default $LAB_COURSE_KEY, else practice mode")(
         "as", po::value<std::string>(), "who submitted (the autograder's identity): the run must be theirs")(
@@ -126,7 +167,7 @@ int cmd_submit(const Args& args) {
     pos.add("id", 1).add("answers", 1);
     po::variables_map vm;
     if (!parse("submit",
-               "lab submit ID ANSWERS.yaml [--run RUN.json | --student NAME] [--results results.json] [--key FILE] [--as STUDENT] [--spec SPEC.yaml] [--json]"
+               "lab submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--spec SPEC.yaml] [--json]"
                " (an autograder's refusal: lab submit ID --refuse REASON [--diagnostic TEXT] --results results.json)",
                args, opts, pos, vm))
         return 0;
@@ -134,7 +175,7 @@ int cmd_submit(const Args& args) {
     const bool results = vm.count("results") > 0;
     if (vm.count("refuse")) return refuse_submission(id, vm);
     if (vm.count("diagnostic")) throw UsageError("--diagnostic goes with --refuse");
-    if (!vm.count("answers")) throw UsageError("lab submit needs the answers file: lab submit " + id + " answers.yaml --run RUN.json");
+    if (!vm.count("answers")) throw UsageError("the answers file is missing: lab submit " + id + " answers.yaml [--run RUN.json]");
     const std::string answers = vm["answers"].as<std::string>();
     if (results && !vm.count("run"))
         throw UsageError("--results needs --run: a grader must grade the student's own recorded run, never one it makes itself");
@@ -167,14 +208,9 @@ int cmd_submit(const Args& args) {
         if (vm.count("run")) {
             run = vm["run"].as<std::string>();
         } else {
-            // Convenience for students: record a run now, then grade it.
-            fs::path dir = fs::path("runs");
-            run = (dir / (id + "-submit.json")).string();
-            Args run_args = {id, "--out", run};
-            if (!vm["student"].as<std::string>().empty()) run_args.insert(run_args.end(), {"--student", vm["student"].as<std::string>()});
-            std::cerr << "no --run given: running lesson " << id << " first\n";
-            int rc = cmd_run(run_args);
-            if (rc != 0) return rc;
+            // Answers name the run they were made from: a run made now could never be it.
+            run = find_bound_run(answers);
+            std::cerr << "no --run given: grading the run " << answers << " is bound to, " << run << "\n";
         }
         grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
         use_spec_option(ctx, id, vm);
@@ -354,7 +390,7 @@ int cmd_check_spec(const Args& args) {
             std::cout << fmt::format("{:<10} {:<18} {}  (default: {})\n", k.where, k.key, k.meaning, k.default_value);
         return 0;
     }
-    if (!vm.count("file")) throw UsageError("lab check-spec: give a spec file, or --keys");
+    if (!vm.count("file")) throw UsageError("give a spec file, or --keys: lab check-spec FILE | --keys");
     grader::GradingContext ctx;
     const std::string file = vm["file"].as<std::string>();
     grader::GradingSpec spec = grader::load_spec(file, ctx.course().accept_quick, ctx.course().show_expected);

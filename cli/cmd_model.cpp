@@ -66,7 +66,7 @@ Dtype parse_dtype(const std::string& text, const std::string& flag) {
     }
     for (const auto& [alias, d] : aliases)
         if (text == alias) return d;
-    throw UsageError("lab model: unknown " + flag + " '" + text + "'\n  fix: use one of " + names);
+    throw UsageError("unknown " + flag + " '" + text + "'\n  fix: use one of " + names);
 }
 
 // The FLOP/s ceiling a decode step's math runs on: that of the activation dtype (8- and 4-bit
@@ -94,7 +94,7 @@ void pick_pipe(DeviceFigures& dev, const std::map<std::string, double>& flops, D
 }
 
 std::optional<DeviceFigures> resolve_device(const Inputs& in, std::string& why_none) {
-    const auto chosen = choose_device("model", in.device_spec, why_none);
+    const auto chosen = choose_device(in.device_spec, why_none);
     if (!chosen) return std::nullopt;
     DeviceFigures dev;
     dev.name = chosen->name;
@@ -127,7 +127,7 @@ Inputs read_inputs(const Args& args, bool& help) {
     in.seq = vm["seq"].as<std::uint64_t>();
     in.context = vm.count("context") ? vm["context"].as<std::uint64_t>() : in.seq;
     if (in.batch == 0 || in.seq == 0)
-        throw UsageError("lab model: --batch and --seq must be at least 1\n  fix: see `lab model --help`");
+        throw UsageError("--batch and --seq must be at least 1\n  fix: see `lab model --help`");
     const Dtype w = parse_dtype(vm["dtype"].as<std::string>(), "--dtype");
     std::optional<Dtype> kv;
     if (vm.count("kv-dtype")) kv = parse_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
@@ -141,7 +141,7 @@ Inputs read_inputs(const Args& args, bool& help) {
             if (!(b >= 1) || b > 1e18) throw units::UnitError("not a memory size from 1 B to 1 EB");
             in.memory_flag = static_cast<std::uint64_t>(b);
         } catch (const units::UnitError& e) {
-            throw UsageError("lab model: --memory '" + in.memory_text + "': " + e.what() +
+            throw UsageError("--memory '" + in.memory_text + "': " + e.what() +
                              "\n  fix: write a size such as 80GB, 80GiB or 85899345920");
         }
     }
@@ -304,7 +304,7 @@ int cmd_model(const Args& args) {
     try {
         out = compute(in, dev, why_none);
     } catch (const std::overflow_error& e) {
-        throw UsageError(std::string("lab model: ") + e.what() + "\n  fix: use a smaller --batch, --seq or --context");
+        throw UsageError(std::string(e.what()) + "\n  fix: use a smaller --batch, --seq or --context");
     }
     if (in.json) {
         std::cout << out.dump(2) << "\n";

@@ -40,7 +40,7 @@ void make_folder(const fs::path& dir, const char* flag, bool dry_run) {
 }
 
 // A quick run of a lesson whose grading spec grades full runs only is refused at submission;
-// said before measuring, so the student knows before a minute is spent. The spec is read as the
+// said before measuring (once the device has opened), so the student knows before a minute is spent. The spec is read as the
 // grader reads it; an unreadable spec says nothing here (the grader will say what is wrong).
 void warn_quick_not_graded(const std::string& id) {
     try {
@@ -93,6 +93,9 @@ int cmd_run(const Args& args) {
     req.token = vm["token"].as<std::string>();
     req.timeout_s = vm["timeout"].as<double>();
     if (req.timeout_s < 0) throw UsageError("--timeout must be positive");
+    // run_lesson checks these too; a --slurm run is checked here, before a job is written.
+    check_device_name(req.device);
+    if (req.threads < 0) throw UsageError("--threads must be positive");
     if (vm.count("replay")) {
         for (const char* flag : {"student", "token", "quick"})
             if (!vm[flag].defaulted() && vm.count(flag))
@@ -107,7 +110,9 @@ int cmd_run(const Args& args) {
     }
     const bool reveal = vm.count("reveal") > 0;
     if (reveal) require_reveal_allowed(paths::config_dir() / "course.yaml");
-    if (req.quick && !vm.count("json")) warn_quick_not_graded(req.id);
+    // The note about a quick run is said once the run goes ahead, not before an option that stops
+    // it (--out a folder, --device tpu, more --threads than CPUs): the error is then all there is.
+    if (req.quick && !vm.count("json")) req.on_going_ahead = [id = req.id] { warn_quick_not_graded(id); };
 
     const bool dry_run = vm.count("slurm") && vm.count("dry-run");
     // Check the outputs can be written before spending a minute measuring.

@@ -52,12 +52,12 @@ int cmd_token(const Args& args) {
     // A roster is read before a new key is written: a roster refused leaves nothing behind.
     std::optional<grader::Roster> roster;
     if (vm.count("roster")) roster = grader::read_roster(vm["roster"].as<std::string>(), vm["identity"].as<std::string>());
-    else if (!vm["identity"].as<std::string>().empty()) throw UsageError("lab token: --identity reads a roster: give ROSTER.csv");
+    else if (!vm["identity"].as<std::string>().empty()) throw UsageError("--identity reads a roster: give ROSTER.csv");
     std::optional<fs::path> key_file;
     if (vm.count("new-key")) {
         const fs::path file = vm["new-key"].as<std::string>();
         if (fs::exists(file))
-            throw UsageError("lab token: " + file.string() + " exists; a course key is never overwritten (every token it issued "
+            throw UsageError(file.string() + " exists; a course key is never overwritten (every token it issued "
                              "would stop verifying)\n  fix: choose another file name");
         write_file_atomically(file, random_course_key() + "\n");
         fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
@@ -66,9 +66,9 @@ int cmd_token(const Args& args) {
         if (!roster) return 0;
         key_file = file;
     } else {
-        if (!roster) throw UsageError("lab token: give a roster CSV (and --key FILE), or --new-key FILE");
+        if (!roster) throw UsageError("give a roster CSV (and --key FILE), or --new-key FILE");
         key_file = configured_key_file(vm["key"].as<std::string>());
-        if (!key_file) throw UsageError("lab token: no course key: give --key FILE or set LAB_COURSE_KEY\n  fix: make one with `lab token --new-key FILE`");
+        if (!key_file) throw UsageError("no course key: give --key FILE or set LAB_COURSE_KEY\n  fix: make one with `lab token --new-key FILE`");
     }
     const CourseKey key = load_course_key(*key_file);
     const CourseConfig course = load_course(paths::config_dir() / "course.yaml");

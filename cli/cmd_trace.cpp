@@ -132,7 +132,7 @@ int cmd_trace(const Args& args) {
     std::optional<DeviceChoice> dev;
     if (vm.count("device-spec")) {
         std::string why;
-        dev = choose_device("trace", vm["device-spec"].as<std::string>(), why);
+        dev = choose_device(vm["device-spec"].as<std::string>(), why);
     }
     std::string file = vm["trace"].as<std::string>();
     // A bare name the lessons mention ("read l40s_idle_query_gpu.csv with lab smi") is the shipped file.

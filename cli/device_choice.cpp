@@ -10,7 +10,7 @@
 
 namespace lab::cli {
 
-std::optional<DeviceChoice> choose_device(const std::string& command, const std::string& device_spec, std::string& why_none) {
+std::optional<DeviceChoice> choose_device(const std::string& device_spec, std::string& why_none) {
     if (!device_spec.empty()) {
         const auto specs = load_device_specs(paths::config_dir() / "devices");
         std::string want = device_spec, ids;
@@ -26,7 +26,7 @@ std::optional<DeviceChoice> choose_device(const std::string& command, const std:
             dev.flops_per_s = s.flops_per_s;
             return dev;
         }
-        throw UsageError("lab " + command + ": unknown --device-spec '" + device_spec + "'\n  fix: use one of " + ids +
+        throw UsageError("unknown --device-spec '" + device_spec + "'\n  fix: use one of " + ids +
                          " (configs/devices/)");
     }
     auto cached = find_cached_ceilings_here(paths::cache_dir() / "ceilings");

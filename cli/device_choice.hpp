@@ -19,8 +19,8 @@ struct DeviceChoice {
 };
 
 // `device_spec` non-empty: that spec (case and '-' vs '_' do not matter), else lab::UsageError
-// "lab COMMAND: unknown --device-spec" listing the specs. Empty: this machine's cached ceilings,
+// "unknown --device-spec" listing the specs. Empty: this machine's cached ceilings,
 // else nullopt with `why_none` saying how to get a device.
-std::optional<DeviceChoice> choose_device(const std::string& command, const std::string& device_spec, std::string& why_none);
+std::optional<DeviceChoice> choose_device(const std::string& device_spec, std::string& why_none);
 
 }  // namespace lab::cli

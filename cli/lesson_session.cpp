@@ -25,6 +25,7 @@ LessonOutcome run_lesson(const LessonRequest& r) {
 
     CourseConfig course = load_course(paths::config_dir() / "course.yaml");
     RunOptions options;
+    bool anonymous = false;  // said once the run goes ahead, as the notes of on_going_ahead are
     if (r.replay) {
         options = *r.replay;
         out.token = r.replay_token;
@@ -48,8 +49,7 @@ LessonOutcome run_lesson(const LessonRequest& r) {
         } else {
             if (options.student.empty()) {
                 options.student = "anonymous";
-                std::cerr << "note: no student ID (--token, --student, $LAB_STUDENT or ~/.config/lab/config.yaml): "
-                             "recording as 'anonymous'; such a run is graded for practice only\n";
+                anonymous = true;
             }
             seed = student_seed(course, r.id, options.student);
         }
@@ -71,7 +71,12 @@ LessonOutcome run_lesson(const LessonRequest& r) {
 
     out.started_at = format::utc_iso8601(std::time(nullptr));
     auto t0 = std::chrono::steady_clock::now();
-    out.result = execute(req);
+    out.result = execute(req, [&] {
+        if (anonymous)
+            std::cerr << "note: no student ID (--token, --student, $LAB_STUDENT or ~/.config/lab/config.yaml): "
+                         "recording as 'anonymous'; such a run is graded for practice only\n";
+        if (r.on_going_ahead) r.on_going_ahead();
+    });
     out.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     out.raw.lesson_id = r.id;

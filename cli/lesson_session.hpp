@@ -2,6 +2,7 @@
 // plugin, bind the student's seed, measure in a child process, derive with the lesson's code.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,9 @@ struct LessonRequest {
     double timeout_s = 0;         // 0: the lesson's budget x the runner's slack
     std::string trace_file;       // for the child (a partial name), "" = none
     std::string trace_final_name;
+    // Called once the run goes ahead: here, when the child has opened the device with these
+    // options; with --slurm, just before the job is queued (or, with --dry-run, shown).
+    std::function<void()> on_going_ahead;
 };
 
 struct LessonOutcome {

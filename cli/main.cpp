@@ -24,7 +24,7 @@ const char* kUsage =
     "  show RUN.json [--reveal] [--json]  a recorded run, re-derived from its raw measurements\n"
     "  report RUN.json [--out FILE.html] [--reveal]   a recorded run as one self-contained HTML page\n"
     "  answers ID --run RUN.json        a YAML answers template bound to that run\n"
-    "  submit ID ANSWERS.yaml [--run RUN.json | --student NAME] [--results results.json] [--key FILE] [--as STUDENT] [--json]\n"
+    "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--json]\n"
     "                                   grade your claims (course mode with a course key, else practice)\n"
     "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--lesson ID] [--roster ROSTER.csv] [--json]\n"
     "                                   grade a class's recorded runs (one folder per submission)\n"

@@ -3,37 +3,86 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <set>
+#include <sstream>
 
 #include "errors.hpp"
 #include "suggest.hpp"
 
 namespace lab::cli {
 
+namespace {
+
+// The positional arguments' names, in order (boost repeats the last one for an unlimited count).
+std::vector<std::string> positional_names(const po::positional_options_description& positional) {
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < positional.max_total_count() && i < 16; ++i) names.push_back(positional.name_for_position(i));
+    return names;
+}
+
+// The word of the usage line that stands for positional argument `index` ("lab run ID [...]": 0 is
+// "ID"), or "" when the line does not have one there.
+std::string usage_word(const std::string& usage, std::size_t index) {
+    std::istringstream words(usage);
+    std::string w;
+    words >> w >> w;  // "lab", the command
+    for (std::size_t i = 0; words >> w;) {
+        if (w.empty() || w[0] == '[' || w[0] == '-' || w == "|") return "";
+        if (i++ == index) return w;
+    }
+    return "";
+}
+
+// boost names a positional argument left out as an option ("the option '--id' is required but
+// missing"), which no user can give: say what the argument is, as the usage line writes it.
+std::string missing_positional(const std::string& command, const std::string& usage, const std::string& name, std::size_t index,
+                               const po::options_description& options) {
+    std::string word = usage_word(usage, index);
+    if (word.empty()) {
+        word = name;
+        for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    if (name == "id" && command != "new") return "a lesson ID is required: lab " + command + " " + word + " (`lab list` shows the lessons)";
+    const po::option_description* o = options.find_nothrow(name, false);
+    const std::string what = o && !o->description().empty() ? " (" + o->description() + ")" : "";
+    return word + " is required" + what + ": lab " + command + " " + word;
+}
+
+}  // namespace
+
 bool parse(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
            const po::options_description& options, const po::positional_options_description& positional,
            po::variables_map& vm) {
     po::options_description all = options;
     all.add_options()("help,h", "show this help");
+    const std::vector<std::string> positionals = positional_names(positional);
+    // main() says "lab: " first; the usage line names the command.
+    auto usage_error = [&](const std::string& what) {
+        return UsageError(what + "\n  usage: " + usage + "\n  fix: see `lab " + command + " --help`");
+    };
     try {
         po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
         if (vm.count("help")) {
             // The positional arguments are in the usage line (ID, FILE); the list is the options.
-            std::set<std::string> positional_names;
-            for (unsigned i = 0; i < positional.max_total_count() && i < 16; ++i) positional_names.insert(positional.name_for_position(i));
             po::options_description shown("options");
             for (const auto& o : all.options())
-                if (!positional_names.count(o->long_name())) shown.add(o);
+                if (std::find(positionals.begin(), positionals.end(), o->long_name()) == positionals.end()) shown.add(o);
             std::cout << "usage: " << usage << "\n\n" << shown << "\n";
             return false;
         }
         po::notify(vm);
+    } catch (const po::required_option& e) {
+        std::string name = e.get_option_name();
+        name.erase(0, name.find_first_not_of('-'));
+        const auto at = std::find(positionals.begin(), positionals.end(), name);
+        if (at == positionals.end()) throw usage_error(e.what());
+        throw usage_error(missing_positional(command, usage, name, static_cast<std::size_t>(at - positionals.begin()), options));
     } catch (const po::error& e) {
-        throw UsageError("lab " + command + ": " + e.what() + "\n  usage: " + usage +
-                         "\n  fix: see `lab " + command + " --help`");
+        throw usage_error(e.what());
     }
     return true;
 }

@@ -22,7 +22,7 @@ namespace lab::cli {
 
 int check_on_cluster(const CheckJobRequest& req, const slurm::Request& cluster) {
     if (cluster.partitions.empty())
-        throw UsageError("lab check --slurm needs --partition A,B,...: the partitions (GPU types) to check the lesson on");
+        throw UsageError("--slurm needs --partition A,B,...: the partitions (GPU types) to check the lesson on");
     std::vector<std::string> args = {"check", req.id, "--device", req.device, "--json"};
     if (req.quick) args.push_back("--quick");
     if (req.strict) args.push_back("--strict");

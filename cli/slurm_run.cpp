@@ -20,14 +20,14 @@ namespace fs = std::filesystem;
 namespace lab::cli {
 
 std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::Request& cluster) {
-    if (cluster.partitions.size() > 1) throw UsageError("lab run --slurm runs on one partition: give one to --partition");
+    if (cluster.partitions.size() > 1) throw UsageError("a run with --slurm runs on one partition: give one to --partition");
     const std::string partition = cluster.partitions.empty() ? "" : cluster.partitions[0];
 
     // The student and token are resolved here, as a run here would: the job must not depend on
     // the node's own configuration, and a bad token is refused before anything is queued.
     std::vector<std::string> args = {"run", req.id, "--device", req.device};
     if (req.replay) {
-        throw UsageError("lab run --replay --slurm: use `lab audit --slurm`, which re-measures recorded runs on the cluster");
+        throw UsageError("--replay does not go with --slurm: use `lab audit --slurm`, which re-measures recorded runs on the cluster");
     } else {
         const std::string token = resolve_token(req.token);
         if (!token.empty()) {
@@ -68,6 +68,7 @@ std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::
         "echo \"lab run on $(hostname) (job $SLURM_JOB_ID)\"\n" +
         command + "\n";
     if (cluster.dry_run) {
+        if (req.on_going_ahead) req.on_going_ahead();
         std::cout << "# " << script_file.string() << "\n" << script.text() << "\n# submitted with:\n" << script.sbatch_line(script_file) << "\n";
         return std::nullopt;
     }
@@ -75,6 +76,7 @@ std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::
     slurm::require_slurm();
     slurm::require_partitions(cluster.partitions);
     slurm::make_work_folder(work);
+    if (req.on_going_ahead) req.on_going_ahead();
     // The script holds the student's token: readable by its owner only.
     write_file_atomically(script_file, script.text());
     ::chmod(script_file.c_str(), 0700);

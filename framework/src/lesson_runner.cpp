@@ -187,6 +187,7 @@ void check_device_name(const std::string& d) {
 int child_main(const ChildRequest& req) {
     try {
         OpenedDevice od = open_device(req);
+        send_to_parent({{"type", "device_open"}});
         Device& dev = *od.device;
         const EngineSettings settings = engine_defaults(dev.kind(), req.quick);
         MeasureFn measure = [&](const Workload& w, const Launch& l) {
@@ -308,7 +309,7 @@ int child_main(const ChildRequest& req) {
     }
 }
 
-ChildResult execute(const ChildRequest& req) {
+ChildResult execute(const ChildRequest& req, const std::function<void()>& on_device_open) {
     std::vector<std::string> argv = {paths::self_executable().string(), "__child", to_json(req).dump()};
     double first_limit = req.action == "run" ? lesson_limit(req) : 60;
     std::vector<std::string> notes;
@@ -316,6 +317,7 @@ ChildResult execute(const ChildRequest& req) {
     auto outcome = run_child(argv, first_limit, [&](const json& m) -> double {
         std::string type = m.value("type", "");
         if (type == "phase") return m.value("limit_s", 0.0);
+        if (type == "device_open" && on_device_open) on_device_open();
         // The child's progress bar may hold the terminal's line: clear it first.
         if (type == "note") std::cerr << (isatty(STDERR_FILENO) ? "\r\033[K" : "") << "note: " << m.value("text", "") << "\n";
         return 0;

@@ -4,6 +4,7 @@
 // and turns its messages into a ChildResult.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,9 @@ struct ChildResult {
 
 // Parent side: runs the request in a child of this executable. Throws DeviceError (exit 3) when
 // the child crashed, overran or failed, InputError/UsageError when it reported bad input.
-ChildResult execute(const ChildRequest& request);
+// `on_device_open`, when given, is called once the child has opened the device with the request's
+// options (--device, --threads accepted): from then on the run goes ahead.
+ChildResult execute(const ChildRequest& request, const std::function<void()>& on_device_open = {});
 
 // "auto", "cpu", "cuda", "cuda:N"; anything else is a UsageError.
 void check_device_name(const std::string& device);

@@ -11,6 +11,7 @@
 #include "format.hpp"
 #include "input_file.hpp"
 #include "json_input.hpp"
+#include "paths.hpp"
 
 using nlohmann::json;
 
@@ -248,6 +249,20 @@ std::string format_value(const MetricValue& v) {
     return format::quantity(v.number, v.unit);
 }
 
+namespace {
+
+// {shipped:X}: the installed share/lab/ folders or, in a build tree, the source tree's lesson
+// folders: said as the folder found, since "in a build tree" is not where the file is.
+std::string shipped_path(const std::string& x, const Derivation& d, const std::set<std::string>& withheld) {
+    if (withheld.count(x)) return "?";
+    const MetricValue* v = d.find(x);
+    const std::string name = v ? format_value(*v) : x;
+    const std::filesystem::path found = paths::shipped_file(name);
+    return found.empty() ? name + " (not shipped with this lab)" : found.lexically_normal().string();
+}
+
+}  // namespace
+
 std::string render_teaching(const std::string& line, const Derivation& d, const std::set<std::string>& withheld) {
     std::string out;
     std::size_t i = 0;
@@ -258,7 +273,8 @@ std::string render_teaching(const std::string& line, const Derivation& d, const 
         if (close == std::string::npos) break;
         out += line.substr(i, open - i);
         std::string name = line.substr(open + 1, close - open - 1);
-        if (withheld.count(name)) out += "?";
+        if (name.rfind("shipped:", 0) == 0) out += shipped_path(name.substr(8), d, withheld);
+        else if (withheld.count(name)) out += "?";
         else if (const MetricValue* v = d.find(name)) out += format_value(*v);
         else out += "n/a";  // a metric this run does not have (one of another device kind): never a raw {name}
         i = close + 1;

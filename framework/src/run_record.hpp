@@ -60,7 +60,10 @@ bool shown_as_percent(const std::string& name, const std::string& unit);
 // format::quantity writes them, fractions as format::percent.
 std::string format_value(const MetricValue& v);
 
-// Replaces {metric.name} placeholders by formatted values, or "?" when withheld.
+// Replaces {metric.name} placeholders by formatted values, or "?" when withheld, and
+// {shipped:X} by the path where this lab finds X, a file the lessons ship for students to read
+// (paths::shipped_file): X is a metric whose value is the file's name ({shipped:question_capture})
+// or the name itself ({shipped:a100_simple_add.json.gz}).
 std::string render_teaching(const std::string& line, const Derivation& d, const std::set<std::string>& withheld);
 
 struct RecordInputs {

@@ -140,6 +140,35 @@ std::string at_line(const std::filesystem::path& file, const YAML::Mark& mark) {
     return mark.line >= 0 ? file.string() + ":" + std::to_string(mark.line + 1) : file.string();
 }
 
+// yaml-cpp's words ("end of map not found") do not say what to do; the usual causes do. A tab
+// indenting a line up to the one after where the parser stopped: YAML indents with spaces only,
+// and an editor shows a tab as spaces. Else, for a message about the file's structure (or when the
+// caller has no fix of its own), the indentation, and a tab on the lines around it. "" when none.
+std::string malformed_hint(const std::string& text, const std::string& msg, int line, bool generic) {
+    int indent_tab = 0, near_tab = 0;  // the last line indented with a tab; the first nearby holding one
+    int n = 1;
+    for (std::size_t at = 0; at < text.size() && n <= line + 1; ++n) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        const std::size_t indent_end = std::min(text.find_first_not_of(" \t", at), end);
+        const std::size_t tab = static_cast<std::size_t>(std::find(text.begin() + at, text.begin() + end, '\t') - text.begin());
+        if (tab < indent_end) indent_tab = n;
+        if (tab < end && n >= line - 1 && near_tab == 0) near_tab = n;
+        at = end + 1;
+    }
+    if (indent_tab)
+        return fmt::format("line {} is indented with a tab: YAML indents with spaces only (an editor may show the tab as "
+                           "spaces); replace it with spaces",
+                           indent_tab);
+    const std::string tab = near_tab ? fmt::format("line {} holds a tab, which an editor may show as spaces: write spaces instead", near_tab)
+                                     : std::string();
+    const bool structure = msg.find("map") != std::string::npos || msg.find("sequence") != std::string::npos ||
+                           msg.find("indentation") != std::string::npos || msg.find("block") != std::string::npos;
+    if (!structure && !generic) return tab;
+    return fmt::format("check the indentation on line {} and the lines above it: the keys of one mapping start in the same "
+                       "column, the '- ' of one list too; put text holding ': ' or ' #' in quotes{}",
+                       line, tab.empty() ? "" : "; " + tab);
+}
+
 }  // namespace
 
 // The innermost '[' or '{' still open at `end` (quoted text and comments skipped), with its
@@ -178,8 +207,7 @@ YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path&
     if (std::size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
         const std::size_t line = line_of_offset(text, bad);
         throw InputError(file.string() + ":" + std::to_string(line),
-                         fmt::format("line {}: not UTF-8 text (byte 0x{:02X})", line, static_cast<unsigned char>(text[bad])),
-                         "save the file as UTF-8");
+                         fmt::format("not UTF-8 text (byte 0x{:02X})", static_cast<unsigned char>(text[bad])), "save the file as UTF-8");
     }
     try {
         {
@@ -207,23 +235,10 @@ YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path&
                                  fmt::format("malformed YAML: the '{}' opened on line {} is never closed (noticed on line {}: {})",
                                              opened->first, opened->second, e.mark.line + 1, e.msg),
                                  fmt::format("close it with '{}' on line {}", opened->first == '[' ? ']' : '}', opened->second));
-        // Malformed YAML, and anything else yaml-cpp refuses (its own nesting guard included).
-        // yaml-cpp's words ("end of map not found") do not say what to do; the usual causes do.
-        std::string fix = malformed_fix;
-        if (fix.empty()) {
-            const int line = e.mark.line + 1;
-            std::size_t tab_line = 0, n = 1;
-            for (std::size_t at = 0; at < text.size() && n <= static_cast<std::size_t>(line); ++n) {
-                const std::size_t end = std::min(text.find('\n', at), text.size());
-                const std::size_t indent_end = text.find_first_not_of(" \t", at);
-                if (indent_end != std::string::npos && indent_end < end && text.find('\t', at) < indent_end) tab_line = n;
-                at = end + 1;
-            }
-            fix = tab_line ? fmt::format("line {} is indented with a tab: YAML indents with spaces only", tab_line)
-                           : fmt::format("check the indentation on line {} and the lines above it: the keys of one mapping start "
-                                         "in the same column, the '- ' of one list too; put text holding ': ' or ' #' in quotes",
-                                         line);
-        }
+        // Malformed YAML, and anything else yaml-cpp refuses (its own nesting guard included):
+        // the likely cause first, then the caller's own fix.
+        const std::string hint = malformed_hint(text, e.msg, e.mark.line + 1, malformed_fix.empty());
+        const std::string fix = hint.empty() ? malformed_fix : malformed_fix.empty() ? hint : hint + "; " + malformed_fix;
         throw InputError(at_line(file, e.mark), "malformed YAML: " + e.msg, fix);
     }
 }
@@ -232,7 +247,9 @@ YAML::Node load_yaml_mapping(const std::filesystem::path& file, const std::strin
                              const std::string& malformed_fix, const std::string& mapping_of, const YamlLimits& limits) {
     const std::string text = read_input_file(file, what, limits.max_bytes, limits.max_bytes_name, unreadable_fix);
     YAML::Node root = parse_yaml_text(text, file, what, malformed_fix, limits);
-    if (!root.IsMap()) throw InputError(file.string(), what + " must be a mapping of keys (" + mapping_of + ")");
+    const std::string fix = malformed_fix.empty() ? "write its keys, one `key: value` a line: " + mapping_of : malformed_fix;
+    if (root.IsNull()) throw InputError(file.string(), what + " is empty (no keys, only blanks or comments)", fix);
+    if (!root.IsMap()) throw InputError(yaml_where(file, root), what + " must be a mapping of keys (" + mapping_of + ")", fix);
     return root;
 }
 

@@ -78,8 +78,16 @@ AnswersFile read_answers(const std::filesystem::path& file, const YAML::Node& ro
 }  // namespace
 
 AnswersFile load_answers(const std::filesystem::path& file) {
-    YAML::Node root = load_yaml_mapping(file, "the answers file", "check the path", kTemplateFix, "lesson, student, run, answers",
-                                        answers_limits());
+    const YamlLimits limits = answers_limits();
+    const std::string text = read_input_file(file, "the answers file", limits.max_bytes, limits.max_bytes_name, "check the path");
+    const YAML::Node root = parse_yaml_text(text, file, "the answers file", kTemplateFix, limits);
+    // An empty file is most often a template written to the wrong place, or never written.
+    if (root.IsNull())
+        throw InputError(file.string(), "the answers file is empty (no lesson, student, run or answers)",
+                         "write your run's template into it (lab answers ID --run RUN.json > " + file.string() +
+                             "), then fill in the answers");
+    if (!root.IsMap())
+        throw InputError(yaml_where(file, root), "the answers file must be a mapping of keys (lesson, student, run, answers)", kTemplateFix);
     try {
         return read_answers(file, root);
     } catch (const YAML::Exception& e) {
@@ -139,12 +147,8 @@ std::string answers_template(const GradingSpec& spec, const nlohmann::json& reco
             for (const auto& o : q.options) out << " " << o;
             out << ")";
         }
-        // A predicted regime is a side of the ridge: two choices, not four.
-        const std::string suffix = ".predicted_regime";
-        const bool side = q.expected.metric.size() > suffix.size() &&
-                          q.expected.metric.compare(q.expected.metric.size() - suffix.size(), suffix.size(), suffix) == 0;
-        if (q.type == QuestionType::regime)
-            out << (side ? " (memory_bound or compute_bound)" : " (compute_bound, memory_bound, overhead_bound or latency_bound)");
+        // A side of the ridge: two choices, not four.
+        if (q.type == QuestionType::regime) out << " (" << or_list(regime_choices(q)) << ")";
         if (q.type == QuestionType::boolean) out << " (yes or no)";
         out << "\n  " << q.id << ":\n";
     }

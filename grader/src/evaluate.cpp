@@ -462,10 +462,14 @@ GradeReport grade(const Submission& s) {
             auto c = roofline::parse_regime(r.claim);
             // A verdict the run could not decide names two candidates; either is a fair answer.
             const std::vector<roofline::Regime> candidates = roofline::regimes_in(want);
+            const std::vector<std::string> choices = regime_choices(q);
             if (!c) {
                 r.verdict = Verdict::invalid;
-                r.feedback = "not a regime: write compute_bound, memory_bound, overhead_bound or latency_bound";
+                r.feedback = "not a regime: write " + or_list(choices);
             } else {
+                // A regime the question does not offer is wrong, and the note says which it offers.
+                if (std::none_of(choices.begin(), choices.end(), [&](const std::string& o) { return roofline::parse_regime(o) == c; }))
+                    r.feedback = "this question is answered with " + or_list(choices);
                 r.verdict = std::find(candidates.begin(), candidates.end(), *c) != candidates.end() ? Verdict::correct
                                                                                                       : Verdict::wrong;
                 if (candidates.size() > 1) {

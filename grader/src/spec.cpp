@@ -46,7 +46,9 @@ const std::vector<KeyDoc>& schema() {
         {"question", "id", "a unique identifier: letters, digits, _ . -; the key in answers files", "required"},
         {"question", "prompt", "the question as the student reads it", "required"},
         {"question", "type", "number, integer, choice (with options), regime, bool", "number"},
-        {"question", "options", "the allowed answers of a choice question", "required for choice"},
+        {"question", "options",
+         "the allowed answers of a choice question; of a regime question, the regimes it offers (when only some can be expected)",
+         "required for choice; regime: memory_bound and compute_bound for a *.predicted_regime, else all four"},
         {"question", "expected", "{metric: NAME} (derived from the run) or {value: CONSTANT}", "required"},
         {"question", "tolerance", "how close a number must be: {rel, abs} or {factor} or {steps, sweep|sweep_param}",
          "exact (rel 0, abs 0): refused on a number question whose metric is a measured number"},
@@ -300,6 +302,15 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     }
     if (out.type == QuestionType::choice && out.options.size() < 2)
         throw InputError(c.at(q), "choice question '" + out.id + "' needs 'options' (at least two)");
+    if (out.type == QuestionType::regime && !out.options.empty()) {
+        for (std::size_t i = 0; i < out.options.size(); ++i)
+            if (!roofline::parse_regime(out.options[i]))
+                throw InputError(c.at(q["options"][i]), "option '" + out.options[i] + "' of regime question '" + out.id + "' is not a regime",
+                                 "list regimes: compute_bound, memory_bound, overhead_bound, latency_bound");
+        if (out.options.size() < 2)
+            throw InputError(c.at(q["options"]), "regime question '" + out.id + "' offers one regime: it needs two or more",
+                             "list the regimes the answer can be, or leave 'options' out for all four");
+    }
     for (std::size_t i = 0; i < out.options.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (option_key(out.options[i]) == option_key(out.options[j]))
@@ -381,6 +392,9 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         const std::string& v = *out.expected.value;
         if (out.type == QuestionType::regime && !roofline::parse_regime(v))
             throw InputError(c.at(e["value"]), "'" + v + "' is not a regime");
+        if (out.type == QuestionType::regime && !out.options.empty() &&
+            std::none_of(out.options.begin(), out.options.end(), [&](const std::string& o) { return roofline::parse_regime(o) == roofline::parse_regime(v); }))
+            throw InputError(c.at(e["value"]), "'" + v + "' is not one of the regimes the question offers (options)");
         if (out.type == QuestionType::choice)  // one option, or "A or B": either of two options
             for (std::size_t b = 0, end; b <= v.size(); b = end + 4) {
                 end = std::min(v.find(" or ", b), v.size());
@@ -457,6 +471,23 @@ int Question::line_of(const std::string& key) const {
     }
 }
 
+std::vector<std::string> regime_choices(const Question& q) {
+    std::vector<std::string> out;
+    for (const auto& o : q.options)
+        if (auto r = roofline::parse_regime(o)) out.push_back(roofline::to_string(*r));
+    if (!out.empty()) return out;
+    const std::string side = ".predicted_regime";
+    const std::string& m = q.expected.metric;
+    if (m.size() > side.size() && m.compare(m.size() - side.size(), side.size(), side) == 0) return {"memory_bound", "compute_bound"};
+    return {"compute_bound", "memory_bound", "overhead_bound", "latency_bound"};
+}
+
+std::string or_list(const std::vector<std::string>& items) {
+    std::string s;
+    for (std::size_t i = 0; i < items.size(); ++i) s += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+    return s;
+}
+
 bool has_tolerance(const Tolerance& t) {
     return t.rel.value_or(0) > 0 || t.abs.value_or(0) > 0 || t.factor.value_or(1) > 1 || t.steps.has_value();
 }
@@ -480,9 +511,9 @@ std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo
             out.push_back(at("expected.metric") + " grades metric '" + d.name + "', which lesson " + info.id +
                           " does not mark graded, so `lab run` shows its value to every student\n  fix: " + how + ", or ask another metric");
         }
-        if (q.type != QuestionType::choice && !q.options.empty())
-            out.push_back(at("options") + " lists options, which only a choice question reads: they are ignored\n  fix: remove them, or make it "
-                               "type: choice");
+        if (q.type != QuestionType::choice && q.type != QuestionType::regime && !q.options.empty())
+            out.push_back(at("options") + " lists options, which only choice and regime questions read: they are ignored\n  fix: remove "
+                               "them, or make it type: choice");
     }
     return out;
 }

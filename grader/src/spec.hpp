@@ -45,7 +45,7 @@ struct Question {
     std::string id;
     std::string prompt;
     QuestionType type = QuestionType::number;
-    std::vector<std::string> options;   // choice
+    std::vector<std::string> options;   // choice; regime: the regimes it offers (regime_choices)
     Expected expected;
     Tolerance tolerance;
     Partial partial;
@@ -98,6 +98,14 @@ GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_qui
 // in regimes (`throughput bound`, `Overhead-bound` and `overhead_bound` are one option). A spec
 // whose options are one answer under this comparison is refused.
 std::string option_key(const std::string& s);
+
+// The regimes a regime question offers (the answers template lists them): its `options`, written
+// as the regimes' names; else, for a predicted regime (a side of the ridge: *.predicted_regime),
+// memory_bound and compute_bound; else all four.
+std::vector<std::string> regime_choices(const Question& q);
+
+// "a or b", "a, b or c".
+std::string or_list(const std::vector<std::string>& items);
 
 // Whether a number question accepts anything but the exact value: rel or abs above 0, a factor
 // above 1, or steps of a sweep (whose points are exact by nature).

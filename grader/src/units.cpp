@@ -159,17 +159,21 @@ struct DimensionInfo {
 const std::vector<DimensionInfo>& dimension_infos() {
     static const std::vector<DimensionInfo> infos = {
         // Times from ps to s; bytes (decimal: GB, never GiB), rates and counts from the unit to P.
-        {.dimension = "s", .noun = "a time", .examples = "350 ns or 2.1 ms", .lowest_prefix = -12},
-        {.dimension = "B", .noun = "a size in bytes", .examples = "6.5 GiB or 13.48 GB", .highest_prefix = 15},
-        {.dimension = "B/s", .noun = "a bandwidth", .examples = "1.2 TB/s or 900 GB/s", .highest_prefix = 15},
-        {.dimension = "FLOP", .noun = "a FLOP count", .examples = "13.5 GFLOP or 2e9 FLOP", .highest_prefix = 15},
-        {.dimension = "FLOP/s", .noun = "a compute rate", .examples = "19.5 TFLOP/s or 312 TFLOPS", .highest_prefix = 15},
-        {.dimension = "FLOP/B", .noun = "an arithmetic intensity", .examples = "9.3 FLOP/B or 0.25 FLOP/byte"},
-        {.dimension = "Hz", .noun = "a frequency", .examples = "1.41 GHz or 1410 MHz", .highest_prefix = 9},
+        // The examples are in every message a student gets for a misread answer, so none may be an
+        // answer a lesson asks (13.48 GB is Llama-2-7B's fp16 weights, 0.25 FLOP/B an fp32 dot's
+        // AI, 41 the syncs of 02.10's trace): round figures no lesson's arithmetic gives
+        // (tests/grader/test_unit_examples.cpp checks them against every lesson's answers).
+        {.dimension = "s", .noun = "a time", .examples = "500 ns or 2 ms", .lowest_prefix = -12},
+        {.dimension = "B", .noun = "a size in bytes", .examples = "9 GiB or 500 MB", .highest_prefix = 15},
+        {.dimension = "B/s", .noun = "a bandwidth", .examples = "2 TB/s or 500 GB/s", .highest_prefix = 15},
+        {.dimension = "FLOP", .noun = "a FLOP count", .examples = "5 TFLOP or 2e9 FLOP", .highest_prefix = 15},
+        {.dimension = "FLOP/s", .noun = "a compute rate", .examples = "1 TFLOP/s or 500 GFLOPS", .highest_prefix = 15},
+        {.dimension = "FLOP/B", .noun = "an arithmetic intensity", .examples = "7 FLOP/B or 0.3 FLOP/byte"},
+        {.dimension = "Hz", .noun = "a frequency", .examples = "1.5 GHz or 800 MHz", .highest_prefix = 9},
         {.dimension = "W", .noun = "a power", .examples = "400 W or 1.2 kW", .lowest_prefix = -3, .highest_prefix = 3},
-        {.dimension = "J", .noun = "an energy", .examples = "3.5 J or 120 mJ", .lowest_prefix = -3, .highest_prefix = 3},
-        {.dimension = "ratio", .noun = "a ratio", .examples = "80% or 0.8"},
-        {.dimension = "", .noun = "a plain count", .examples = "42 or 6,738,415,616"},
+        {.dimension = "J", .noun = "an energy", .examples = "3 J or 200 mJ", .lowest_prefix = -3, .highest_prefix = 3},
+        {.dimension = "ratio", .noun = "a ratio", .examples = "35% or 2.5"},
+        {.dimension = "", .noun = "a plain count", .examples = "250 or 1,000,000"},
     };
     return infos;
 }

@@ -130,7 +130,8 @@ public:
             "  busy means something was scheduled there, waiting on memory counts as busy.",
             "(b) Every thread reading: {read_all.telemetry_busy_fraction} busy, and {read_all.roof_fraction} of the roof.",
             "Reading the telemetry cost {chase.sampler_cost_s} over the chase (two reads of /proc at its ends).",
-            "Yours to read with `lab smi`: the capture {question_capture} (share/lab/nvidia-smi; labs/02_09/captures in a build tree).",
+            "Yours to read: the capture {question_capture}, shipped with lab (`lab smi {question_capture}` finds it by name):",
+            "  {shipped:question_capture}",
         };
         // What the telemetry read over each workload's samples, as it reported it (the run record
         // keeps the same under workloads[].telemetry): the busy share is read off here.

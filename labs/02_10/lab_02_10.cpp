@@ -64,8 +64,8 @@ public:
             "  ({slowdown_ratio} times as long): the host waits for the device to drain, then the device waits for the host.",
             "Run it with --trace t.json.gz and read it with `lab trace t.json.gz` (or open it in Perfetto): find the sync,",
             "  the copy, and the gap they leave in the device's timeline.",
-            "The graded trace questions are on a recorded PyTorch trace: `lab trace` on share/lab/traces/a100_simple_add.json.gz",
-            "  (labs/02_10/ in a build tree).",
+            "The graded trace questions are on a recorded PyTorch trace, shipped with lab (`lab trace a100_simple_add.json.gz`",
+            "  finds it by name): {shipped:a100_simple_add.json.gz}",
         };
     }
 };

@@ -93,7 +93,6 @@ TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
         {{"run", "02.05", "--device", "tpu"}, "unknown device 'tpu'"},
         {{"device", "--device", "gpu0"}, "unknown device 'gpu0'"},
         {{"run", "02.05", "--frob"}, "unrecognised option '--frob'"},
-        {{"run"}, "the option '--id' is required"},
         {{"run", "02.05", "--threads", "-1"}, "--threads must be positive"},
         {{"calibrate", "--threads", "many"}, "threads"},
     }));
@@ -102,6 +101,65 @@ TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(message));
     CHECK(r.out.empty());
+}
+
+// boost::program_options reports a positional argument left out as a missing option ("the option
+// '--id' is required but missing"), a flag no command has: the message names the argument as the
+// usage line writes it.
+TEST_CASE("a missing positional argument is named as the usage line names it, not as an option", "[usage]") {
+    auto [args, message] = GENERATE(table<std::vector<std::string>, std::string>({
+        {{"run"}, "a lesson ID is required: lab run ID (`lab list` shows the lessons)"},
+        {{"run", "--quick"}, "a lesson ID is required: lab run ID"},
+        {{"info"}, "a lesson ID is required: lab info ID"},
+        {{"answers", "--run", "r.json"}, "a lesson ID is required: lab answers ID"},
+        {{"submit"}, "a lesson ID is required: lab submit ID"},
+        {{"check", "--quick"}, "a lesson ID is required: lab check ID"},
+        {{"new", "--title", "T"}, "ID is required (the new lesson's ID, NN.NN): lab new ID"},
+        {{"show"}, "RUN.json is required (a run record written by `lab run`): lab show RUN.json"},
+        {{"report"}, "RUN.json is required"},
+        {{"grade"}, "SUBMISSIONS_DIR is required"},
+        {{"audit"}, "SUBMISSIONS_DIR is required"},
+        {{"validate"}, "PLUGIN.so|ID is required"},
+        {{"model"}, "CONFIG.json|NAME is required"},
+        {{"checkpoint"}, "FILE|DIR is required"},
+        {{"smi"}, "FILE is required"},
+        {{"trace"}, "TRACE.json[.gz] is required"},
+    }));
+    CAPTURE(args);
+    auto r = run_lab(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("lab: " + message));
+    CHECK_THAT(r.err, Catch::Contains("  usage: lab " + args[0]) && Catch::Contains("fix: see `lab " + args[0] + " --help`"));
+    CHECK_THAT(r.err, !Catch::Contains("the option '--"));
+    CHECK(r.out.empty());
+}
+
+// main() opens every error with "lab: ": a message that names its command again ("lab: lab model:
+// unknown --dtype") says it twice.
+TEST_CASE("a usage error says 'lab:' once", "[usage]") {
+    // Each is refused before anything is read or written (--dry-run writes nothing).
+    auto [args, message] = GENERATE(table<std::vector<std::string>, std::string>({
+        {{"run", "02.05", "--frob"}, "unrecognised option '--frob'"},
+        {{"answers", "02.05"}, "'--run' is required"},
+        {{"submit", "02.05"}, "the answers file is missing"},
+        {{"check-spec"}, "give a spec file, or --keys"},
+        {{"model", "tiny", "--dtype", "fp7"}, "unknown --dtype 'fp7'"},
+        {{"model", "tiny", "--batch", "0"}, "--batch and --seq must be at least 1"},
+        {{"model", "tiny", "--memory", "lots"}, "--memory 'lots'"},
+        {{"model", "tiny", "--device-spec", "nope"}, "unknown --device-spec 'nope'"},
+        {{"token"}, "give a roster CSV"},
+        {{"token", "--identity", "sid"}, "--identity reads a roster"},
+        {{"audit", "/nonexistent", "--throttle", "0"}, "--throttle is at least 1"},
+        {{"run", "02.05", "--slurm", "--dry-run", "--partition", "a,b", "--out", "/nonexistent/r.json"}, "runs on one partition"},
+        {{"check", "02.05", "--slurm", "--dry-run"}, "--slurm needs --partition"},
+    }));
+    CAPTURE(args);
+    auto r = run_lab(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("lab: ") && Catch::Contains(message));
+    CHECK_THAT(r.err, !Catch::Contains("lab: lab"));
 }
 
 TEST_CASE("an unreadable plugin folder exits 2 naming it", "[usage]") {
@@ -228,6 +286,10 @@ TEST_CASE("lab run 02.05 --plots writes a roofline SVG with the ceilings and ker
     json rec = json::parse(lab_test::read_file(out / "r.json"));
     CHECK(rec["metrics"].contains("ridge_point"));
     CHECK(rec["revealed"] == true);
+    // 02.05 grades full runs only: a quick run that goes ahead says so, once.
+    const auto note = r.err.find("note: lesson 02.05 grades full runs only");
+    CHECK(note != std::string::npos);
+    CHECK(r.err.find("note: lesson 02.05 grades full runs only", note + 1) == std::string::npos);
     // What a CPU does not measure is said, in the console and in the record, with why.
     CHECK_THAT(r.out, Catch::Contains("not measured: tf32gemm (tf32 GEMM needs a GPU's tensor cores)"));
     REQUIRE(rec["skipped"].size() == 2);

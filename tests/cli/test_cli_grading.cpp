@@ -146,6 +146,29 @@ TEST_CASE("lab run --quick says, before measuring, when the lesson grades full r
     CHECK_THAT(quick_ok.err, !Catch::Contains("grades full runs only"));
 }
 
+// The notes are for a run that goes ahead (this one's, and that the run is recorded as anonymous):
+// an option that stops the run is the only message.
+TEST_CASE("lab run --quick refused for a bad option says only why, not the full-runs note", "[grading-cli][grading]") {
+    auto [args, error] = GENERATE(table<std::vector<std::string>, std::string>({
+        {{"--out", "FOLDER"}, "is a folder: give a file name"},
+        {{"--device", "tpu"}, "unknown device 'tpu'"},
+        {{"--threads", "100000"}, "--threads 100000 exceeds the"},
+        {{"--threads", "-1"}, "--threads must be positive"},
+        {{"--device", "tpu", "--slurm", "--dry-run"}, "unknown device 'tpu'"},
+    }));
+    lab_test::TempDir d;
+    std::vector<std::string> cmd = {"run", "02.05", "--quick"};
+    for (const auto& a : args) cmd.push_back(a == "FOLDER" ? d.path().string() : a);
+    if (std::find(args.begin(), args.end(), "--out") == args.end()) cmd.insert(cmd.end(), {"--out", (d / "r.json").string()});
+    CAPTURE(cmd);
+    auto r = run_lab(cmd);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(error));
+    CHECK_THAT(r.err, !Catch::Contains("grades full runs only") && !Catch::Contains("recording as 'anonymous'"));
+    CHECK_FALSE(fs::exists(d / "r.json"));
+}
+
 TEST_CASE("lab answers refuses a run of another lesson", "[grading-cli][grading]") {
     auto r = run_lab({"answers", "02.01", "--run", fixture_run_file().string()});
     CHECK(r.exit_code == 2);
@@ -340,6 +363,58 @@ TEST_CASE("lab submit --results without --run is bad usage", "[grading-cli][grad
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--run"));
     CHECK_THAT(r.err, Catch::Contains("--results"));
+}
+
+// Without --run, submit grades the record the answers are bound to (their run: digest), found where
+// lab writes records: runs/ (lab run's default) or the current folder. A run made now could never
+// be the one the answers name, so none is made: no record there is refused at once.
+TEST_CASE("lab submit without --run grades the run the answers are bound to, found in runs/ or the current folder",
+          "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const Run run = fixture_run();
+    lab_test::write_file(d / "answers.yaml", answers_for(run));
+    fs::create_directories(d / "runs");
+    Run other = fixture_run();   // another run of the lesson: not the one the answers name
+    other.restudent("bob");
+    other.save(d / "runs/02.05-20261201T090000Z.json");
+    lab_test::write_file(d / "runs/notes.json", "{\"not\": \"a run\"}");
+    auto files_in = [](const fs::path& dir) {
+        std::size_t n = 0;
+        for (const auto& e : fs::directory_iterator(dir)) n += e.is_regular_file();
+        return n;
+    };
+
+    SECTION("none there: refused before anything runs, saying the digest, where it looked and --run") {
+        fs::create_directories(d / "runs/old");
+        fs::copy_file(fixture_run_file(), d / "runs/old/run.json");   // a subfolder is not looked in
+        auto r = lab_test::run_lab_in(d.path(), {"submit", "02.05", "answers.yaml"}, configs.env());
+        INFO(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("lab: answers.yaml: no run record has the digest these answers are bound to (run: " +
+                                            run.digest() + "); looked at the 1 run record in runs/ and the current folder"));
+        CHECK_THAT(r.err, Catch::Contains("fix: pass --run RUN.json"));
+        CHECK_THAT(r.err, !Catch::Contains("running lesson") && !Catch::Contains("calibrat"));
+        CHECK(r.out.empty());
+        CHECK(files_in(d / "runs") == 2);   // no run recorded
+    }
+    SECTION("in runs/, among other records") {
+        fs::copy_file(fixture_run_file(), d / "runs/02.05-20261201T100000Z.json");
+        auto r = lab_test::run_lab_in(d.path(), {"submit", "02.05", "answers.yaml"}, configs.env());
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.err, Catch::Contains("no --run given: grading the run answers.yaml is bound to, runs/02.05-20261201T100000Z.json"));
+        CHECK_THAT(r.out, Catch::Contains("Score: 10 / 10"));
+        CHECK(files_in(d / "runs") == 3);
+    }
+    SECTION("in the current folder") {
+        fs::copy_file(fixture_run_file(), d / "mine.json");
+        auto r = lab_test::run_lab_in(d.path(), {"submit", "02.05", "answers.yaml", "--json"}, configs.env());
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.err, Catch::Contains("grading the run answers.yaml is bound to, mine.json"));
+        CHECK(json::parse(r.out)["score"] == 10.0);
+    }
 }
 
 TEST_CASE("lab check-spec accepts a good spec and refuses a broken one with its file and line", "[grading-cli][grading]") {

@@ -97,6 +97,22 @@ TEST_CASE("a revealed record holds every derived value", "[record]") {
     CHECK(r["teaching"][0] == "ridge 10 FLOP/B, triad reaches 30 GB/s");
 }
 
+// A lesson cannot know where this lab keeps the files it ships (installed: share/lab/; from a build
+// tree: the source tree's lesson folders): {shipped:X} says where it is found, by this lab.
+TEST_CASE("{shipped:X} in a teaching line is the path this lab finds the shipped file X at", "[record]") {
+    Derivation d;
+    d.metrics.push_back({.name = "question_capture", .kind = MetricKind::category, .text = "l40s_load_q.txt"});
+    d.metrics.push_back({.name = "secret", .kind = MetricKind::category, .text = "h100_idle_q.txt"});
+    // The tests run from the build tree: the source tree's copies.
+    const std::string capture = (lab_test::source_root() / "labs/02_09/captures/l40s_load_q.txt").lexically_normal().string();
+    CHECK(record::render_teaching("read {shipped:question_capture}.", d, {}) == "read " + capture + ".");
+    CHECK(record::render_teaching("read {shipped:l40s_load_q.txt}.", d, {}) == "read " + capture + ".");
+    CHECK(record::render_teaching("{shipped:a100_simple_add.json.gz}", d, {}) ==
+          (lab_test::source_root() / "labs/02_10/a100_simple_add.json.gz").lexically_normal().string());
+    CHECK(record::render_teaching("{shipped:secret}", d, {"secret"}) == "?");
+    CHECK(record::render_teaching("{shipped:nope.txt}", d, {}) == "nope.txt (not shipped with this lab)");
+}
+
 TEST_CASE("raw measurements survive the trip through a record unchanged", "[record]") {
     auto in = sample_inputs(false);
     json r = record::make_record(in);

@@ -111,17 +111,26 @@ TEST_CASE("check-spec warns of a question on a metric the lesson does not withho
     REQUIRE(wo_own.size() == 1);
     CHECK_THAT(wo_own[0], Catch::Contains("MetricDecl::graded") && !Catch::Contains("placement's graded list"));
 
-    // Options on a question that is not a choice are read by nothing: said, not silently kept.
-    GradingSpec options = g.spec(spec_yaml(R"(  - id: few_regime
+    // Options on a question that is neither a choice nor a regime are read by nothing: said, not
+    // silently kept. (A regime question's options are the regimes it offers.)
+    GradingSpec options = g.spec(spec_yaml(R"(  - id: ridge
+    prompt: "Ridge?"
+    unit: FLOP/B
+    options: [low, high]
+    expected: {metric: ridge_point}
+    tolerance: {rel: 0.05}
+)"));
+    const auto wo = spec_warnings(options, lesson("02.05").info);
+    REQUIRE(wo.size() == 1);
+    CHECK_THAT(wo[0], Catch::Contains("lists options, which only choice and regime questions read"));
+    CHECK_THAT(wo[0], Catch::Contains(".yaml:8: question 'ridge' lists options"));  // at its `options:` line
+    GradingSpec regime_options = g.spec(spec_yaml(R"(  - id: few_regime
     prompt: "Which side of the ridge is fma_few?"
     type: regime
     options: [memory_bound, compute_bound]
     expected: {metric: fma_few.predicted_regime}
 )"));
-    const auto wo = spec_warnings(options, lesson("02.05").info);
-    REQUIRE(wo.size() == 1);
-    CHECK_THAT(wo[0], Catch::Contains("lists options, which only a choice question reads"));
-    CHECK_THAT(wo[0], Catch::Contains(".yaml:8: question 'few_regime' lists options"));  // at its `options:` line
+    CHECK(spec_warnings(regime_options, lesson("02.05").info).empty());
 }
 
 TEST_CASE("an unclosed [ or { is reported on the line that opened it", "[grading]") {
@@ -161,4 +170,41 @@ TEST_CASE("malformed YAML says what to do: a tab in the indentation by its line,
     const fs::path tabbed = g.write("tabbed.yaml", head + "\tpoints: 2\n");
     const std::string e2 = input_error([&] { load_spec(tabbed, true, "never"); });
     CHECK_THAT(e2, Catch::Contains("tabbed.yaml:") && Catch::Contains("fix: line 6 is indented with a tab"));
+}
+
+// An answers file has a fix of its own (compare with the template): the likely cause comes first
+// all the same, since "end of map not found" alone does not say that a tab, which an editor shows
+// as spaces, is the fault.
+TEST_CASE("a malformed answers file names a tab or the indentation, then the template", "[grading]") {
+    Grading g;
+    const std::string head = "lesson: \"02.05\"\nstudent: alice\nrun: \"x\"\nanswers:\n  ridge_point: 1\n";
+    const std::string tmpl = "compare with the template `lab answers ID --run RUN.json` prints";
+    const fs::path tabbed = g.write("tabbed.yaml", head + "\tattainable: 2\n  triad_side: memory_bound\n");
+    const std::string e1 = input_error([&] { load_answers(tabbed); });
+    CHECK_THAT(e1, Catch::Contains("tabbed.yaml:") && Catch::Contains("malformed YAML"));
+    CHECK_THAT(e1, Catch::Contains("fix: line 6 is indented with a tab: YAML indents with spaces only") && Catch::Contains(tmpl));
+    // A tab elsewhere on the lines around the one the parser stopped at is named after the indentation.
+    const fs::path after = g.write("after.yaml", head + "  attainable:\t2\n   triad_side: memory_bound\n");
+    const std::string e2 = input_error([&] { load_answers(after); });
+    CHECK_THAT(e2, Catch::Contains("after.yaml:7: malformed YAML"));
+    CHECK_THAT(e2, Catch::Contains("fix: check the indentation on line 7") && Catch::Contains("; line 6 holds a tab") && Catch::Contains(tmpl));
+    const fs::path shifted = g.write("shifted.yaml", head + "   attainable: 2\n  triad_side: memory_bound\n");
+    const std::string e3 = input_error([&] { load_answers(shifted); });
+    CHECK_THAT(e3, Catch::Contains("shifted.yaml:") && Catch::Contains("malformed YAML"));
+    CHECK_THAT(e3, Catch::Contains("fix: check the indentation on line") && Catch::Contains(tmpl));
+}
+
+TEST_CASE("an empty answers file, or one of comments only, says so and how to make it", "[grading]") {
+    Grading g;
+    for (const std::string& text : {std::string(), std::string("\n  \n"), std::string("# my answers\n")}) {
+        CAPTURE(text);
+        const fs::path f = g.write("answers.yaml", text);
+        const std::string e = input_error([&] { load_answers(f); });
+        CHECK_THAT(e, Catch::StartsWith(f.string() + ": the answers file is empty"));
+        CHECK_THAT(e, Catch::Contains("\n  fix: write your run's template into it (lab answers ID --run RUN.json > " + f.string() + ")"));
+    }
+    // Any YAML input: a grading spec too.
+    const fs::path spec = g.write("empty-spec.yaml", "# nothing yet\n");
+    const std::string e = input_error([&] { load_spec(spec, true, "never"); });
+    CHECK_THAT(e, Catch::StartsWith(spec.string() + ": the grading spec is empty") && Catch::Contains("\n  fix: write its keys"));
 }

@@ -3,7 +3,11 @@
 // specs load and fit their lessons.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "errors.hpp"
 #include "grading_fixtures.hpp"
@@ -63,6 +67,15 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
         {"choice options that are one answer to the grader",
          head + "  - id: c\n    prompt: \"?\"\n    type: choice\n    options: [\"Memory bound\", memory-bound]\n    expected: {value: memory-bound}\n",
          7, "are one answer to the grader"},
+        {"a regime question offering something that is not a regime",
+         head + "  - id: s\n    prompt: \"?\"\n    type: regime\n    options: [memory_bound, left]\n    expected: {metric: triad.predicted_regime}\n",
+         7, "option 'left' of regime question 's' is not a regime"},
+        {"a regime question offering one regime",
+         head + "  - id: s\n    prompt: \"?\"\n    type: regime\n    options: [memory_bound]\n    expected: {metric: triad.predicted_regime}\n",
+         7, "offers one regime"},
+        {"a regime question expecting a regime it does not offer",
+         head + "  - id: s\n    prompt: \"?\"\n    type: regime\n    options: [memory_bound, compute_bound]\n    expected: {value: latency_bound}\n",
+         8, "not one of the regimes the question offers"},
         {"unknown device kind", head + ridge + "    applies_to: [tpu]\n", 8, "unknown device kind 'tpu'"},
         {"near_ridge_either on a number question", head + ridge + "    near_ridge_either: 1.2\n", 8, "regime questions only"},
         {"applies_to a device that lacks the metric",
@@ -97,6 +110,69 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
     });
     CHECK_THAT(msg, Catch::StartsWith(p.string() + ":" + std::to_string(line) + ":"));
     CHECK_THAT(msg, Catch::Contains(fragment));
+}
+
+// A regime question offers the regimes its answer can be: the answers template lists them, and the
+// prompt names the same ones. 02.04's kernel_regime is computed from the AI and the ridge (a side
+// of the ridge): memory_bound or compute_bound, never overhead_bound or latency_bound.
+TEST_CASE("a regime question offers what its prompt names: its options, the two sides for a predicted regime, else all four",
+          "[grading]") {
+    const std::vector<std::string> sides = {"memory_bound", "compute_bound"};
+    const std::vector<std::string> all = {"compute_bound", "memory_bound", "overhead_bound", "latency_bound"};
+    Question q;
+    q.type = QuestionType::regime;
+    q.expected.metric = "triad.predicted_regime";
+    CHECK(regime_choices(q) == sides);
+    q.expected.metric = "mystery_a.measured_regime";
+    CHECK(regime_choices(q) == all);
+    q.options = {"Memory bound", "compute-bound"};
+    CHECK(regime_choices(q) == sides);
+    CHECK(or_list(all) == "compute_bound, memory_bound, overhead_bound or latency_bound");
+    // Every shipped regime question: each regime its prompt names is offered, and a prompt that
+    // names two ("A or B") offers those two only.
+    int regime_questions = 0;
+    for (const auto& entry : fs::directory_iterator(lab_test::source_root() / "configs/grading")) {
+        if (entry.path().extension() != ".yaml") continue;
+        const GradingSpec spec = load_spec(entry.path(), true, "never");
+        for (const auto& sq : spec.questions) {
+            if (sq.type != QuestionType::regime) continue;
+            ++regime_questions;
+            INFO(entry.path().filename().string() << " " << sq.id << ": " << sq.prompt);
+            const std::vector<std::string> offered = regime_choices(sq);
+            std::vector<std::string> named;
+            for (const auto& r : all)
+                if (sq.prompt.find(r) != std::string::npos) named.push_back(r);
+            for (const auto& r : named) CHECK(std::find(offered.begin(), offered.end(), r) != offered.end());
+            if (named.size() == 2 && sq.prompt.find(named[0] + " or " + named[1]) != std::string::npos)
+                CHECK(std::set<std::string>(offered.begin(), offered.end()) == std::set<std::string>(named.begin(), named.end()));
+        }
+    }
+    CHECK(regime_questions >= 10);
+    // 02.04's, in the template and when graded.
+    const GradingSpec spec = load_spec(lab_test::source_root() / "configs/grading/02.04.yaml", true, "never");
+    const auto kernel_regime = std::find_if(spec.questions.begin(), spec.questions.end(), [](const Question& x) { return x.id == "kernel_regime"; });
+    REQUIRE(kernel_regime != spec.questions.end());
+    CHECK(regime_choices(*kernel_regime) == sides);
+    const Run run = fixture_run("02.04-quick-reveal.json");
+    const std::string tmpl = answers_template(spec, run.record);
+    const auto at = tmpl.find("\n  kernel_regime:");
+    REQUIRE(at != std::string::npos);
+    const std::string comment = tmpl.substr(tmpl.rfind("  # ", at), at - tmpl.rfind("  # ", at));
+    CHECK_THAT(comment, Catch::EndsWith("(memory_bound or compute_bound)") && !Catch::Contains("overhead_bound"));
+    Grading g;
+    GradingSpec quick_ok = spec;   // the fixture is a quick run; 02.04 grades full runs only
+    quick_ok.accept_quick = true;
+    const std::string other = run.text("question_regime") == "memory_bound" ? "compute_bound" : "memory_bound";
+    for (const auto& [claim, verdict, note] : std::vector<std::tuple<std::string, Verdict, std::string>>{
+             {run.text("question_regime"), Verdict::correct, ""},
+             {other, Verdict::wrong, ""},
+             {"latency_bound", Verdict::wrong, "this question is answered with memory_bound or compute_bound"},
+             {"left", Verdict::invalid, "not a regime: write memory_bound or compute_bound"}}) {
+        CAPTURE(claim);
+        const GradeReport r = g.grade(quick_ok, run, {{"kernel_regime", claim}});
+        CHECK(result(r, "kernel_regime").verdict == verdict);
+        if (!note.empty()) CHECK_THAT(result(r, "kernel_regime").feedback, Catch::Contains(note));
+    }
 }
 
 TEST_CASE("a spec for another lesson than its plugin is refused", "[grading]") {

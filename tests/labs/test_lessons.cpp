@@ -1285,6 +1285,12 @@ TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captu
         CHECK_THAT(shown, Catch::Contains(busiest));
         CHECK_THAT(shown, Catch::Contains("Telemetry over read_all: busiest core"));
         CHECK_THAT(shown, Catch::Contains("this process"));
+        // Where the capture is, as lab finds it: these tests run from the build tree, so the
+        // source tree's copy (the build does not copy the captures).
+        const std::string capture = d.find("question_capture")->text;
+        CHECK_THAT(shown, Catch::Contains("`lab smi " + capture + "`") &&
+                              Catch::Contains("  " + (lab_test::source_root() / "labs/02_09/captures" / capture).lexically_normal().string() + "\n"));
+        CHECK_THAT(shown, !Catch::Contains("build tree"));
     }
     // On a GPU, the CUDA backend reports GPU-Util as a ratio (nvml_telemetry.hpp): 0.9 is 90%.
     {
@@ -1338,4 +1344,10 @@ TEST_CASE("02.10 runs the same counted prefill twice and derives the cost of the
     CHECK(with.workload.bytes == double(whole.bytes));
     CHECK(d.find("copy_bytes")->number == 4 * S * tf::tiny_model().hidden);
     CHECK(d.find("slowdown_ratio")->number == with.time.median / plain.time.median);
+    // Where the graded trace is, as lab finds it (from the build tree: the source tree's copy).
+    std::string shown;
+    for (const auto& line : d.teaching) shown += record::render_teaching(line, d, {}) + "\n";
+    CHECK_THAT(shown, Catch::Contains("`lab trace a100_simple_add.json.gz`") &&
+                          Catch::Contains((lab_test::source_root() / "labs/02_10/a100_simple_add.json.gz").lexically_normal().string() + "\n"));
+    CHECK_THAT(shown, !Catch::Contains("build tree") && !Catch::Contains("{"));
 }

@@ -57,7 +57,9 @@ fs::path source_root() { return LAB_SOURCE_ROOT; }
 fs::path build_root() { return LAB_BUILD_ROOT; }
 fs::path fixture_plugin(const std::string& name) { return fs::path(LAB_TEST_FIXTURE_PLUGINS) / ("lab_" + name + ".so"); }
 
-LabResult run_lab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+LabResult run_lab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) { return run_lab_in({}, args, env); }
+
+LabResult run_lab_in(const fs::path& dir, const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
     static TempDir shared_cache;
     TempDir io;
     fs::path out = io / "stdout", err = io / "stderr";
@@ -88,6 +90,7 @@ LabResult run_lab(const std::vector<std::string>& args, const std::map<std::stri
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!dir.empty()) posix_spawn_file_actions_addchdir_np(&fa, dir.c_str());
     pid_t pid;
     int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);

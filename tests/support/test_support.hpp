@@ -32,6 +32,9 @@ struct LabResult {
 // Runs the built `lab` with `args`; `env` entries are added to (or override) the environment.
 // Every run shares one private ceilings cache so only the first calibrates.
 LabResult run_lab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {});
+// The same, run in the folder `dir` (relative paths, runs/ and the like, are `dir`'s).
+LabResult run_lab_in(const std::filesystem::path& dir, const std::vector<std::string>& args,
+                     const std::map<std::string, std::string>& env = {});
 
 std::string read_file(const std::filesystem::path& p);
 

@@ -216,7 +216,9 @@ struct Derivation {
     std::vector<WorkloadDerivation> workloads;
     std::vector<MetricValue> metrics;
     // The lesson's teaching output. `{metric.name}` placeholders are replaced by the metric's
-    // value and unit, or by "?" when the metric is a graded answer being withheld.
+    // value and unit, or by "?" when the metric is a graded answer being withheld;
+    // `{shipped:NAME}` by the path where lab finds NAME, a file the lessons ship for students
+    // (NAME: the file's name, or a metric whose value is one).
     std::vector<std::string> teaching;
     // The lesson's plots (lab run shows them in the terminal; --plots writes each as SVG).
     std::vector<Plot> plots;
