@@ -256,17 +256,29 @@ TEST_CASE("first touch and cache flushes are setup tasks, not kernels", "[cputra
     for (const auto& e : events) CHECK(e.name.find('#') == std::string::npos);
 }
 
-// The engine sets the label: a workload's traced window holds kernels named after it, a cold
-// one's flushes as setup, and the label ends with the measurement.
-TEST_CASE("the engine names a workload's kernels after the workload", "[cputrace]") {
-    Device& d = *fixture().device;
-    const EngineSettings fast{"test", 1, 2, 0.0, 1.0, 0.05, 0.0005, 0.0};
-    TraceWindows trace(d);
+namespace {
+
+// Few samples, no time floor: the trace tests look at windows, not at figures.
+EngineSettings fast_trace_settings() { return {"test", 1, 2, 0.0, 1.0, 0.05, 0.0005, 0.0}; }
+
+// Begins `trace` on `d` and measures one hot workload, "spin_hot" (an empty host kernel), in it.
+void begin_with_spin_hot(Device& d, TraceWindows& trace) {
     std::string why;
     REQUIRE(trace.begin(why));
     Workload hot;
     hot.name = "spin_hot";
-    measure_workload(d, hot, [](Stream& s) { s.launch([](int, int) {}); }, fast, &trace);
+    measure_workload(d, hot, [](Stream& s) { s.launch([](int, int) {}); }, fast_trace_settings(), &trace);
+}
+
+}  // namespace
+
+// The engine sets the label: a workload's traced window holds kernels named after it, a cold
+// one's flushes as setup, and the label ends with the measurement.
+TEST_CASE("the engine names a workload's kernels after the workload", "[cputrace]") {
+    Device& d = *fixture().device;
+    const EngineSettings fast = fast_trace_settings();
+    TraceWindows trace(d);
+    begin_with_spin_hot(d, trace);
     Workload cold;
     cold.name = "spin_cold";
     cold.mode = TimingMode::cold;
@@ -295,13 +307,8 @@ TEST_CASE("the engine names a workload's kernels after the workload", "[cputrace
 // in any untraced range, and the explicit ones ("measuring NAME") are not doubled.
 TEST_CASE("the tracer's stops between a workload's traced segments are marked untraced", "[cputrace]") {
     Device& d = *fixture().device;
-    const EngineSettings fast{"test", 1, 2, 0.0, 1.0, 0.05, 0.0005, 0.0};
     TraceWindows trace(d);
-    std::string why;
-    REQUIRE(trace.begin(why));
-    Workload hot;
-    hot.name = "spin_hot";
-    measure_workload(d, hot, [](Stream& s) { s.launch([](int, int) {}); }, fast, &trace);
+    begin_with_spin_hot(d, trace);
     d.stream().launch([](int, int) {});
     d.stream().synchronize();
     const auto events = trace.finish();
