@@ -195,7 +195,7 @@ TEST_CASE("a clock held below the throttle ratio through every back-off is the d
     CHECK(m.time.discarded == 0);
     CHECK(m.time.samples >= s.min_samples);
     CHECK(m.time.median == Approx(1e-3));
-    CHECK(m.time.total_s < 15);  // 4.5 s of back-offs, then sampling as usual
+    CHECK(m.time.noise_met);  // after 4.5 s of back-offs it sampled on as usual: the time limit did not end it
     CHECK_THAT(describe_samples(m), Catch::Contains("kept, as the clock the device holds under this load"));
     // The record says so, and only where it happened.
     CHECK(record::to_json(m)["time_s"]["clock_held_low"] == true);
