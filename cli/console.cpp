@@ -97,6 +97,14 @@ void print_ceilings(std::ostream& out, const Ceilings& c, CeilingDetail detail) 
         if (!v.trusted && why.rfind("not trusted", 0) == 0) status = "not trusted (noisy, or measured under load)";
         std::string text = fmt::format("{}{:<25} {}", head, stats, status);
         text.erase(text.find_last_not_of(' ') + 1);
+        // Too wide for the terminal (or, in a file, for 100 columns): the status goes on a line of
+        // its own, under the samples, so every value still reads down one column.
+        const int columns = terminal_columns();
+        if (!status.empty() && text.size() > static_cast<std::size_t>(columns > 0 ? columns : 100)) {
+            text = fmt::format("{}{}", head, stats);
+            text.erase(text.find_last_not_of(' ') + 1);
+            text += "\n" + wrap_hanging(std::string(head.size(), ' ') + status, head.size(), columns);
+        }
         out << text << "\n";
     };
     for (const auto& [k, v] : c.flops_per_s) line(k, si(v.value, v.unit.empty() ? "FLOP/s" : v.unit), v, false);
@@ -106,8 +114,10 @@ void print_ceilings(std::ostream& out, const Ceilings& c, CeilingDetail detail) 
         if (!c.clock_hz.measured_at.empty()) out << "          measured " << c.clock_hz.measured_at << "\n";
         return;
     }
-    out << "          " << (c.clock_hz.measured_at.empty() ? "" : "measured " + c.clock_hz.measured_at + "; ")
-        << "* = noise target not met; how each was measured: lab report\n";
+    out << wrap_hanging("          " + (c.clock_hz.measured_at.empty() ? "" : "measured " + c.clock_hz.measured_at + "; ") +
+                            "* = noise target not met; how each was measured: lab report",
+                        10, terminal_columns())
+        << "\n";
 }
 
 void print_spec(std::ostream& out, const nlohmann::json& spec) {
@@ -145,13 +155,19 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     };
     std::vector<std::size_t> width;
     for (const auto& h : heads) width.push_back(std::max<std::size_t>(h.size(), 5));
-    std::size_t name_w = 8, params_w = 6;
+    std::size_t name_w = 8, params_w = 6, regime_w = 6;
     for (const auto& r : rows) {
         name_w = std::max(name_w, r.name.size()), params_w = std::max(params_w, r.params.size());
+        if (r.regime) regime_w = std::max(regime_w, r.regime->text.size());
         const auto c = cells(r);
         for (std::size_t k = 0; k < c.size(); ++k) width[k] = std::max(width[k], c[k].size());
     }
-    const bool params_below = params_w > kParamsInTable;
+    // The widest row as it would be with the parameters in it: past the terminal's width (a file's:
+    // 100 columns), the parameters go under the table, so a row is never folded by the terminal.
+    std::size_t row_w = name_w + 1 + params_w + 2 + regime_w;
+    for (const std::size_t w : width) row_w += w + 1;
+    const int columns = terminal_columns();
+    const bool params_below = params_w > kParamsInTable || row_w > static_cast<std::size_t>(columns > 0 ? columns : 100);
     auto line = [&](const std::string& name, const std::string& params, const std::vector<std::string>& values, const std::string& regime) {
         std::string text = params_below ? fmt::format("{:<{}}", name, name_w) : fmt::format("{:<{}} {:<{}}", name, name_w, params, params_w);
         for (std::size_t k = 0; k < values.size(); ++k) text += fmt::format(" {:>{}}", values[k], width[k]);
@@ -160,11 +176,11 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     };
     out << line("workload", "params", heads, "regime");
     for (const WorkloadRow& r : rows) out << line(r.name, r.params, cells(r), r.regime ? r.regime->text : "");
-    out << "(time: median per invocation; noise: relative stddev, * = noise target not met within the time limit;\n"
-           " roof: of the ceilings above; ref: of the ceilings measured right after the kernel, which decide its regime)\n";
+    out << "(time: median per invocation; noise: relative stddev, * = noise target not met in the time limit;\n"
+           " roof: of the ceilings above; ref: of the ceilings measured right after the kernel, which decide\n"
+           " its regime)\n";
     if (!params_below) return;
     out << "params\n";
-    const int columns = terminal_columns();
     for (const WorkloadRow& r : rows) out << wrap_hanging(fmt::format("  {:<{}}  {}", r.name, name_w, r.params), name_w + 4, columns) << "\n";
 }
 

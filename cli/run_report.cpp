@@ -42,8 +42,15 @@ void print_run(std::ostream& out, const RunView& v) {
     for (const auto& p : v.derivation.plots) out << "\n" << plot::render_plot_terminal(p, v.withheld);
     if (!v.derivation.teaching.empty()) {
         out << "\nWhat this shows\n";
-        for (const auto& line : v.derivation.teaching)
-            out << "  " << record::render_teaching(line, v.derivation, v.withheld) << "\n";
+        const int columns = terminal_columns();
+        for (const auto& line : v.derivation.teaching) {
+            const std::string text = "  " + record::render_teaching(line, v.derivation, v.withheld);
+            // Prose is folded to the terminal under its own indent; a line with a run of spaces in
+            // it is a table's row, which folding would break, so it stays whole.
+            const std::size_t indent = text.find_first_not_of(' ');
+            const bool table_row = indent != std::string::npos && text.find("  ", indent) != std::string::npos;
+            out << (table_row ? text : wrap_hanging(text, indent == std::string::npos ? 0 : indent + 2, columns)) << "\n";
+        }
     }
     // Counted: the graded values, i.e. what `lab answers` asks (check.* helpers are withheld too,
     // but nobody is asked for them).
@@ -60,15 +67,21 @@ void print_run(std::ostream& out, const RunView& v) {
         for (const auto* m : shown) out << fmt::format("  {:<{}}  {}\n", m->name, width, record::format_value(*m));
     }
     if (!asked.empty()) {
-        out << fmt::format("\n{} graded value{} withheld ('?' where a line above shows {}): work {} out from the lines "
-                           "above and the tools they name.\n",
-                           asked.size(), asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "one", asked.size() == 1 ? "it" : "them");
+        out << "\n"
+            << wrap_hanging(fmt::format("{} graded value{} withheld ('?' where a line above shows {}): work {} out from the lines "
+                                        "above and the tools they name.",
+                                        asked.size(), asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "one",
+                                        asked.size() == 1 ? "it" : "them"),
+                            2, terminal_columns())
+            << "\n";
         // Which each '?' is (and those no line shows): the answers `lab answers ID` asks for.
-        auto list = [&out](std::string line, const std::vector<std::string>& names) {
-            const std::string indent(line.size(), ' ');
+        const int columns = terminal_columns();
+        const std::size_t width = columns > 0 ? std::min(columns, 100) : 100;
+        auto list = [&out, width](std::string line, const std::vector<std::string>& names) {
+            const std::string indent(std::string("  withheld:").size(), ' ');  // both lists continue in one column
             for (std::size_t i = 0; i < names.size(); ++i) {
                 const std::string item = " " + names[i] + (i + 1 < names.size() ? "," : "");
-                if (line.size() + item.size() > 100) {
+                if (line.size() + item.size() > width) {
                     out << line << "\n";
                     line = indent;
                 }

@@ -316,6 +316,28 @@ TEST_CASE("lab show re-derives a recorded run and withholds graded values", "[us
     CHECK(json::parse(j.out)["metrics"].contains("per_element_ratio"));
 }
 
+TEST_CASE("a run's view fits a 100-column terminal: parameters under the table, long statuses on their own line", "[usage]") {
+    // 02.05's fixture: seven params-with-AI rows (108 columns with the parameters in them), ceilings
+    // re-measured in the run, seven withheld names. Every line fits, counted in characters (µ is one).
+    auto fixture = lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json";
+    auto r = run_lab({"show", fixture.string()}, {{"COLUMNS", "100"}});
+    REQUIRE(r.exit_code == 0);
+    std::istringstream lines(r.out);
+    std::size_t widest = 0;
+    for (std::string line; std::getline(lines, line);) {
+        std::size_t chars = 0;
+        for (unsigned char c : line) chars += (c & 0xC0) != 0x80;
+        INFO(line);
+        CHECK(chars <= 100);
+        widest = std::max(widest, chars);
+    }
+    CHECK(widest > 90);  // the table still uses the width it has
+    CHECK_THAT(r.out, Catch::Contains("\nparams\n  read ") && Catch::Contains("\n                                        re-measured in this run"));
+    // In a file (no COLUMNS, not a terminal) the table keeps to 100 columns too.
+    auto file = run_lab({"show", fixture.string()}, {{"COLUMNS", ""}});
+    CHECK_THAT(file.out, Catch::Contains("\nparams\n  read "));
+}
+
 TEST_CASE("lab show refuses an edited, a truncated and a foreign run record with exit 2", "[usage]") {
     lab_test::TempDir d;
     std::string text = lab_test::read_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json");
