@@ -45,6 +45,21 @@ fs::path find_spec(const fs::path& plugin_as_given, const std::string& id) {
     return paths::config_dir() / "grading" / (id + ".yaml");
 }
 
+// Another lesson lab finds under the same ID (another title): "\"The Roofline\" (PATH)", or "".
+// A rebuild of this lesson (same title) is not another lesson.
+std::string other_lesson_with_id(const fs::path& file, const LessonInfo& info) {
+    try {
+        const Catalog cat = discover(paths::plugin_dirs());
+        auto it = cat.lessons.find(info.id);
+        std::error_code ec;
+        if (it == cat.lessons.end() || fs::equivalent(it->second.file, file, ec)) return "";
+        const std::string title = load_lesson(it->second.file).info.title;
+        return title == info.title ? "" : "\"" + title + "\" (" + it->second.file.string() + ")";
+    } catch (const std::exception&) {
+        return "";  // an unreadable plugin path is `lab list`'s to report
+    }
+}
+
 }  // namespace
 
 int cmd_validate(const Args& args) {
@@ -100,6 +115,9 @@ int cmd_validate(const Args& args) {
     std::cout << "  plan replayed on a model CPU and GPU, quick and full: "
               << (problems.empty() ? "every declared metric produced, none undeclared" : "see the problems below") << "\n";
     for (const auto& w : plan.warnings) std::cout << "  warning: " << w << "\n";
+    if (const std::string other = other_lesson_with_id(file, i); !other.empty())
+        std::cout << "  warning: lesson " << i.id << " is also " << other << ": installed, this plugin and its spec would replace "
+                  << "that lesson's; give this one a free ID (`lab list` shows the taken ones)\n";
     std::cout << "  " << spec_line << "\n";
     std::cout << "  CUDA companion: " << (fs::exists(companion) ? companion.string() : "none (the lesson runs on CPUs only)") << "\n";
     std::string all;
@@ -193,7 +211,24 @@ int cmd_new(const Args& args) {
     pos.add("id", 1);
     po::variables_map vm;
     if (!parse("new", "lab new ID --title TITLE [--dir DIR]", args, opts, pos, vm)) return 0;
-    fs::path folder = scaffold_lesson(vm["id"].as<std::string>(), vm["title"].as<std::string>(), vm["dir"].as<std::string>());
+    // An ID lab already has (a shipped lesson, or one installed before) is refused: installed, the
+    // new lesson would replace that one's plugin and grading spec, and runs recorded with it would
+    // no longer grade.
+    const std::string id = vm["id"].as<std::string>();
+    const Catalog cat = discover(paths::plugin_dirs());
+    const fs::path spec = paths::config_dir() / "grading" / (id + ".yaml");
+    if (auto it = cat.lessons.find(id); it != cat.lessons.end() || fs::exists(spec)) {
+        std::string taken = it != cat.lessons.end() ? it->second.file.string() : spec.string();
+        try {
+            if (it != cat.lessons.end()) taken = "\"" + load_lesson(it->second.file).info.title + "\" (" + taken + ")";
+        } catch (const std::exception&) {
+            // the path alone says which lesson it is
+        }
+        throw InputError("", "lesson ID " + id + " is taken: " + taken,
+                         "choose a free ID (`lab list` shows the taken ones); installed under a taken ID, a new lesson would "
+                         "replace that lesson and its grading spec");
+    }
+    fs::path folder = scaffold_lesson(id, vm["title"].as<std::string>(), vm["dir"].as<std::string>());
     std::cout << "created " << folder.string() << "\n"
               << "next:\n  cd " << folder.string() << " && meson setup build && meson compile -C build\n"
               << "  LAB_PLUGIN_PATH=$PWD/build lab validate build/lab_" << scaffold_stem(vm["id"].as<std::string>()) << ".so\n"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <set>
 #include <system_error>
 
 #include "elf_build_id.hpp"
@@ -102,6 +103,27 @@ PluginIdentity inspect_plugin(const fs::path& file, const std::string& expected_
     return id;
 }
 
+namespace {
+
+// A name declared twice is refused wherever the plugin loads, not only by `lab validate`: the
+// record, the grader and the answers template key everything by name, so one of the two would
+// silently win (a graded metric shown as its own leak, a question graded against either).
+void refuse_duplicate_declarations(const fs::path& file, const LessonInfo& info) {
+    std::set<std::string> seen;
+    for (const auto& w : info.placed)
+        if (!seen.insert(w.name).second)
+            throw InputError(file.string(), "lesson " + info.id + " places workload '" + w.name + "' twice",
+                             "give each placed workload its own name (LessonInfo::placed)");
+    seen.clear();
+    for (const auto& m : info.metrics)
+        if (!seen.insert(m.name).second)
+            throw InputError(file.string(), "lesson " + info.id + " declares metric '" + m.name + "' twice",
+                             "declare each metric once (LessonInfo::metrics; a placed workload's standard metrics, such as "
+                             "'NAME.ai', are declared for it)");
+}
+
+}  // namespace
+
 LoadedLesson load_lesson(const fs::path& file) {
     LoadedLesson out;
     out.identity = inspect_plugin(file, "lesson");
@@ -117,6 +139,7 @@ LoadedLesson load_lesson(const fs::path& file) {
         throw InputError(file.string(),
                          "its manifest says lesson '" + out.identity.name + "' but info() says '" + out.info.id + "'",
                          "make LAB_LESSON's ID and LessonInfo::id the same");
+    refuse_duplicate_declarations(file, out.info);
     return out;
 }
 
@@ -135,10 +158,14 @@ LoadedBackend load_backend(const fs::path& file) {
 
 namespace {
 
-// A plugin's version for comparing two copies: a lesson's own version, a backend's API version.
+// A plugin's version for comparing two copies: a lesson's own version and title (two lessons
+// may share an ID and a version), a backend's API version.
 std::string plugin_version(const fs::path& file, bool lesson) {
     try {
-        if (lesson) return "version " + load_lesson(file).info.version;
+        if (lesson) {
+            const LoadedLesson l = load_lesson(file);
+            return "version " + l.info.version + ", \"" + l.info.title + "\"";
+        }
         PluginIdentity id = inspect_plugin(file, "device");
         return "API " + version_text(id.api_major, id.api_minor);
     } catch (const std::exception& e) {
@@ -207,6 +234,7 @@ Catalog discover(const std::vector<fs::path>& dirs, bool lessons_too) {
                 // "1.0.0"): the user may be running the one they did not mean.
                 if (!same_build(f, existing->second.file)) {
                     const std::string mine = plugin_version(f, lesson), theirs = plugin_version(existing->second.file, lesson);
+                    // Same version, same title: a rebuild; a different title under one ID is another lesson.
                     const std::string builds = mine == theirs ? ", another build of the same version" : "";
                     cat.warnings.push_back(f.string() + " (" + id.kind + " " + id.name + " " + mine + ") is shadowed by " +
                                            existing->second.file.string() + " (" + theirs + builds +

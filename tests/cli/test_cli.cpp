@@ -479,6 +479,33 @@ TEST_CASE("after a plugin fails, the host and the grader keep working", "[isolat
 }
 
 // `lab validate` takes a plugin's path or, as `lab run` does, a lesson ID it finds.
+TEST_CASE("lab new refuses an ID lab already has; lab validate warns of a different lesson under a taken ID", "[usage]") {
+    lab_test::TempDir d;
+    auto r = run_lab({"new", "02.05", "--title", "Clash", "--dir", d.path().string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("lesson ID 02.05 is taken: \"The Roofline\"") && Catch::Contains("choose a free ID"));
+    CHECK(fs::is_empty(d.path()));  // nothing half-written
+    // 99.03 installed as "Throws"; validating another build titled "Throws, version 2".
+    lab_test::TempDir installed, other;
+    fs::copy_file(lab_test::fixture_plugin("throwing_lesson"), installed / "lab_99_03.so");
+    fs::copy_file(lab_test::fixture_plugin("throwing_lesson_v2"), other / "lab_99_03.so");
+    auto v = run_lab({"validate", (other / "lab_99_03.so").string()}, {{"LAB_PLUGIN_PATH", installed.path().string()}});
+    CHECK_THAT(v.out, Catch::Contains("warning: lesson 99.03 is also \"Throws\"") && Catch::Contains("would replace"));
+    // A rebuild of the installed lesson itself is no warning.
+    auto same = run_lab({"validate", (installed / "lab_99_03.so").string()}, {{"LAB_PLUGIN_PATH", installed.path().string()}});
+    CHECK_THAT(same.out, !Catch::Contains("is also"));
+}
+
+TEST_CASE("a lesson declaring a metric twice is refused by lab run and lab info, not only by lab validate", "[usage]") {
+    PluginFolder p("duplicate_metric");
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"info", "99.07"}, {"run", "99.07", "--quick", "--student", "s"}}) {
+        auto r = run_lab(args, p.env());
+        INFO(args[0] << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("declares metric 'time_ratio' twice"));
+    }
+}
+
 TEST_CASE("lab validate finds a lesson by its ID", "[usage]") {
     auto r = run_lab({"validate", "02.05"});
     INFO(r.err);

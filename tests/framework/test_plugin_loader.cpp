@@ -117,6 +117,14 @@ TEST_CASE("a plugin found earlier on the path shadows a later one, with a warnin
     CHECK_THAT(c.warnings[0], Catch::Contains((second / "lab_99_03.so").string()) &&
                                   Catch::Contains((first / "lab_99_03.so").string()) && Catch::Contains("shadowed") &&
                                   Catch::Contains("2.0.0"));
+    // Each copy is named by its title too: two lessons may share an ID and a version.
+    CHECK_THAT(c.warnings[0], Catch::Contains("\"Throws\"") && Catch::Contains("\"Throws, version 2\""));
+}
+
+TEST_CASE("a lesson that declares a metric twice is refused where it loads, naming the metric", "[loader]") {
+    CHECK_THROWS_WITH(load_lesson(lab_test::fixture_plugin("duplicate_metric")),
+                      Catch::Contains("declares metric 'time_ratio' twice") && Catch::Contains("declare each metric once"));
+    CHECK_THROWS_AS(load_lesson(lab_test::fixture_plugin("duplicate_metric")), InputError);
 }
 
 TEST_CASE("the same version found twice (a build tree beside its install) shadows silently", "[loader]") {
