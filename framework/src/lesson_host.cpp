@@ -8,6 +8,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "machine_load.hpp"
 #include "paths.hpp"
 
 namespace lab {
@@ -102,6 +103,51 @@ std::vector<std::string> declaration_problems(const LessonInfo& i, const std::fu
     return problems;
 }
 
+namespace {
+
+// Beyond this multiple of what the ceiling kernels measured in the same run, a workload's rate is
+// not noise: its declared bytes or FLOPs exceed what it moves or computes, or its data is not
+// where its level says (a "dram" workload that fits in cache). Three times: a VM's neighbour can
+// take half its cores away between a workload and its re-measures, unseen by the load sampler.
+constexpr double kImplausibleOverKernels = 3.0;
+
+// A run raises a ceiling to a workload's own rate when re-measures stay below it ("evidence"):
+// fair to a student, whose roof is what the machine did, but for the lesson's author it is the
+// sign of a miscounted workload, which no expectation relative to the raised ceiling can catch.
+// One row per raised ceiling: MISSED past kImplausibleOverKernels with the re-measures run on a
+// quiet machine; "differs" otherwise (a busy machine slows a re-measure).
+void check_rates_against_kernels(const RawRun& raw, ExpectationReport& out) {
+    std::vector<CeilingMeasurement> kernels_only;
+    for (const auto& cm : raw.ceiling_measurements)
+        if (cm.purpose != "evidence") kernels_only.push_back(cm);
+    const Ceilings kernels = effective_ceilings(raw.ceilings_at_start, kernels_only, raw.measurements);
+    for (const auto& cm : raw.ceiling_measurements) {
+        if (cm.purpose != "evidence" || cm.workloads.empty()) continue;
+        const double rate = ceiling_rate(cm, raw.measurements);
+        const std::optional<double> roof = ceiling_value(kernels, cm.ceiling);
+        if (!(rate > 0) || !roof || !(*roof > 0)) continue;
+        bool loaded = false;
+        for (const auto& k : kernels_only)
+            loaded = loaded || (k.purpose == "remeasure" && k.workloads == cm.workloads && k.measurement.load >= kLoadedMachineCpus);
+        const double ratio = rate / *roof;
+        const bool implausible = ratio > kImplausibleOverKernels && !loaded;
+        const std::string what = cm.ceiling.rfind("flops.", 0) == 0 ? "FLOPs" : "bytes";
+        ExpectationRow row{cm.workloads.front() + " (rate)",
+                           implausible ? "MISSED" : "differs",
+                           fmt::format("<= {:g}x {}", roofline::kRoofMargin, cm.ceiling),
+                           fmt::format("{:.2f}x {}", ratio, cm.ceiling),
+                           implausible ? "faster than the ceiling kernels measured beside it: does it count more " + what +
+                                             " than it moves, or does its data fit in a cache its level does not name?"
+                                       : "above the ceiling kernels measured beside it" +
+                                             std::string(loaded ? ", which ran under load" : "") + ": noise, or a miscount",
+                           !implausible};
+        (implausible ? out.missed : out.differs)++;
+        out.rows.push_back(row);
+    }
+}
+
+}  // namespace
+
 ExpectationReport check_expectations(const LessonInfo& info, const RawRun& raw, const Derivation& d,
                                      const std::function<std::string(double, const std::string&)>& format) {
     ExpectationReport out;
@@ -148,6 +194,7 @@ ExpectationReport check_expectations(const LessonInfo& info, const RawRun& raw, 
         (ok ? out.met : e.performance ? out.differs : out.missed)++;
         out.rows.push_back(row);
     }
+    check_rates_against_kernels(raw, out);
     return out;
 }
 
