@@ -19,8 +19,10 @@ LessonOutcome run_lesson(const LessonRequest& r) {
     check_device_name(r.device);
     if (r.threads < 0) throw UsageError("--threads must be positive");
     Catalog cat = discover(paths::plugin_dirs());
-    for (const auto& w : cat.warnings) std::cerr << "warning: " << w << "\n";
+    // Found first: a lesson whose plugin was refused fails with that refusal, said once, not
+    // also as the catalog's warning about skipping it.
     const PluginIdentity& ident = find_lesson(cat, r.id);
+    for (const auto& w : cat.warnings) std::cerr << "warning: " << w << "\n";
     LessonOutcome out{load_lesson(ident.file), {}, {}, {}, 0, {}, {}};
 
     CourseConfig course = load_course(paths::config_dir() / "course.yaml");

@@ -519,6 +519,16 @@ TEST_CASE("lab new refuses an ID lab already has; lab validate warns of a differ
     CHECK_THAT(same.out, !Catch::Contains("is also"));
 }
 
+TEST_CASE("lab run of a lesson whose plugin was refused says the refusal once", "[usage]") {
+    lab_test::TempDir d;
+    fs::copy_file(lab_test::fixture_plugin("wrong_api"), d / "lab_99_01.so");
+    auto r = run_lab({"run", "99.01", "--quick", "--student", "s"}, {{"LAB_PLUGIN_PATH", d.path().string()}});
+    CHECK(r.exit_code == 2);
+    const std::string what = "built for plugin API 99.0";
+    REQUIRE(r.err.find(what) != std::string::npos);
+    CHECK(r.err.find(what, r.err.find(what) + 1) == std::string::npos);
+}
+
 TEST_CASE("a lesson declaring a metric twice is refused by lab run and lab info, not only by lab validate", "[usage]") {
     PluginFolder p("duplicate_metric");
     for (const std::vector<std::string>& args : {std::vector<std::string>{"info", "99.07"}, {"run", "99.07", "--quick", "--student", "s"}}) {
