@@ -1,5 +1,6 @@
 // What one submission folder of `lab grade` holds, and which of its files are graded together.
-// Files are found by content, whatever their names: run records (they hold "lab.run/1") and
+// Files are found by content, whatever their names: run records (they hold "lab.run/1", or open
+// as one does, when cut short) and
 // answers files (YAML with lesson: and answers:). A folder may hold resubmissions (several runs
 // of one lesson) and several lessons; each answers file is graded against the run it names (its
 // `run:` digest), never against whichever run sorts first, so a resubmission is graded fairly.
