@@ -398,9 +398,13 @@ int cmd_check_spec(const Args& args) {
         ctx.lesson(spec.lesson);
     } catch (const UsageError& e) {
         // Most often a typo in the spec's `lesson:`: point at that line, then say what lab found.
+        // The loader's message ends with its own fix line, for `lab run ID`; one fix is said here,
+        // the spec's.
         const int line = spec.lesson_line;
-        throw InputError(file + (line > 0 ? ":" + std::to_string(line) : ""), "lesson '" + spec.lesson + "' is not one lab finds: " + e.what(),
-                         "correct `lesson:` in the spec, or add the lesson plugin's folder to LAB_PLUGIN_PATH");
+        std::string found = e.what();
+        found = found.substr(0, found.find("\n"));
+        throw InputError(file + (line > 0 ? ":" + std::to_string(line) : ""), "lesson '" + spec.lesson + "' is not one lab finds: " + found,
+                         "correct `lesson:` in the spec (`lab list` lists the lessons), or add the lesson plugin's folder to LAB_PLUGIN_PATH");
     }
     grader::check_spec_against(spec, ctx.lesson(spec.lesson).info);
     grader::check_spec_sweeps(spec, *ctx.lesson(spec.lesson).lesson);

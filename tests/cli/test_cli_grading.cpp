@@ -10,6 +10,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -101,6 +102,12 @@ std::vector<std::string> spec_ids(const fs::path& spec) {
     std::vector<std::string> ids;
     for (const auto& q : YAML::LoadFile(spec.string())["questions"]) ids.push_back(q["id"].as<std::string>());
     return ids;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -449,6 +456,24 @@ TEST_CASE("lab check-spec names the spec's lesson: line when no lesson has that 
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains((d / "typo.yaml").string() + ":4:") && Catch::Contains("lesson '02.31' is not one lab finds") &&
                           Catch::Contains("fix: correct `lesson:` in the spec"));
+    // One fix, the spec's: the plugin loader's own (`lab list`, LAB_PLUGIN_PATH) is folded into it.
+    CHECK(count_of(r.err, "fix:") == 1);
+    CHECK_THAT(r.err, Catch::Contains("`lab list`") && Catch::Contains("LAB_PLUGIN_PATH"));
+}
+
+TEST_CASE("lab check-spec refuses a question whose prompt is empty, as one without a prompt", "[grading-cli][grading]") {
+    lab_test::TempDir d;
+    std::string spec = lab_test::read_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml");
+    const auto at = spec.find("prompt: ");
+    REQUIRE(at != std::string::npos);
+    spec.replace(at, spec.find('\n', at) - at, "prompt: \"\"");
+    const int line = static_cast<int>(std::count(spec.begin(), spec.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+    lab_test::write_file(d / "empty.yaml", spec);
+    auto r = run_lab({"check-spec", (d / "empty.yaml").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains((d / "empty.yaml").string() + ":" + std::to_string(line) + ": ") &&
+                          Catch::Contains("has an empty 'prompt'") && Catch::Contains("fix: write the question as the student reads it"));
+    CHECK(r.out.empty());
 }
 
 TEST_CASE("lab check-spec --keys lists every key with its meaning and default", "[grading-cli][grading]") {
