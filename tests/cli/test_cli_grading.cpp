@@ -830,3 +830,29 @@ questions:
     CHECK(missing.exit_code == 2);
     CHECK_THAT(missing.err, Catch::Contains("nope.yaml") && Catch::Contains("no such grading spec"));
 }
+
+namespace {
+
+// A copy of configs/ without any spec of lesson 02.05: a lesson installed without its spec.
+struct ConfigsWithoutSpec {
+    lab_test::TempDir dir;
+    ConfigsWithoutSpec() {
+        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
+        fs::remove(dir / "configs/grading/02.05.yaml");
+    }
+    fs::path spec() const { return dir / "configs/grading/02.05.yaml"; }
+    std::map<std::string, std::string> env() const { return {{"LAB_CONFIG_DIR", (dir / "configs").string()}}; }
+};
+
+}  // namespace
+
+TEST_CASE("lab answers for a lesson without a spec says each way to point lab at one", "[grading-cli][grading]") {
+    ConfigsWithoutSpec configs;
+    auto r = run_lab({"answers", "02.05", "--run", fixture_run_file().string()}, configs.env());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains(configs.spec().string() + ": lesson 02.05 has no grading spec"));
+    CHECK_THAT(r.err, Catch::Contains("fix: point lab at it: --spec FILE") && Catch::Contains("meson install") &&
+                          Catch::Contains("LAB_CONFIG_DIR") && Catch::Contains("grading/02.05.yaml"));
+    CHECK(count_of(r.err, "fix:") == 1);
+}
