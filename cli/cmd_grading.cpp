@@ -311,8 +311,11 @@ int cmd_grade(const Args& args) {
     std::string report_line;
     if (!report.empty()) {
         const grader::ClassReportWritten w = grader::write_class_report(ctx, r, r.graded_dir, report);
-        report_line = fmt::format("class report: {} ({} run page{} in {})", report.string(), w.student_pages,
-                                  w.student_pages == 1 ? "" : "s", w.pages_dir.string());
+        report_line = fmt::format("class report: {} ({} run page{} in {}{})", report.string(), w.student_pages,
+                                  w.student_pages == 1 ? "" : "s", w.pages_dir.string(),
+                                  w.stale_removed == 0 ? std::string()
+                                                       : fmt::format("; removed {} page{} of the last report whose submission is gone",
+                                                                     w.stale_removed, w.stale_removed == 1 ? "" : "s"));
     }
     int graded = 0, not_graded = 0, errors = 0, practice = 0, missing = 0;
     for (const auto& e : r.entries) {
