@@ -239,7 +239,7 @@ namespace {
 
 // `lab grade --help`: the layout is the contract an operator most often gets wrong.
 constexpr const char* kGradeUsage =
-    "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--lesson ID] [--roster ROSTER.csv [--identity COLUMN]] [--json]\n\n"
+    "lab grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--lesson ID] [--spec SPEC.yaml] [--roster ROSTER.csv [--identity COLUMN]] [--json]\n\n"
     "SUBMISSIONS_DIR holds one folder per submission (SUBMISSIONS_DIR/alice/, SUBMISSIONS_DIR/bob_1234/, or Gradescope's\n"
     "submission_1001/), each with the student's answers file(s) and run record(s), found by content whatever their names.\n"
     "Each answers file is graded against the run it names (its run: digest), so resubmissions in one folder are fine; a\n"
@@ -258,6 +258,7 @@ int cmd_grade(const Args& args) {
         "key", po::value<std::string>()->default_value(""),
         "the course key (course mode: tokens checked); default $LAB_COURSE_KEY, else practice mode")(
         "lesson", po::value<std::string>(), "the assignment's lesson: submissions of another lesson are refused, row by row")(
+        "spec", po::value<std::string>(), "a grading spec to use instead of the installed one for the lesson its `lesson:` names")(
         "roster", po::value<std::string>(), "the class roster, read as lab token reads it: a `missing` row per student with no submission")(
         "identity", po::value<std::string>()->default_value(""), "with --roster: which column is the student ID, as for lab token")(
         "json", "print the summary, and every row, as JSON");
@@ -278,6 +279,19 @@ int cmd_grade(const Args& args) {
         if (!roster.warning.empty()) std::cerr << "warning: " << roster.warning << "\n";
     }
     grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
+    if (vm.count("spec")) {
+        // The spec says which lesson it grades; a class may hold several lessons, and only that
+        // one's spec is replaced.
+        const fs::path file = vm["spec"].as<std::string>();
+        if (!fs::is_regular_file(file)) throw InputError(file.string(), "no such grading spec", "give the spec's path (e.g. 02.13.yaml)");
+        const grader::GradingSpec draft = grader::load_spec(file, ctx.course().accept_quick, ctx.course().show_expected);
+        if (!options.lesson.empty() && draft.lesson != options.lesson)
+            throw InputError(file.string() + (draft.lesson_line > 0 ? ":" + std::to_string(draft.lesson_line) : ""),
+                             "the spec is for lesson " + draft.lesson + ", but --lesson is " + options.lesson,
+                             "give lesson " + options.lesson + "'s spec, or --lesson " + draft.lesson);
+        ctx.use_spec_file(draft.lesson, file);
+        ctx.spec(draft.lesson);   // checked against its lesson before any grading
+    }
     auto t0 = std::chrono::steady_clock::now();
     stderr_progress().start("grading", 0);
     grader::BatchResult r;
@@ -297,8 +311,11 @@ int cmd_grade(const Args& args) {
     std::string report_line;
     if (!report.empty()) {
         const grader::ClassReportWritten w = grader::write_class_report(ctx, r, r.graded_dir, report);
-        report_line = fmt::format("class report: {} ({} run page{} in {})", report.string(), w.student_pages,
-                                  w.student_pages == 1 ? "" : "s", w.pages_dir.string());
+        report_line = fmt::format("class report: {} ({} run page{} in {}{})", report.string(), w.student_pages,
+                                  w.student_pages == 1 ? "" : "s", w.pages_dir.string(),
+                                  w.stale_removed == 0 ? std::string()
+                                                       : fmt::format("; removed {} page{} of the last report whose submission is gone",
+                                                                     w.stale_removed, w.stale_removed == 1 ? "" : "s"));
     }
     int graded = 0, not_graded = 0, errors = 0, practice = 0, missing = 0;
     for (const auto& e : r.entries) {
@@ -398,9 +415,13 @@ int cmd_check_spec(const Args& args) {
         ctx.lesson(spec.lesson);
     } catch (const UsageError& e) {
         // Most often a typo in the spec's `lesson:`: point at that line, then say what lab found.
+        // The loader's message ends with its own fix line, for `lab run ID`; one fix is said here,
+        // the spec's.
         const int line = spec.lesson_line;
-        throw InputError(file + (line > 0 ? ":" + std::to_string(line) : ""), "lesson '" + spec.lesson + "' is not one lab finds: " + e.what(),
-                         "correct `lesson:` in the spec, or add the lesson plugin's folder to LAB_PLUGIN_PATH");
+        std::string found = e.what();
+        found = found.substr(0, found.find("\n"));
+        throw InputError(file + (line > 0 ? ":" + std::to_string(line) : ""), "lesson '" + spec.lesson + "' is not one lab finds: " + found,
+                         "correct `lesson:` in the spec (`lab list` lists the lessons), or add the lesson plugin's folder to LAB_PLUGIN_PATH");
     }
     grader::check_spec_against(spec, ctx.lesson(spec.lesson).info);
     grader::check_spec_sweeps(spec, *ctx.lesson(spec.lesson).lesson);

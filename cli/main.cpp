@@ -26,7 +26,7 @@ const char* kUsage =
     "  answers ID --run RUN.json        a YAML answers template bound to that run\n"
     "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--json]\n"
     "                                   grade your claims (course mode with a course key, else practice)\n"
-    "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--lesson ID] [--roster ROSTER.csv] [--json]\n"
+    "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--lesson ID] [--spec SPEC.yaml] [--roster ROSTER.csv] [--json]\n"
     "                                   grade a class's recorded runs (one folder per submission)\n"
     "  audit SUBMISSIONS_DIR [--sample 10%] [--seed N] [--key FILE] [--slurm [--partition P] [--gres G] [--throttle N] [--dry-run]]\n"
     "                                   re-measure a sample of submissions (here, or as a Slurm job array): do they reproduce?\n"

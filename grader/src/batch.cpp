@@ -259,6 +259,23 @@ double spec_max(GradingContext& ctx, const std::string& lesson) {
     }
 }
 
+// A lesson the class handed in, graded without its spec, would be a gradebook of zeros whose
+// rows blame the students ("could not be read"). The spec is the operator's to give: a missing or
+// broken one stops the batch before anything is written, as an unknown --lesson does. Asked only
+// of a row whose answers and run agree on the lesson, so a student's typo in `lesson:` stays that
+// row's error.
+void require_spec(GradingContext& ctx, const std::string& lesson, const std::string& folder) {
+    const std::string context =
+        "folder '" + folder + "' holds a submission of lesson " + lesson + ", whose grading spec cannot be used, so nothing was graded: ";
+    try {
+        ctx.spec(lesson);
+    } catch (const InputError& e) {
+        throw InputError("", context + e.what());
+    } catch (const UsageError& e) {   // the spec names a lesson no plugin here is
+        throw InputError("", context + e.what());
+    }
+}
+
 std::string error_kind_of(const std::string& message, bool run_unreadable) {
     if (message.find("digest does not match") != std::string::npos) return "tampered";
     return run_unreadable ? "unreadable" : "incomplete";
@@ -337,26 +354,30 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             e.run_file = p.run.string();
             for (const auto& f : p.ignored) e.ignored.push_back(f.lexically_relative(folder).string());
             bool run_unreadable = false;
+            // Read once: every readable run is compared across the class, graded or not, and
+            // graded from the same copy.
+            std::optional<std::pair<nlohmann::json, RawRun>> read;
+            if (!p.run.empty()) {
+                try {
+                    nlohmann::json rec = record::read_record(p.run);
+                    RawRun raw = record::raw_run_from_record(rec);
+                    Fingerprint f = fingerprint(rec, raw);
+                    f.entry = result.entries.size();
+                    e.student = raw.options.student;
+                    e.lesson = raw.lesson_id;
+                    prints.push_back(std::move(f));
+                    read.emplace(std::move(rec), std::move(raw));
+                } catch (const std::exception&) {
+                    // Reported by grading, which reads it again and says what is wrong.
+                    run_unreadable = true;
+                }
+            }
+            // Outside the row's try: the operator's mistake ends the batch (--lesson's spec was
+            // asked for above).
+            if (options.lesson.empty() && p.error.empty() && read && !e.lesson.empty() && e.lesson == p.lesson)
+                require_spec(ctx, e.lesson, e.folder);
             // Each row on its own: whatever one holds, the others are graded.
             try {
-                // Read once: every readable run is compared across the class, graded or not, and
-                // graded from the same copy.
-                std::optional<std::pair<nlohmann::json, RawRun>> read;
-                if (!p.run.empty()) {
-                    try {
-                        nlohmann::json rec = record::read_record(p.run);
-                        RawRun raw = record::raw_run_from_record(rec);
-                        Fingerprint f = fingerprint(rec, raw);
-                        f.entry = result.entries.size();
-                        e.student = raw.options.student;
-                        e.lesson = raw.lesson_id;
-                        prints.push_back(std::move(f));
-                        read.emplace(std::move(rec), std::move(raw));
-                    } catch (const std::exception&) {
-                        // Reported by grading, which reads it again and says what is wrong.
-                        run_unreadable = true;
-                    }
-                }
                 if (!options.lesson.empty() && !e.lesson.empty() && e.lesson != options.lesson) {
                     e.ok = true;
                     e.report.lesson = e.lesson;

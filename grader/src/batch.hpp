@@ -65,7 +65,9 @@ struct BatchOptions {
 
 // `progress` (may be empty) is told each folder as it starts: its name, and how many of how many.
 using BatchProgress = std::function<void(const std::string& folder, std::size_t done, std::size_t total)>;
-// Throws InputError (exit 2) for a path that is not a folder or holds no submission folders.
+// Throws InputError (exit 2) for a path that is not a folder or holds no submission folders, and
+// when a lesson handed in (answers and run naming it), or options.lesson, has no usable grading
+// spec: that is the operator's to fix, not a row's error.
 BatchResult grade_directory(GradingContext& ctx, const std::filesystem::path& dir, const BatchProgress& progress = {},
                             const BatchOptions& options = {});
 

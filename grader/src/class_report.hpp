@@ -57,12 +57,14 @@ std::string render_class_html(const ClassPage& page);
 struct ClassReportWritten {
     std::size_t student_pages = 0;
     std::filesystem::path pages_dir;
+    std::size_t stale_removed = 0;   // pages of the last report whose submission is gone
 };
 
 // Writes `out` and, in `out`'s folder, <stem>-reports/<folder>.html for every submission whose
 // run is readable and derivable; each file atomically. Student pages withhold what the grading
-// spec's show_expected withholds from students now. Throws InputError when a file cannot be
-// written.
+// spec's show_expected withholds from students now. The pages it wrote are listed in
+// <stem>-reports/.lab-pages; a page listed by the last report and not written again is removed
+// (no other file in the folder ever is). Throws InputError when a file cannot be written.
 ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r, const std::filesystem::path& submissions,
                                       const std::filesystem::path& out);
 

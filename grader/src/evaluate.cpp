@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <utility>
 
 #include "consistency.hpp"
 #include "course.hpp"
@@ -145,6 +146,22 @@ std::string lower(std::string s) {
     return s;
 }
 
+// The band within() accepts around `expected` (at scale 1), as [lo, hi].
+std::pair<double, double> accepted_band(double expected, const Tolerance& t) {
+    if (t.factor) return expected > 0 ? std::pair{expected / *t.factor, expected * *t.factor} : std::pair{expected, expected};
+    const double half = t.abs.value_or(0) + (t.rel.value_or(0) + 1e-12) * std::fabs(expected);
+    return {expected - half, expected + half};
+}
+
+// A unit slip is the right digits in the wrong unit. The scaled answer landing in the accepted
+// band shows that only where the band is narrow: no wider than this factor and clear of 0. A band
+// that reaches 0 or is wider (abs: 1 around an expected 0.625%, where 2%, 6% and 60% all land once
+// divided by 100; factor: 2, most of a decade) holds some power of ten of many a wrong answer;
+// there the scaled answer must also carry the expected value's digits, to the rounding a student
+// copies them with.
+constexpr double kSlipBandRatio = 2;
+constexpr double kSlipDigits = 0.02;
+
 // A wrong number that is right but for a power of ten is usually a unit slip (a fraction where
 // percent is asked, GFLOP/s written as FLOP/s): say so. The grade stays as written.
 std::string unit_slip_hint(const std::string& text, double value, double expected, const Question& q, const std::string& unit) {
@@ -152,9 +169,12 @@ std::string unit_slip_hint(const std::string& text, double value, double expecte
     const std::string trimmed = text.substr(0, text.find_last_not_of(" \t") + 1);
     std::strtod(trimmed.c_str(), &end);
     const bool bare = end && *end == '\0';
+    const auto [lo, hi] = accepted_band(expected, q.tolerance);
+    const bool narrow = (lo > 0 && hi <= kSlipBandRatio * lo) || (hi < 0 && -lo <= kSlipBandRatio * -hi);
     for (int k : {2, -2, 3, -3, 6, -6, 9, -9, 12, -12}) {
         const double f = std::pow(10.0, k);
         if (!within(value * f, expected, q.tolerance, 1)) continue;
+        if (!narrow && !(std::fabs(value * f - expected) <= kSlipDigits * std::fabs(expected))) continue;
         // `value` is already SI (0.241 read as 0.241% is 0.00241): the fraction meant is value * f.
         if (unit == "%" && k == 2 && bare)
             return "; " + trimmed + " was read as " + trimmed + "%: did you mean " + format::percent(value * f) + "?";

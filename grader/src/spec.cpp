@@ -10,6 +10,8 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -143,6 +145,24 @@ template <class T> T get(const Ctx& c, const YAML::Node& n, const char* what) {
     }
 }
 
+// What a number key of the spec holds, with an example, for the fix of a value that is not one:
+// "wrong type" alone leaves an instructor guessing whether 10% or 0.1 is meant.
+std::string number_example(const std::string& key) {
+    static const std::map<std::string, std::string> examples = {
+        {"rel", "rel: 0.1 for 10%"},
+        {"abs", "abs: 2, in the question's unit"},
+        {"factor", "factor: 2 for within x/÷ 2"},
+        {"steps", "steps: 1"},
+        {"sweep", "sweep: [1, 2, 4, 8]"},
+        {"within", "within: 2 for twice the tolerance"},
+        {"credit", "credit: 0.5 for half the points"},
+        {"points", "points: 2"},
+        {"near_ridge_either", "near_ridge_either: 1.5"},
+    };
+    const auto it = examples.find(key);
+    return it == examples.end() ? "a number" : "a number, e.g. " + it->second;
+}
+
 // A finite number. yaml-cpp reads .inf and .nan as numbers and refuses 1e400 as "not a number";
 // both are said for what they are.
 double finite(const Ctx& c, const YAML::Node& n, const char* what) {
@@ -156,16 +176,26 @@ double finite(const Ctx& c, const YAML::Node& n, const char* what) {
         if (numeric)
             throw InputError(c.at(n), fmt::format("'{}: {}' is beyond the range of a number", what, excerpt(text, 40)),
                              "write a number of ordinary size");
-        throw InputError(c.at(n), std::string("'") + what + "' has a value of the wrong type");
+        const std::string held = n.IsScalar() ? " ('" + excerpt(text, 40) + "')" : n.IsSequence() ? " (a list)" : n.IsMap() ? " (a mapping)" : "";
+        // "rel: 10%": a percentage where a fraction is read.
+        std::string meant;
+        if (std::string(what) == "rel" && text.size() > 1 && text.back() == '%') {
+            char* end = nullptr;
+            const double pct = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() + text.size() - 1 && std::isfinite(pct)) meant = fmt::format("; did you mean rel: {:g}?", pct / 100);
+        }
+        throw InputError(c.at(n), std::string("'") + what + "' has a value of the wrong type" + held + meant, "write " + number_example(what));
     }
     if (!std::isfinite(v))
-        throw InputError(c.at(n), std::string("'") + what + "' must be a finite number, not " + excerpt(n.Scalar()), "write a number");
+        throw InputError(c.at(n), std::string("'") + what + "' must be a finite number, not " + excerpt(n.Scalar()), "write " + number_example(what));
     return v;
 }
 
 double non_negative(const Ctx& c, const YAML::Node& n, const char* what) {
     double v = finite(c, n, what);
-    if (v < 0) throw InputError(c.at(n), std::string("'") + what + "' must be a non-negative number");
+    if (v < 0)
+        throw InputError(c.at(n), std::string("'") + what + "' must be a non-negative number, not " + excerpt(n.Scalar(), 40),
+                         "write " + number_example(what));
     return v;
 }
 
@@ -191,7 +221,8 @@ bool valid_date(const std::string& d) {
 
 // The tolerance's keys, each value checked for what an instructor may have meant by it.
 void parse_tolerance(const Ctx& c, const YAML::Node& t, Question& out) {
-    if (!t.IsMap()) throw InputError(c.at(t), "'tolerance' must be a mapping such as {rel: 0.1}");
+    if (!t.IsMap())
+        throw InputError(c.at(t), "'tolerance' must be a mapping", "write it as tolerance: {rel: 0.1} (10%), {abs: 2}, {factor: 2} or {steps: 1, sweep: [...]}");
     check_keys(c, t, "tolerance");
     // Tolerances are written in the question's unit: convert absolute ones to SI once here.
     auto si = [&](double v) { return out.unit.empty() ? v : units::from_unit(v, out.unit); };
@@ -220,7 +251,11 @@ void parse_tolerance(const Ctx& c, const YAML::Node& t, Question& out) {
     }
     if (t["factor"]) {
         out.tolerance.factor = non_negative(c, t["factor"], "factor");
-        if (*out.tolerance.factor < 1) throw InputError(c.at(t["factor"]), "'factor' must be at least 1 (x/÷ factor)");
+        // factor: 0.5 is most likely "from half to twice": the same band as factor: 2.
+        if (const double f = *out.tolerance.factor; f < 1)
+            throw InputError(c.at(t["factor"]),
+                             "'factor' must be at least 1 (x/÷ factor)" + (f > 0 ? fmt::format("; did you mean factor: {:g}?", 1 / f) : std::string()),
+                             "write a factor above 1: factor: 2 accepts from half to twice the expected value");
     }
     if (t["steps"]) {
         // A number of sweep points: 1.7 would be truncated to 1 without a word.
@@ -240,18 +275,20 @@ void parse_tolerance(const Ctx& c, const YAML::Node& t, Question& out) {
             std::vector<double> distinct = out.tolerance.sweep;
             std::sort(distinct.begin(), distinct.end());
             if (std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 2)
-                throw InputError(c.at(sweep), "'sweep' must hold at least two different points");
+                throw InputError(c.at(sweep), "'sweep' must hold at least two different points", "write it as sweep: [1, 2, 4, 8]");
         } else if (t["sweep_param"]) {
             out.tolerance.sweep_param = get<std::string>(c, t["sweep_param"], "sweep_param");
         } else {
-            throw InputError(c.at(t), "'steps' needs the sweep: 'sweep: [...]' or 'sweep_param: NAME'");
+            throw InputError(c.at(t), "'steps' needs the sweep",
+                             "add sweep: [1, 2, 4, 8] (the points, in the question's unit) or sweep_param: NAME (a workload parameter)");
         }
     } else if (t["sweep"] || t["sweep_param"]) {
         throw InputError(c.at(t["sweep"] ? t["sweep"] : t["sweep_param"]), "a sweep without 'steps' is never used",
                          "add steps: N (how many sweep points off an answer may be)");
     }
     if ((out.tolerance.rel || out.tolerance.abs) && (out.tolerance.factor || out.tolerance.steps))
-        throw InputError(c.at(t), "use one kind of tolerance: rel/abs, factor, or steps");
+        throw InputError(c.at(t), "a tolerance of two kinds: rel/abs and " + std::string(out.tolerance.factor ? "factor" : "steps"),
+                         "use one kind of tolerance: rel/abs, factor, or steps");
 }
 
 QuestionType parse_type(const Ctx& c, const YAML::Node& n) {
@@ -283,25 +320,34 @@ void record_key_lines(const YAML::Node& map, const std::string& parent, Question
 }
 
 Question parse_question(const Ctx& c, const YAML::Node& q) {
-    if (!q.IsMap()) throw InputError(c.at(q), "a question must be a mapping of keys");
+    if (!q.IsMap())
+        throw InputError(c.at(q), "a question must be a mapping of keys", "write each question as - id: NAME, then prompt:, expected: and its other keys");
     check_keys(c, q, "question");
     Question out;
     out.line = q.Mark().line + 1;
     record_key_lines(q, "", out);
-    if (!q["id"]) throw InputError(c.at(q), "a question without an 'id'");
+    if (!q["id"]) throw InputError(c.at(q), "a question without an 'id'", "add id: NAME (letters, digits, _ . -): the key of the answers file");
     out.id = get<std::string>(c, q["id"], "id");
     if (!valid_id(out.id))
         throw InputError(c.at(q["id"]), "question id '" + excerpt(out.id) + "' has characters other than letters, digits, _ . -",
                          "the id is the answers file's key: write it with _ for spaces (e.g. ridge_point)");
-    if (!q["prompt"]) throw InputError(c.at(q), "question '" + out.id + "' has no 'prompt'");
-    out.prompt = get<std::string>(c, q["prompt"], "prompt");
+    const std::string write_prompt = "write the question as the student reads it, e.g. prompt: \"What bandwidth did the stride-1 read reach?\"";
+    if (!q["prompt"]) throw InputError(c.at(q), "question '" + out.id + "' has no 'prompt'", "add one: " + write_prompt);
+    // `prompt:` with nothing after it is null, not text: as empty as prompt: "", and said so.
+    out.prompt = q["prompt"].IsNull() ? "" : get<std::string>(c, q["prompt"], "prompt");
+    // The answers template shows the prompt as the question's comment: a blank one asks nothing.
+    if (out.prompt.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw InputError(c.file.string() + ":" + std::to_string(out.line_of("prompt")), "question '" + out.id + "' has an empty 'prompt'",
+                         write_prompt);
     if (q["type"]) out.type = parse_type(c, q["type"]);
     if (q["options"]) {
-        if (!q["options"].IsSequence()) throw InputError(c.at(q["options"]), "'options' must be a list");
+        if (!q["options"].IsSequence())
+            throw InputError(c.at(q["options"]), "'options' must be a list", "write them as options: [first, second]");
         for (const auto& o : q["options"]) out.options.push_back(get<std::string>(c, o, "options"));
     }
     if (out.type == QuestionType::choice && out.options.size() < 2)
-        throw InputError(c.at(q), "choice question '" + out.id + "' needs 'options' (at least two)");
+        throw InputError(c.at(q), "choice question '" + out.id + "' needs 'options' (at least two)",
+                         "list the answers a student may give, e.g. options: [gemm, gemv]");
     if (out.type == QuestionType::regime && !out.options.empty()) {
         for (std::size_t i = 0; i < out.options.size(); ++i)
             if (!roofline::parse_regime(out.options[i]))
@@ -318,15 +364,17 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
                                  "options '" + out.options[j] + "' and '" + out.options[i] +
                                      "' are one answer to the grader (case, spaces, hyphens and underscores are not compared)",
                                  "make the options differ in a letter or a digit, or keep one of them");
-    if (!q["expected"]) throw InputError(c.at(q), "question '" + out.id + "' has no 'expected'");
+    const std::string write_expected = "write expected: {metric: NAME} (a metric of the lesson: `lab info ID` lists them) or expected: {value: CONSTANT}";
+    if (!q["expected"]) throw InputError(c.at(q), "question '" + out.id + "' has no 'expected'", write_expected);
     const YAML::Node& e = q["expected"];
-    if (!e.IsMap()) throw InputError(c.at(e), "'expected' must be {metric: NAME} or {value: CONSTANT}");
+    if (!e.IsMap()) throw InputError(c.at(e), "'expected' must be a mapping", write_expected);
     check_keys(c, e, "expected");
     record_key_lines(e, "expected", out);
-    if (e["metric"] && e["value"]) throw InputError(c.at(e), "'expected' has both 'metric' and 'value': keep one");
+    if (e["metric"] && e["value"])
+        throw InputError(c.at(e), "'expected' has both 'metric' and 'value'", "keep one: the metric the answer is derived from, or a constant");
     if (e["metric"]) out.expected.metric = get<std::string>(c, e["metric"], "metric");
     else if (e["value"]) out.expected.value = get<std::string>(c, e["value"], "value");
-    else throw InputError(c.at(e), "'expected' needs 'metric' or 'value'");
+    else throw InputError(c.at(e), "'expected' needs 'metric' or 'value'", write_expected);
     if (q["unit"]) {
         out.unit = get<std::string>(c, q["unit"], "unit");
         if (!units::dimension_of(out.unit))
@@ -339,9 +387,11 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         });
         if (!word) throw InputError(c.at(q["noun"]), "noun: '" + excerpt(out.noun) + "' is not one word of letters", "write it singular, such as noun: token");
         if (out.type != QuestionType::number && out.type != QuestionType::integer)
-            throw InputError(c.at(q["noun"]), "'noun' applies to count questions (integer or number) only");
+            throw InputError(c.at(q["noun"]), "'noun' applies to count questions (integer or number) only",
+                             "remove it, or make the question type: integer");
         if (!out.unit.empty() && units::dimension_of(out.unit) != "")
-            throw InputError(c.at(q["noun"]), "'noun' applies to plain counts, not to a question in " + out.unit);
+            throw InputError(c.at(q["noun"]), "'noun' applies to plain counts, not to a question in " + out.unit,
+                             "remove it: an answer with a unit carries its unit");
     }
     if (q["tolerance"]) {
         // Anchors come before their aliases: a tolerance whose mark lies before this question was
@@ -353,20 +403,28 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     }
     if (q["partial"]) {
         const YAML::Node& p = q["partial"];
-        if (!p.IsMap()) throw InputError(c.at(p), "'partial' must be {within: W, credit: C}");
+        const std::string write_partial = "write partial: {within: 2, credit: 0.5} (half the points within twice the tolerance)";
+        if (!p.IsMap()) throw InputError(c.at(p), "'partial' must be a mapping", write_partial);
         check_keys(c, p, "partial");
-        if (!p["within"] || !p["credit"]) throw InputError(c.at(p), "'partial' needs both 'within' and 'credit'");
-        out.partial.within = non_negative(c, p["within"], "within");
-        out.partial.credit = non_negative(c, p["credit"], "credit");
-        if (out.partial.within <= 1) throw InputError(c.at(p["within"]), "'within' must be more than 1 (a multiple of the tolerance)");
+        if (!p["within"] || !p["credit"]) throw InputError(c.at(p), "'partial' needs both 'within' and 'credit'", write_partial);
+        // Each checked for its whole range at once: credit: -0.5 and credit: 1.5 get the same words.
+        out.partial.within = finite(c, p["within"], "within");
+        out.partial.credit = finite(c, p["credit"], "credit");
+        if (out.partial.within <= 1)
+            throw InputError(c.at(p["within"]), "'within' must be more than 1 (a multiple of the tolerance), not " + excerpt(p["within"].Scalar(), 40),
+                             "write a multiple above 1, e.g. within: 2 for twice the tolerance");
         if (out.partial.credit <= 0 || out.partial.credit >= 1)
-            throw InputError(c.at(p["credit"]), "'credit' must be between 0 and 1 (a fraction of the points)", "write 0.5 for half the points");
+            throw InputError(c.at(p["credit"]), "'credit' must be between 0 and 1 (a fraction of the points), not " + excerpt(p["credit"].Scalar(), 40),
+                             "write 0.5 for half the points");
     }
     if (q["near_ridge_either"]) {
         out.near_ridge_either = non_negative(c, q["near_ridge_either"], "near_ridge_either");
         if (out.type != QuestionType::regime)
-            throw InputError(c.at(q["near_ridge_either"]), "'near_ridge_either' applies to regime questions only");
-        if (out.near_ridge_either < 1) throw InputError(c.at(q["near_ridge_either"]), "'near_ridge_either' is a factor: at least 1");
+            throw InputError(c.at(q["near_ridge_either"]), "'near_ridge_either' applies to regime questions only",
+                             "remove it, or make the question type: regime");
+        if (out.near_ridge_either < 1)
+            throw InputError(c.at(q["near_ridge_either"]), "'near_ridge_either' is a factor: at least 1",
+                             "write " + number_example("near_ridge_either") + " (either side within x/÷ 1.5 of the ridge)");
     }
     if (q["points"]) out.points = non_negative(c, q["points"], "points");
     if (q["hidden"]) out.hidden = get<bool>(c, q["hidden"], "hidden");
@@ -391,22 +449,24 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         // A constant answer must itself be a valid answer of the question's type.
         const std::string& v = *out.expected.value;
         if (out.type == QuestionType::regime && !roofline::parse_regime(v))
-            throw InputError(c.at(e["value"]), "'" + v + "' is not a regime");
+            throw InputError(c.at(e["value"]), "'" + v + "' is not a regime", "write compute_bound, memory_bound, overhead_bound or latency_bound");
         if (out.type == QuestionType::regime && !out.options.empty() &&
             std::none_of(out.options.begin(), out.options.end(), [&](const std::string& o) { return roofline::parse_regime(o) == roofline::parse_regime(v); }))
-            throw InputError(c.at(e["value"]), "'" + v + "' is not one of the regimes the question offers (options)");
+            throw InputError(c.at(e["value"]), "'" + v + "' is not one of the regimes the question offers (options)",
+                             "add it to options, or expect one of them");
         if (out.type == QuestionType::choice)  // one option, or "A or B": either of two options
             for (std::size_t b = 0, end; b <= v.size(); b = end + 4) {
                 end = std::min(v.find(" or ", b), v.size());
                 if (std::none_of(out.options.begin(), out.options.end(),
                                  [&](const std::string& o) { return option_key(o) == option_key(v.substr(b, end - b)); }))
-                    throw InputError(c.at(e["value"]), "'" + v + "' is not one of the options (or two of them joined by ' or ')");
+                    throw InputError(c.at(e["value"]), "'" + v + "' is not one of the options (or two of them joined by ' or ')",
+                                     "expect one of the options, spelt as in options:");
             }
         if (out.type == QuestionType::number || out.type == QuestionType::integer) {
             try {
                 units::parse_claim(v, out.unit);
             } catch (const units::UnitError& err) {
-                throw InputError(c.at(e["value"]), err.what());
+                throw InputError(c.at(e["value"]), err.what(), "write the value as an answer to this question would be written");
             }
         }
     }
@@ -435,13 +495,21 @@ GradingSpec read_spec(const Ctx& c, const YAML::Node& root, bool default_accept_
             throw InputError(c.at(root["due"]), "due: " + excerpt(s.due) + " is not a date of the calendar",
                              "write it as YYYY-MM-DD with a month from 01 to 12 and a day that month has, such as 2026-03-31");
     }
-    if (!root["questions"] || !root["questions"].IsSequence() || root["questions"].size() == 0)
-        throw InputError(file.string(), "no 'questions' list", "add at least one question");
+    // Said at the `questions:` line where there is one: `questions: []` is written somewhere.
+    std::string questions_at = file.string();
+    for (const auto& kv : root)
+        if (kv.first.IsScalar() && kv.first.Scalar() == "questions") questions_at += ":" + std::to_string(kv.first.Mark().line + 1);
+    const std::string add_question = "add at least one question under questions:, as - id: NAME with its prompt: and expected: "
+                                     "(lab check-spec --keys lists every key)";
+    if (!root["questions"]) throw InputError(file.string(), "no 'questions' list", add_question);
+    if (!root["questions"].IsSequence() && !root["questions"].IsNull())
+        throw InputError(questions_at, "'questions' must be a list of questions", add_question);
+    if (root["questions"].size() == 0) throw InputError(questions_at, "'questions' is empty: the spec grades nothing", add_question);
     std::set<std::string> ids;
     for (const auto& q : root["questions"]) {
         Question parsed = parse_question(c, q);
         if (!ids.insert(parsed.id).second)
-            throw InputError(c.at(q), "two questions have the id '" + parsed.id + "'", "ids must be unique");
+            throw InputError(c.at(q), "two questions have the id '" + parsed.id + "'", "give each question its own id: ids are the answers file's keys");
         s.questions.push_back(std::move(parsed));
     }
     return s;
@@ -540,7 +608,8 @@ void check_spec_sweeps(const GradingSpec& spec, Lesson& lesson) {
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
     if (spec.lesson != info.id)
         throw InputError(spec.lesson_line > 0 ? spec.file + ":" + std::to_string(spec.lesson_line) : spec.file,
-                         "the spec is for lesson '" + spec.lesson + "' but the plugin is lesson '" + info.id + "'");
+                         "the spec is for lesson '" + spec.lesson + "' but the plugin is lesson '" + info.id + "'",
+                         "correct `lesson:`, or give the spec of lesson " + info.id);
     for (const auto& q : spec.questions) {
         // Each fault at the line of the key at fault; a key left out at the question's line.
         auto at = [&](const std::string& key) { return spec.file + ":" + std::to_string(q.line_of(key)); };
@@ -578,9 +647,13 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
                                  "use a unit of the metric's dimension");
         }
         for (const auto& kind : q.applies_to)
-            if (std::find(m->devices.begin(), m->devices.end(), kind) == m->devices.end())
+            if (std::find(m->devices.begin(), m->devices.end(), kind) == m->devices.end()) {
+                std::string produced;
+                for (const auto& d : m->devices) produced += (produced.empty() ? "" : " and ") + d;
                 throw InputError(at("applies_to." + kind), "question '" + q.id + "' applies to " + kind + " but metric '" + m->name +
-                                                               "' is not produced there");
+                                                               "' is not produced there",
+                                 "remove " + kind + " from applies_to (the lesson produces it on " + (produced.empty() ? "no device" : produced) + ")");
+            }
         // A measured number is never exactly the value a student reads off and rounds: without a
         // tolerance a correct 3.949 is wrong against 3.95. Integer and category metrics (counts
         // from the lesson's parameters, regimes) are exact by nature and need none. A tolerance

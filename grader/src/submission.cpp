@@ -23,8 +23,13 @@ const GradingSpec& GradingContext::spec(const std::string& id) {
     auto it = specs_.find(id);
     if (it != specs_.end()) return it->second;
     auto file = spec_file(id);
+    // Most often the spec exists, in the lesson's source folder, and lab is not looking there:
+    // say each way of pointing at it.
     if (!std::filesystem::exists(file))
-        throw InputError(file.string(), "lesson " + id + " has no grading spec", "write one (see docs/authoring.md)");
+        throw InputError(file.string(), "lesson " + id + " has no grading spec",
+                         "point lab at it: --spec FILE (lab answers, submit and grade take one), `meson install -C build` in the "
+                         "lesson's folder (installs " + id + ".yaml into lab's configs/grading/), or LAB_CONFIG_DIR set to a copy "
+                         "of lab's configs/ holding grading/" + id + ".yaml");
     GradingSpec s = load_spec(file, course_.accept_quick, course_.show_expected);
     check_spec_against(s, lesson(id).info);
     check_spec_sweeps(s, *lesson(id).lesson);

@@ -10,6 +10,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -101,6 +102,12 @@ std::vector<std::string> spec_ids(const fs::path& spec) {
     std::vector<std::string> ids;
     for (const auto& q : YAML::LoadFile(spec.string())["questions"]) ids.push_back(q["id"].as<std::string>());
     return ids;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -449,6 +456,24 @@ TEST_CASE("lab check-spec names the spec's lesson: line when no lesson has that 
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains((d / "typo.yaml").string() + ":4:") && Catch::Contains("lesson '02.31' is not one lab finds") &&
                           Catch::Contains("fix: correct `lesson:` in the spec"));
+    // One fix, the spec's: the plugin loader's own (`lab list`, LAB_PLUGIN_PATH) is folded into it.
+    CHECK(count_of(r.err, "fix:") == 1);
+    CHECK_THAT(r.err, Catch::Contains("`lab list`") && Catch::Contains("LAB_PLUGIN_PATH"));
+}
+
+TEST_CASE("lab check-spec refuses a question whose prompt is empty, as one without a prompt", "[grading-cli][grading]") {
+    lab_test::TempDir d;
+    std::string spec = lab_test::read_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml");
+    const auto at = spec.find("prompt: ");
+    REQUIRE(at != std::string::npos);
+    spec.replace(at, spec.find('\n', at) - at, "prompt: \"\"");
+    const int line = static_cast<int>(std::count(spec.begin(), spec.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+    lab_test::write_file(d / "empty.yaml", spec);
+    auto r = run_lab({"check-spec", (d / "empty.yaml").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains((d / "empty.yaml").string() + ":" + std::to_string(line) + ": ") &&
+                          Catch::Contains("has an empty 'prompt'") && Catch::Contains("fix: write the question as the student reads it"));
+    CHECK(r.out.empty());
 }
 
 TEST_CASE("lab check-spec --keys lists every key with its meaning and default", "[grading-cli][grading]") {
@@ -804,4 +829,96 @@ questions:
     auto missing = run_lab({"submit", "02.02", (d / "a.yaml").string(), "--run", run_file.string(), "--spec", (d / "nope.yaml").string()});
     CHECK(missing.exit_code == 2);
     CHECK_THAT(missing.err, Catch::Contains("nope.yaml") && Catch::Contains("no such grading spec"));
+}
+
+namespace {
+
+// A copy of configs/ without any spec of lesson 02.05: a lesson installed without its spec.
+struct ConfigsWithoutSpec {
+    lab_test::TempDir dir;
+    ConfigsWithoutSpec() {
+        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
+        fs::remove(dir / "configs/grading/02.05.yaml");
+    }
+    fs::path spec() const { return dir / "configs/grading/02.05.yaml"; }
+    std::map<std::string, std::string> env() const { return {{"LAB_CONFIG_DIR", (dir / "configs").string()}}; }
+};
+
+}  // namespace
+
+TEST_CASE("lab answers for a lesson without a spec says each way to point lab at one", "[grading-cli][grading]") {
+    ConfigsWithoutSpec configs;
+    auto r = run_lab({"answers", "02.05", "--run", fixture_run_file().string()}, configs.env());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains(configs.spec().string() + ": lesson 02.05 has no grading spec"));
+    CHECK_THAT(r.err, Catch::Contains("fix: point lab at it: --spec FILE") && Catch::Contains("meson install") &&
+                          Catch::Contains("LAB_CONFIG_DIR") && Catch::Contains("grading/02.05.yaml"));
+    CHECK(count_of(r.err, "fix:") == 1);
+}
+
+// A gradebook of zeros that blames the students ("could not be read") for the operator's missing
+// or broken spec is worse than none: exit 2 and nothing written, with --lesson (as before) or
+// without it.
+TEST_CASE("lab grade stops, writing nothing, when a lesson handed in has no usable spec; --spec gives one", "[grading-cli][grading]") {
+    ConfigsWithoutSpec configs;
+    lab_test::TempDir d;
+    const fs::path subs = d / "subs";
+    Run alice = fixture_run();
+    fs::create_directories(subs / "alice");
+    alice.save(subs / "alice" / "run.json");
+    lab_test::write_file(subs / "alice" / "answers.yaml", answers_for(alice));
+    const fs::path csv = d / "g.csv", page = d / "class.html";
+    const std::vector<std::string> grade = {"grade", subs.string(), "--out", csv.string(), "--report", page.string()};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = grade;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    };
+
+    SECTION("no spec, with or without --lesson") {
+        for (const auto& extra : {std::vector<std::string>{}, std::vector<std::string>{"--lesson", "02.05"}}) {
+            auto r = run_lab(with(extra), configs.env());
+            CAPTURE(r.out, r.err);
+            CHECK(r.exit_code == 2);
+            CHECK_THAT(r.err, Catch::Contains("lesson 02.05 has no grading spec") && Catch::Contains("fix: point lab at it: --spec FILE"));
+            CHECK(count_of(r.err, "fix:") == 1);
+            CHECK_FALSE(fs::exists(csv));
+            CHECK_FALSE(fs::exists(page));
+        }
+        auto r = run_lab(grade, configs.env());
+        CHECK_THAT(r.err, Catch::Contains("folder 'alice' holds a submission of lesson 02.05, whose grading spec cannot be used"));
+    }
+    SECTION("a spec with a mistake") {
+        std::string spec = lab_test::read_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml");
+        const auto at = spec.find("metric: ridge_point");
+        REQUIRE(at != std::string::npos);
+        spec.replace(at, 19, "metric: ridge_pointt");
+        const int line = static_cast<int>(std::count(spec.begin(), spec.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+        lab_test::write_file(configs.spec(), spec);
+        auto r = run_lab(grade, configs.env());
+        CAPTURE(r.out, r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(configs.spec().string() + ":" + std::to_string(line) + ": question 'ridge_point' names metric "
+                                                                                                "'ridge_pointt'"));
+        CHECK(count_of(r.err, "fix:") == 1);
+        CHECK_FALSE(fs::exists(csv));
+        CHECK(r.out.empty());
+    }
+    SECTION("--spec FILE grades with that spec") {
+        const fs::path draft = lab_test::source_root() / "tests/fixtures/grading/02.05.yaml";
+        auto r = run_lab(with({"--spec", draft.string()}), configs.env());
+        CAPTURE(r.out, r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(lab_test::read_file(csv), Catch::Contains("alice,alice,02.05,10,10,practice,"));
+        // A spec of another lesson than --lesson, or one that is not there, is refused before grading.
+        fs::remove(csv);
+        auto other = run_lab(with({"--spec", draft.string(), "--lesson", "02.01"}), configs.env());
+        CHECK(other.exit_code == 2);
+        CHECK_THAT(other.err, Catch::Contains("the spec is for lesson 02.05, but --lesson is 02.01"));
+        auto none = run_lab(with({"--spec", (d / "nope.yaml").string()}), configs.env());
+        CHECK(none.exit_code == 2);
+        CHECK_THAT(none.err, Catch::Contains("nope.yaml: no such grading spec"));
+        CHECK_FALSE(fs::exists(csv));
+    }
 }

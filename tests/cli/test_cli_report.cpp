@@ -4,6 +4,7 @@
 // page is self-contained, and a student's name never becomes markup.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <sstream>
 
 #include <filesystem>
@@ -214,4 +215,42 @@ TEST_CASE("lab grade --report writes the class page and a page per readable run,
         CHECK(bad.exit_code == 2);
         CHECK_FALSE(fs::exists(cls / "g3.csv"));
     }
+}
+
+// The pages folder is the operator's too: a second --report removes the pages of submissions no
+// longer in the class (they would stay, linked from nowhere, looking current), and nothing else.
+TEST_CASE("lab grade --report again removes the pages of submissions now gone, and no file it did not write", "[report-cli]") {
+    lab_test::ClassFixture cls;
+    const fs::path out = cls / "out/class.html", pages = cls / "out/class-reports";
+    auto grade = [&] {
+        return run_lab({"grade", cls.submissions().string(), "--out", (cls / "gradebook.csv").string(), "--report", out.string()}, cls.env());
+    };
+    fs::create_directories(pages);
+    lab_test::write_file(pages / "notes.html", "my notes\n");   // named as a page would be
+    lab_test::write_file(pages / "todo.txt", "ask erin\n");
+    lab_test::write_file(cls / "out/keep.html", "mine\n");
+    auto first = grade();
+    CAPTURE(first.out, first.err);
+    REQUIRE(first.exit_code == 0);
+    REQUIRE(fs::exists(pages / "erin_3456.html"));
+    CHECK_THAT(first.out, !Catch::Contains("removed"));
+
+    fs::remove_all(cls.submissions() / "erin_3456");   // withdrawn
+    // The list of pages is a file anyone can edit: a name outside the folder is never removed.
+    std::ofstream(pages / ".lab-pages", std::ios::app) << "../keep.html\n";
+    auto again = grade();
+    CAPTURE(again.out, again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK_FALSE(fs::exists(pages / "erin_3456.html"));
+    CHECK_THAT(again.out, Catch::Contains("(4 run pages in " + pages.string() + "; removed 1 page of the last report whose submission is gone)"));
+    CHECK(fs::exists(pages / "alice_1234.html"));
+    CHECK(lab_test::read_file(pages / "notes.html") == "my notes\n");
+    CHECK(lab_test::read_file(pages / "todo.txt") == "ask erin\n");
+    CHECK(lab_test::read_file(cls / "out/keep.html") == "mine\n");
+    CHECK(html_files(cls / "out").size() == 7);   // the class, four runs, notes.html and keep.html
+    CHECK(lab_test::read_file(out).find("erin_3456.html") == std::string::npos);
+
+    auto third = grade();   // nothing gone since: nothing removed
+    REQUIRE(third.exit_code == 0);
+    CHECK_THAT(third.out, Catch::Contains("(4 run pages in ") && !Catch::Contains("removed"));
 }

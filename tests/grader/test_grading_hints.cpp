@@ -57,6 +57,60 @@ TEST_CASE("a number off by a power of ten says to check the unit, and is graded 
     }
 }
 
+// A power of ten is a unit slip only where it shows the right digits in the wrong unit. 0.625% asked
+// with abs: 1 (a percentage point): divided by 100, 2%, 6% and 60% all land within a point of it,
+// so landing there says nothing; 62.5% is 0.625% written a hundred times too large.
+TEST_CASE("a unit hint is given for the right digits in the wrong unit, not for any answer a wide tolerance holds", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    const GradingSpec spec = g.spec(spec_yaml(R"(  - id: miss_share
+    prompt: "What share of the accesses miss?"
+    unit: "%"
+    expected: {value: "0.625"}
+    tolerance: {abs: 1}
+  - id: weights
+    prompt: "How large are the weights?"
+    unit: GB
+    expected: {value: "13.5"}
+    tolerance: {rel: 0.05}
+  - id: weights_rough
+    prompt: "Roughly how large are the weights?"
+    unit: GB
+    expected: {value: "13.5"}
+    tolerance: {factor: 2}
+  - id: busy
+    prompt: "How busy is the GPU?"
+    unit: "%"
+    expected: {value: "80"}
+    tolerance: {abs: 5}
+)"));
+    auto feedback = [&](const std::string& id, const std::string& claim) {
+        const GradeReport r = g.grade(spec, run, {{id, claim}});
+        CHECK(result(r, id).verdict == Verdict::wrong);
+        return result(r, id).feedback;
+    };
+    SECTION("wrong answers that a wide band holds once scaled get no hint") {
+        for (const std::string claim : {"2%", "6%", "60%", "160%", "2"}) {
+            CAPTURE(claim);
+            const std::string f = feedback("miss_share", claim);
+            CHECK_THAT(f, !Catch::Contains("off by") && !Catch::Contains("did you mean"));
+        }
+        // x/÷ 2 spans most of a decade: 20 GB is in it, and 20e9 (in GB) is no slip of 13.5 GB.
+        CHECK_THAT(feedback("weights_rough", "20e9"), !Catch::Contains("off by"));
+    }
+    SECTION("the expected value's digits in the wrong unit get the hint, whatever the band") {
+        CHECK_THAT(feedback("miss_share", "62.5%"), Catch::Contains("off by exactly 10^2: check the unit"));
+        CHECK_THAT(feedback("miss_share", "62%"), Catch::Contains("off by exactly 10^2"));
+        CHECK_THAT(feedback("weights_rough", "13.6e9"), Catch::Contains("off by exactly 10^9"));
+    }
+    SECTION("in a narrow band, landing there is the slip: 13.5 GB written in bytes, 80% as a fraction") {
+        CHECK_THAT(feedback("weights", "13.5e9"), Catch::Contains("off by exactly 10^9: check the unit (a bare number is read in GB)"));
+        CHECK_THAT(feedback("weights", "14e9"), Catch::Contains("off by exactly 10^9"));   // within the question's 5%
+        CHECK_THAT(feedback("weights", "13.5 MB"), Catch::Contains("off by exactly 10^-3") && !Catch::Contains("bare number"));
+        CHECK_THAT(feedback("busy", "0.8"), Catch::Contains("0.8 was read as 0.8%: did you mean 80%?"));
+    }
+}
+
 TEST_CASE("a template offers a side of the ridge as two choices, a measured regime as four", "[grading]") {
     Grading g;
     Run run = fixture_run();

@@ -15,6 +15,16 @@
 using namespace lab::grader;
 using namespace lab_test::grading;
 
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 // Bad specs: InputError naming file and line
 
@@ -110,6 +120,56 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
     });
     CHECK_THAT(msg, Catch::StartsWith(p.string() + ":" + std::to_string(line) + ":"));
     CHECK_THAT(msg, Catch::Contains(fragment));
+    // Each says what to do, once.
+    CHECK(count_of(msg, "\n  fix: ") == 1);
+}
+
+// The mistakes an instructor's walkthrough made, each refused at its line with what to write
+// instead: a percentage where rel reads a fraction, a word for a number, a negative or inverted
+// band, a question without its prompt or expected value, or with a blank prompt (which the answers
+// template would show as a bare "# "), and a spec with no questions.
+TEST_CASE("a spec error says what to write instead, at the line at fault", "[grading]") {
+    const std::string head = "lesson: \"02.05\"\naccept_quick: true\nquestions:\n";
+    const std::string ridge = "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected: {metric: ridge_point}\n";
+    const std::string no_prompt = "  - id: ridge_point\n    unit: FLOP/B\n    expected: {metric: ridge_point}\n    tolerance: {rel: 0.05}\n";
+    auto [name, yaml, line, fragments] = GENERATE_COPY(table<std::string, std::string, int, std::vector<std::string>>({
+        {"rel: 10%", head + ridge + "    tolerance: {rel: 10%}\n", 8,
+         {"'rel' has a value of the wrong type ('10%'); did you mean rel: 0.1?", "fix: write a number, e.g. rel: 0.1 for 10%"}},
+        {"points: one", head + ridge + "    tolerance: {rel: 0.05}\n    points: one\n", 9,
+         {"'points' has a value of the wrong type ('one')", "fix: write a number, e.g. points: 2"}},
+        {"rel: -0.1", head + ridge + "    tolerance: {rel: -0.1}\n", 8, {"'rel' must be a non-negative number, not -0.1", "fix: write a number, e.g. rel: 0.1"}},
+        {"abs: -1", head + ridge + "    tolerance:\n      abs: -1\n", 9, {"'abs' must be a non-negative number, not -1", "fix: write a number, e.g. abs: 2"}},
+        {"factor: 0.5", head + ridge + "    tolerance: {factor: 0.5}\n", 8,
+         {"'factor' must be at least 1", "did you mean factor: 2?", "fix: write a factor above 1"}},
+        {"credit: -0.5", head + ridge + "    tolerance: {rel: 0.05}\n    partial:\n      within: 2\n      credit: -0.5\n", 11,
+         {"'credit' must be between 0 and 1 (a fraction of the points), not -0.5", "fix: write 0.5 for half the points"}},
+        {"within: 0.5", head + ridge + "    tolerance: {rel: 0.05}\n    partial:\n      within: 0.5\n      credit: 0.5\n", 10,
+         {"'within' must be more than 1", "fix: write a multiple above 1, e.g. within: 2"}},
+        {"no prompt", head + no_prompt, 4, {"question 'ridge_point' has no 'prompt'", "fix: add one: write the question as the student reads it"}},
+        {"an empty prompt", head + "  - id: ridge_point\n    prompt: \"\"\n    unit: FLOP/B\n    expected: {metric: ridge_point}\n", 5,
+         {"question 'ridge_point' has an empty 'prompt'", "fix: write the question as the student reads it"}},
+        {"a blank prompt", head + "  - id: ridge_point\n    prompt: \"   \"\n    unit: FLOP/B\n    expected: {metric: ridge_point}\n", 5,
+         {"has an empty 'prompt'"}},
+        {"a prompt key with nothing after it", head + "  - id: ridge_point\n    prompt:\n    unit: FLOP/B\n    expected: {metric: ridge_point}\n", 5,
+         {"has an empty 'prompt'"}},
+        {"no expected", head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n", 4,
+         {"question 'ridge_point' has no 'expected'", "fix: write expected: {metric: NAME}", "or expected: {value: CONSTANT}"}},
+        {"questions: []", "lesson: \"02.05\"\naccept_quick: true\nquestions: []\n", 3,
+         {"'questions' is empty", "fix: add at least one question"}},
+        {"questions: with nothing after it", "lesson: \"02.05\"\naccept_quick: true\nquestions:\n", 3, {"'questions' is empty"}},
+        {"questions as a mapping", "lesson: \"02.05\"\nquestions:\n  ridge_point: {prompt: p}\n", 2, {"'questions' must be a list"}},
+    }));
+    CAPTURE(name);
+    Grading g;
+    const fs::path p = g.write("spec.yaml", yaml);
+    const std::string msg = input_error([&] {
+        GradingSpec s = load_spec(p, false, "after_due_date");
+        check_spec_against(s, lesson("02.05").info);
+    });
+    CAPTURE(msg);
+    CHECK_THAT(msg, Catch::StartsWith(p.string() + ":" + std::to_string(line) + ": "));
+    for (const auto& f : fragments) CHECK_THAT(msg, Catch::Contains(f));
+    CHECK(count_of(msg, "\n  fix: ") == 1);
 }
 
 // A regime question offers the regimes its answer can be: the answers template lists them, and the
