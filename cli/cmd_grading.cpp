@@ -271,6 +271,10 @@ int cmd_grade(const Args& args) {
         throw UsageError("--report " + report.string() + " is a folder: give a file name, e.g. class.html");
     if (!report.empty() && report.lexically_normal() == fs::path(vm["out"].as<std::string>()).lexically_normal())
         throw UsageError("--report and --out are both " + report.string() + ": give the page its own name, e.g. class.html");
+    // Both outputs tried before grading: a report that cannot be written must not leave a
+    // gradebook already replaced behind an exit 2.
+    check_writable(vm["out"].as<std::string>(), "--out");
+    if (!report.empty()) check_writable(report, "--report");
     grader::BatchOptions options;
     if (vm.count("lesson")) options.lesson = vm["lesson"].as<std::string>();
     if (vm.count("roster")) {

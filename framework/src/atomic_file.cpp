@@ -17,7 +17,7 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     std::error_code ec;
     fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     fs::create_directories(dir, ec);
-    if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", "choose another --out path");
+    if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", "choose another path for it");
     std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
     int fd = mkstemp(tmpl.data());
     if (fd < 0)
@@ -45,6 +45,21 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
         ::unlink(tmpl.c_str());
         throw InputError(path.string(), std::string("cannot write the file (") + std::strerror(err) + ")");
     }
+}
+
+void check_writable(const std::filesystem::path& path, const std::string& flag) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError(dir.string(), "cannot create the folder for " + flag + " (" + ec.message() + ")", "choose another " + flag + " path");
+    std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+    const int fd = mkstemp(tmpl.data());
+    if (fd < 0)
+        throw InputError(dir.string(), "cannot write " + flag + " in this folder (" + std::strerror(errno) + ")",
+                         "choose another " + flag + " path");
+    ::close(fd);
+    ::unlink(tmpl.c_str());
 }
 
 }  // namespace lab

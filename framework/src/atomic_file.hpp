@@ -10,4 +10,10 @@ namespace lab {
 // Throws InputError naming the path when the folder cannot be created or written.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
+// Whether `path` could be written, tried before the work that produces it (a class's grading) so
+// that a bad second output (`--report /proc/x.html`) stops the command before the first (the
+// gradebook) has replaced anything. Creates the folder, as writing would; throws InputError
+// naming the folder and `flag` (the option that gave the path) when it cannot be written.
+void check_writable(const std::filesystem::path& path, const std::string& flag);
+
 }  // namespace lab

@@ -572,6 +572,20 @@ TEST_CASE("lab grade names the file and line of a malformed answers file", "[gra
     CHECK_THAT(r.out, Catch::Contains("answers.yaml:6") || Catch::Contains("answers.yaml:7"));
 }
 
+TEST_CASE("lab grade with a --report it cannot write stops before grading, leaving the gradebook as it was", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    fs::create_directories(d / "subs" / "alice");
+    Run alice = fixture_run();
+    alice.save(d / "subs" / "alice" / "run.json");
+    lab_test::write_file(d / "subs" / "alice" / "answers.yaml", answers_for(alice));
+    lab_test::write_file(d / "g.csv", "the gradebook of last week\n");
+    auto r = run_lab({"grade", (d / "subs").string(), "--out", (d / "g.csv").string(), "--report", "/proc/x.html"}, configs.env());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--report") && Catch::Contains("/proc"));
+    CHECK(lab_test::read_file(d / "g.csv") == "the gradebook of last week\n");
+}
+
 TEST_CASE("lab grade: --help states the layout; an empty folder is bad input", "[grading-cli][grading]") {
     auto h = run_lab({"grade", "--help"});
     CHECK(h.exit_code == 0);
@@ -627,6 +641,7 @@ TEST_CASE("run_autograder grades the run the answers are bound to when a student
     Run older = fixture_run(), newer = fixture_run();
     for (auto& w : newer.record["workloads"])
         for (const char* k : {"median", "min", "max", "mean", "stddev", "total"}) w["time_s"][k] = w["time_s"][k].get<double>() * 1.03;
+    newer.record["started_at"] = "2099-01-01T00:00:00Z";  // recorded after the fixture (older)
     newer.restudent("alice");
     older.save(root / "submission/runs/02.05-2026-12-01T16-40-05Z.json");
     newer.save(root / "submission/runs/02.05-2026-12-01T16-41-30Z.json");
@@ -646,6 +661,20 @@ TEST_CASE("run_autograder grades the run the answers are bound to when a student
     CHECK(bound["score"] == 10);
     CHECK(bound["extra_data"]["run"] == newer.digest());
     CHECK(grade(answers_for(older))["extra_data"]["run"] == older.digest());
+    // Both answers files uploaded, each bound to its run: the latest run's pair is graded, as
+    // lab grade picks, whichever answers file sorts first.
+    lab_test::write_file(root / "submission/0-first answers.yaml", answers_for(older));
+    lab_test::write_file(root / "submission/answers.yaml", answers_for(newer));
+    {
+        fs::remove_all(root / "results");
+        const std::string line = "env -u LAB_COURSE_KEY LAB_PRACTICE=1 AUTOGRADER_ROOT='" + root.string() + "' LAB_LESSON=02.05 LAB_CONFIG_DIR='" +
+                                 configs.env().at("LAB_CONFIG_DIR") + "' PATH='" + lab_test::lab_executable().parent_path().string() +
+                                 ":/usr/bin:/bin' bash '" + (lab_test::source_root() / "grader/gradescope/run_autograder").string() +
+                                 "' >/dev/null 2>&1";
+        REQUIRE(std::system(line.c_str()) == 0);
+        CHECK(json::parse(lab_test::read_file(root / "results/results.json"))["extra_data"]["run"] == newer.digest());
+    }
+    fs::remove(root / "submission/0-first answers.yaml");
     // Bound to neither: nothing graded against a guess; the message names the files.
     std::string stray = answers_for(newer);
     stray.replace(stray.find(newer.digest()), newer.digest().size(), "sha256:" + std::string(64, 'a'));
