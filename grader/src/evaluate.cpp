@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <ctime>
 #include <map>
@@ -169,6 +170,20 @@ std::string unit_slip_hint(const std::string& text, double value, double expecte
     const std::string trimmed = text.substr(0, text.find_last_not_of(" \t") + 1);
     std::strtod(trimmed.c_str(), &end);
     const bool bare = end && *end == '\0';
+    // One comma and three digits after it ("1,125") groups thousands, as the docs say; a student
+    // who writes a decimal comma meant a thousandth of it. Where that reading is right, say so
+    // (the grade stays as written: the answer is ambiguous, and a resubmission settles it).
+    if (const std::size_t comma = trimmed.find(','); comma != std::string::npos && trimmed.find(',', comma + 1) == std::string::npos &&
+                                                     trimmed.find('.') == std::string::npos) {
+        std::size_t digits = 0;
+        while (comma + 1 + digits < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[comma + 1 + digits]))) ++digits;
+        if (digits == 3 && within(value / 1000, expected, q.tolerance, 1)) {
+            std::string decimal = trimmed;
+            decimal[comma] = '.';
+            return "; " + trimmed + " was read as " + fmt::format("{:g}", value) + " (a comma groups thousands): if you meant " + decimal +
+                   ", write a decimal point";
+        }
+    }
     const auto [lo, hi] = accepted_band(expected, q.tolerance);
     const bool narrow = (lo > 0 && hi <= kSlipBandRatio * lo) || (hi < 0 && -lo <= kSlipBandRatio * -hi);
     for (int k : {2, -2, 3, -3, 6, -6, 9, -9, 12, -12}) {

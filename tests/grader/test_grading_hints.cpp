@@ -111,6 +111,33 @@ TEST_CASE("a unit hint is given for the right digits in the wrong unit, not for 
     }
 }
 
+// "1,125" is 1125 (a comma groups thousands, docs/student.md); a student who writes a decimal
+// comma meant 1.125. Graded as written, told which reading was taken.
+TEST_CASE("a decimal comma read as a thousands separator is said, not called a unit slip", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    const GradingSpec spec = g.spec(spec_yaml(R"(  - id: speedup
+    prompt: "How much faster is the int8 GEMV than the fp16 one?"
+    unit: "x"
+    expected: {value: "1.125"}
+    tolerance: {rel: 0.05}
+)"));
+    const GradeReport r = g.grade(spec, run, {{"speedup", "1,125"}});
+    CHECK(result(r, "speedup").verdict == Verdict::wrong);
+    CHECK_THAT(result(r, "speedup").feedback, Catch::Contains("1,125 was read as 1125 (a comma groups thousands): if you meant 1.125, write "
+                                                              "a decimal point") &&
+                                                  !Catch::Contains("check the unit"));
+    // A thousands separator in a number that is right as written is graded right, no hint.
+    const GradeReport big = g.grade(g.spec(spec_yaml(R"(  - id: tokens
+    prompt: "From what context on does the KV cache exceed the weights?"
+    type: integer
+    noun: token
+    expected: {value: "25706"}
+    tolerance: {rel: 0.01}
+)")), run, {{"tokens", "25,706"}});
+    CHECK(result(big, "tokens").verdict == Verdict::correct);
+}
+
 TEST_CASE("a template offers a side of the ridge as two choices, a measured regime as four", "[grading]") {
     Grading g;
     Run run = fixture_run();
