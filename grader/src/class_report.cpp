@@ -46,11 +46,16 @@ Cell folder_cell(const ClassPage& p, const BatchEntry& e) {
 
 std::string header_html(const ClassPage& p) {
     std::map<std::string, int> status;
-    std::set<std::string> lessons;
+    // The lessons graded: a submission of another lesson refused (`--lesson`) is not the class's
+    // lesson. Where nothing was graded, every lesson handed in.
+    std::set<std::string> lessons, handed_in;
     for (const auto& e : p.result.entries) {
         status[e.status()]++;
-        if (!e.lesson.empty()) lessons.insert(e.lesson);
+        if (e.lesson.empty()) continue;
+        handed_in.insert(e.lesson);
+        if (e.ok && e.report.graded) lessons.insert(e.lesson);
     }
+    if (lessons.empty()) lessons = handed_in;
     std::string out = "<header>\n<h1>" + escape(p.title) + "</h1>\n<p class=\"meta\">";
     out += escape(fmt::format("{} submission{}: {} graded, {} practice, {} refused, {} could not be read", p.result.entries.size() - status["missing"],
                               p.result.entries.size() - status["missing"] == 1 ? "" : "s", status["graded"], status["practice"], status["refused"],

@@ -226,7 +226,9 @@ nlohmann::json gradescope_results(const GradeReport& r, double execution_time_s)
     // keeps the hidden ones' points back until results are published.
     nlohmann::json out = {
             {"execution_time", execution_time_s},
-            {"output", "Lesson " + r.lesson + " graded against your run on " + r.device + ".\n" + summary + notes_text(r)},
+            // A refused run was not graded against: the first line says which of the two it was.
+            {"output", "Lesson " + r.lesson + (r.graded ? " graded against your run on " : " not graded: your run on ") + r.device + ".\n" +
+                           summary + notes_text(r)},
             {"output_format", "text"},
             {"visibility", "visible"},
             {"stdout_visibility", "hidden"},

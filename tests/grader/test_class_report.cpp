@@ -132,6 +132,10 @@ TEST_CASE("the class page shows scores, questions most missed first, devices, fl
         CAPTURE(id);
         CHECK(dom.count(std::string("//section[@id='") + id + "']") == 1);
     }
+    // The lesson graded: frank's refused 02.03 is not the class's lesson.
+    const auto meta = dom.texts("//header/p[@class='meta']");
+    REQUIRE(meta.size() == 1);
+    CHECK_THAT(meta[0], Catch::Contains("lesson 02.05 ") && !Catch::Contains("02.03"));
     CHECK(dom.count("//figure[@id='histogram']/svg") == 1);
     CHECK(dom.count("//figure[@id='devices-plot']/svg") == 1);
     CHECK(dom.count("//figure[@id='devices-plot']/svg//g[@class='series']") == 3);

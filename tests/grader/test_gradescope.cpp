@@ -262,6 +262,8 @@ TEST_CASE("a run that is not graded scores 0 in every test and says why", "[grad
     CHECK(r["score"] == 0.0);
     CHECK_THAT(r["output"].get<std::string>(), Catch::Contains("Not graded"));
     CHECK_THAT(r["output"].get<std::string>(), Catch::Contains("--quick"));
+    // Its first line does not call it graded against the run.
+    CHECK_THAT(r["output"].get<std::string>(), Catch::Contains(" not graded: your run on ") && !Catch::Contains("graded against"));
     CHECK(r["visibility"] == "visible");
     REQUIRE(r["tests"].size() == 6);
     for (const auto& t : r["tests"]) {
