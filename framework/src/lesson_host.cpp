@@ -77,12 +77,15 @@ std::vector<std::string> declaration_problems(const LessonInfo& i, const std::fu
     for (const auto& w : i.placed)
         for (const auto& g : w.graded)
             if (!gradable_standard_metric(w, g))
-                problems.push_back("placed workload '" + w.name + "' grades '" + g + "', which is not one of its standard metrics");
+                problems.push_back("placed workload '" + w.name + "' grades '" + g +
+                                   "', which is not one of its standard metrics (time_s, flops_per_s, bytes_per_s, ai, roof_fraction, "
+                                   "predicted_regime, measured_regime; doubling_ratio where it doubles another)");
     for (const auto& m : i.metrics) {
         if (!names.insert(m.name).second) problems.push_back("metric '" + m.name + "' is declared twice");
         if (!std::regex_match(m.name, name_ok)) problems.push_back("metric name '" + m.name + "' is not dotted lower-case words");
         if (m.kind != MetricKind::category && !known_unit(m.unit))
-            problems.push_back("metric '" + m.name + "' has unit '" + m.unit + "', which is not an SI unit lab knows");
+            problems.push_back("metric '" + m.name + "' has unit '" + m.unit +
+                               "', which is not an SI unit lab knows (such as s, B, B/s, FLOP, FLOP/s, FLOP/B, Hz, W, %, ratio)");
         if (m.devices.empty()) problems.push_back("metric '" + m.name + "' is produced on no device");
     }
     for (const auto& e : i.expectations) {
