@@ -209,6 +209,12 @@ void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tole
         }
     }
     for (const auto& n : a.comparison.notes) a.detail += (a.detail.empty() ? "" : "; ") + n;
+    // A copy reproduces as well as its original: for a run flagged as one, the verdict says the
+    // device runs it so, not who made it.
+    const std::string& why = a.task.why_sampled;
+    if (a.verdict == "reproduces" && (why.find("near_copy") != std::string::npos || why.find("same_digest") != std::string::npos))
+        a.detail += std::string(a.detail.empty() ? "" : "; ") +
+                    "reproducing says this hardware runs it so, not who made the run: a copy reproduces as its original does";
 }
 
 namespace {

@@ -52,6 +52,19 @@ lab::cli::Audited judged(const lab::RawRun& submitted, const lab::RawRun& again,
 
 }  // namespace
 
+TEST_CASE("a run flagged as a copy that reproduces is told not to say who made it", "[integrity-cli]") {
+    const lab::RawRun run = quiet(fixture_02_01());
+    lab::cli::Audited copy;
+    copy.task.why_sampled = "flagged: near_copy:G1";
+    lab::cli::judge(copy, run, run, lab::cli::kAuditTolerance, std::nullopt);
+    REQUIRE(copy.verdict == "reproduces");
+    CHECK_THAT(copy.detail, Contains("not who made the run"));
+    lab::cli::Audited sampled;
+    sampled.task.why_sampled = "random sample";
+    lab::cli::judge(sampled, run, run, lab::cli::kAuditTolerance, std::nullopt);
+    CHECK_THAT(sampled.detail, !Contains("who made"));
+}
+
 TEST_CASE("an audit's ceiling rows decide only for ceilings a graded value depends on", "[integrity-cli]") {
     const lab::RawRun run = fixture_02_01();
     REQUIRE(run.ceilings.flops_per_s.count("fp64.simt"));  // measured for 02.01's chain, which no question grades
