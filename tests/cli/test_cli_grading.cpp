@@ -98,6 +98,16 @@ std::string answers_for(const Run& run, double ridge_factor = 1.0) {
     return s;
 }
 
+// d/subs holding one folder, alice's: the fixture run and answers all right for it. Returns d/subs.
+fs::path class_of_alice(const fs::path& d) {
+    const fs::path subs = d / "subs";
+    Run alice = fixture_run();
+    fs::create_directories(subs / "alice");
+    alice.save(subs / "alice" / "run.json");
+    lab_test::write_file(subs / "alice" / "answers.yaml", answers_for(alice));
+    return subs;
+}
+
 std::vector<std::string> spec_ids(const fs::path& spec) {
     std::vector<std::string> ids;
     for (const auto& q : YAML::LoadFile(spec.string())["questions"]) ids.push_back(q["id"].as<std::string>());
@@ -575,10 +585,7 @@ TEST_CASE("lab grade names the file and line of a malformed answers file", "[gra
 TEST_CASE("lab grade with a --report it cannot write stops before grading, leaving the gradebook as it was", "[grading-cli][grading]") {
     QuickConfigs configs;
     lab_test::TempDir d;
-    fs::create_directories(d / "subs" / "alice");
-    Run alice = fixture_run();
-    alice.save(d / "subs" / "alice" / "run.json");
-    lab_test::write_file(d / "subs" / "alice" / "answers.yaml", answers_for(alice));
+    class_of_alice(d.path());
     lab_test::write_file(d / "g.csv", "the gradebook of last week\n");
     auto r = run_lab({"grade", (d / "subs").string(), "--out", (d / "g.csv").string(), "--report", "/proc/x.html"}, configs.env());
     CHECK(r.exit_code == 2);
@@ -601,11 +608,7 @@ TEST_CASE("lab grade: --help states the layout; an empty folder is bad input", "
 TEST_CASE("lab grade --json lists every row; --roster adds the missing; --lesson refuses another lesson", "[grading-cli][grading]") {
     QuickConfigs configs;
     lab_test::TempDir d;
-    const fs::path subs = d / "subs";
-    Run alice = fixture_run();
-    fs::create_directories(subs / "alice");
-    alice.save(subs / "alice" / "run.json");
-    lab_test::write_file(subs / "alice" / "answers.yaml", answers_for(alice));
+    const fs::path subs = class_of_alice(d.path());
     lab_test::write_file(d / "roster.csv", "student,email\nalice,alice@u.edu\nbob,bob@u.edu\n");
     auto r = run_lab({"grade", subs.string(), "--out", (d / "g.csv").string(), "--json", "--roster", (d / "roster.csv").string(),
                       "--lesson", "02.05"}, configs.env());
@@ -892,11 +895,7 @@ TEST_CASE("lab answers for a lesson without a spec says each way to point lab at
 TEST_CASE("lab grade stops, writing nothing, when a lesson handed in has no usable spec; --spec gives one", "[grading-cli][grading]") {
     ConfigsWithoutSpec configs;
     lab_test::TempDir d;
-    const fs::path subs = d / "subs";
-    Run alice = fixture_run();
-    fs::create_directories(subs / "alice");
-    alice.save(subs / "alice" / "run.json");
-    lab_test::write_file(subs / "alice" / "answers.yaml", answers_for(alice));
+    const fs::path subs = class_of_alice(d.path());
     const fs::path csv = d / "g.csv", page = d / "class.html";
     const std::vector<std::string> grade = {"grade", subs.string(), "--out", csv.string(), "--report", page.string()};
     auto with = [&](std::vector<std::string> extra) {
