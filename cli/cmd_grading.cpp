@@ -276,6 +276,7 @@ int cmd_grade(const Args& args) {
     if (vm.count("roster")) {
         const grader::Roster roster = grader::read_roster(vm["roster"].as<std::string>(), vm["identity"].as<std::string>());
         for (const auto& student : roster.students) options.roster.push_back(student.id);
+        options.roster_rule = roster.rule;
         if (!roster.warning.empty()) std::cerr << "warning: " << roster.warning << "\n";
     }
     grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
@@ -307,6 +308,7 @@ int cmd_grade(const Args& args) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (vm.count("json"))   // the summary below says them otherwise; stdout holds only the JSON
         for (const auto& n : r.notes) std::cerr << "note: " << n << "\n";
+    for (const auto& w : r.warnings) std::cerr << "warning: " << w << "\n";
     write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
     std::string report_line;
     if (!report.empty()) {
@@ -348,6 +350,7 @@ int cmd_grade(const Args& args) {
         std::cout << nlohmann::json{{"submissions", submissions}, {"graded", graded}, {"practice", practice},
                                     {"not_graded", not_graded}, {"missing", missing}, {"errors", errs}, {"most_missed", missed},
                                     {"flags", flags}, {"folder_mismatch", mismatched}, {"rows", rows}, {"notes", r.notes},
+                                    {"warnings", r.warnings},
                                     {"mode", ctx.key() ? "course" : "practice"},
                                     {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs},
                                     {"report", report.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.string())}}

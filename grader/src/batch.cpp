@@ -18,6 +18,7 @@
 #include "answers.hpp"
 #include "course.hpp"
 #include "errors.hpp"
+#include "roster.hpp"
 #include "run_record.hpp"
 #include "submission_folder.hpp"
 
@@ -449,6 +450,11 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
         m.lesson = class_lesson;
         result.entries.push_back(std::move(m));
     }
+    std::vector<std::string> handed_in;
+    for (const auto& e : result.entries)
+        if (!e.missing) handed_in.push_back(e.student);
+    for (auto& w : roster_mismatch_warnings(options.roster, handed_in, options.roster_rule)) result.warnings.push_back(std::move(w));
+
     // A row not graded still has the maximum, so score / max works in a spreadsheet.
     for (auto& e : result.entries)
         if (!(e.ok && e.report.graded) && e.report.max_score == 0)

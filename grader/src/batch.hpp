@@ -56,11 +56,15 @@ struct BatchResult {
     std::vector<std::pair<std::string, std::string>> questions;   // lesson, question id
     std::filesystem::path graded_dir;     // the folder whose subfolders were graded
     std::vector<std::string> notes;       // said once to the operator (a level descended, anonymous folders)
+    // What the operator should look at before importing the gradebook: a roster that matches
+    // none or only some of the students who handed in (likely the wrong --identity column).
+    std::vector<std::string> warnings;
 };
 
 struct BatchOptions {
     std::string lesson;                   // "": any; else other lessons' submissions are refused
     std::vector<std::string> roster;      // students expected (normalised); each without a row gets `missing`
+    std::string roster_rule;              // how the roster's IDs were read (Roster::rule), for the warnings
 };
 
 // `progress` (may be empty) is told each folder as it starts: its name, and how many of how many.

@@ -341,3 +341,28 @@ TEST_CASE("a reason of several lines reads as one line in the gradebook", "[grad
           "run.json: the run record's digest does not match its content: the file was edited or corrupted; fix: record the run again");
     CHECK(lab::grader::one_line("a;\n  b\n\n c") == "a; b; c");
 }
+
+TEST_CASE("a roster that matches none or only some of the students who handed in is warned about", "[grading][batch]") {
+    Class c;
+    hand_in(c.subs / "alice", fixture_run());
+    hand_in(c.subs / "bob", as_student("bob"));
+    BatchOptions options;
+    options.roster_rule = "column 'SID' (sid)";
+    SECTION("none: likely the wrong column") {
+        options.roster = {"1001", "1002", "1003"};
+        const BatchResult r = c.grade(options);
+        REQUIRE(r.warnings.size() == 1);
+        CHECK_THAT(r.warnings[0], Catch::StartsWith("none of the 2 students who handed in is on the roster (read by column 'SID' "
+                                                    "(sid)): is it the right column?"));
+    }
+    SECTION("some: named") {
+        options.roster = {"alice", "carol"};
+        const BatchResult r = c.grade(options);
+        REQUIRE(r.warnings.size() == 1);
+        CHECK(r.warnings[0] == "1 student who handed in is not on the roster (read by column 'SID' (sid)): bob");
+    }
+    SECTION("all on it: nothing said") {
+        options.roster = {"alice", "bob", "carol"};
+        CHECK(c.grade(options).warnings.empty());
+    }
+}

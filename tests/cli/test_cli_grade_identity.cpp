@@ -1,0 +1,73 @@
+// `lab grade`'s summary where the roster does not match the class: a roster that matches none or
+// only some of the students who handed in is warned about on stderr and in --json's `warnings`.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using lab_test::run_lab;
+using nlohmann::json;
+
+namespace {
+
+// A copy of configs/ whose 02.05 spec accepts quick runs (the fixture is one).
+struct QuickConfigs {
+    lab_test::TempDir dir;
+    QuickConfigs() {
+        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
+        fs::copy_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", dir / "configs/grading/02.05.yaml",
+                      fs::copy_options::overwrite_existing);
+    }
+    std::map<std::string, std::string> env() const { return {{"LAB_CONFIG_DIR", (dir / "configs").string()}}; }
+};
+
+// alice's recorded run (the fixture), with answers naming `student` bound to it (left blank: a
+// valid file whose answers each score 0); `with_run` false: the answers alone (a row in error).
+void hand_in(const fs::path& folder, const std::string& student, bool with_run = true) {
+    const fs::path run = lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json";
+    fs::create_directories(folder);
+    if (with_run) fs::copy_file(run, folder / "run.json");
+    const std::string digest = json::parse(lab_test::read_file(run))["digest"];
+    lab_test::write_file(folder / "answers.yaml", "lesson: \"02.05\"\nstudent: \"" + student + "\"\nrun: \"" + digest + "\"\nanswers: {}\n");
+}
+
+}  // namespace
+
+TEST_CASE("lab grade warns when the roster matches none or only some of the students who handed in", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const fs::path subs = d / "submissions";
+    hand_in(subs / "alice", "alice");
+    hand_in(subs / "ken", "ken", false);   // ken's answers without a run: a row in error, still ken's
+    const fs::path csv = d / "gradebook.csv";
+    SECTION("a roster read by the wrong column: every student off it") {
+        lab_test::write_file(d / "sids.csv", "First Name,Last Name,SID,Email\nAlice,A,1001,alice@u.edu\nKen,K,1011,ken@u.edu\n");
+        auto w = run_lab({"grade", subs.string(), "--out", csv.string(), "--roster", (d / "sids.csv").string(), "--identity", "sid"},
+                         configs.env());
+        CAPTURE(w.out, w.err);
+        REQUIRE(w.exit_code == 0);
+        CHECK_THAT(w.err, Catch::Contains("warning: none of the 2 students who handed in is on the roster (read by column 'SID' (sid)): "
+                                          "is it the right column?"));
+    }
+    SECTION("a roster of some of the class: the others named, also in --json") {
+        lab_test::write_file(d / "some.csv", "student\nalice\n");
+        auto j = run_lab({"grade", subs.string(), "--out", csv.string(), "--roster", (d / "some.csv").string(), "--json"}, configs.env());
+        CAPTURE(j.out, j.err);
+        REQUIRE(j.exit_code == 0);
+        const std::string warning = "1 student who handed in is not on the roster (read by column 'student' (student)): ken";
+        CHECK_THAT(j.err, Catch::Contains("warning: " + warning));
+        CHECK(json::parse(j.out)["warnings"] == json::array({warning}));
+    }
+    SECTION("the whole class on the roster: no warning") {
+        lab_test::write_file(d / "all.csv", "student\nalice\nken\ncarol\n");
+        auto a = run_lab({"grade", subs.string(), "--out", csv.string(), "--roster", (d / "all.csv").string()}, configs.env());
+        REQUIRE(a.exit_code == 0);
+        CHECK_THAT(a.err, !Catch::Contains("warning:"));
+    }
+}
