@@ -346,7 +346,7 @@ int cmd_grade(const Args& args) {
             flags.push_back({{"group", g.id}, {"kind", g.kind}, {"folders", g.folders}, {"evidence", g.evidence}});
         nlohmann::json mismatched = nlohmann::json::array();
         for (const auto& e : r.entries)
-            if (flagged(e, "folder_mismatch")) mismatched.push_back({{"folder", e.folder}, {"student", e.student}});
+            if (flagged(e, "folder_mismatch")) mismatched.push_back({{"folder", e.folder}, {"student", e.run_student}});
         std::cout << nlohmann::json{{"submissions", submissions}, {"graded", graded}, {"practice", practice},
                                     {"not_graded", not_graded}, {"missing", missing}, {"errors", errs}, {"most_missed", missed},
                                     {"flags", flags}, {"folder_mismatch", mismatched}, {"rows", rows}, {"notes", r.notes},
@@ -387,7 +387,7 @@ int cmd_grade(const Args& args) {
     }
     for (const auto& e : r.entries)
         if (flagged(e, "folder_mismatch"))
-            std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.student);
+            std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.run_student);
     for (const auto& e : r.entries)
         if (flagged(e, "duplicate_student"))
             std::cout << fmt::format("  duplicate_student: '{}' has more than one row for lesson {} (folder '{}'; the gradebook keeps every row: decide which counts)\n", e.student,

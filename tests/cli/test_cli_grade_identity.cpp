@@ -1,5 +1,8 @@
-// `lab grade`'s summary where the roster does not match the class: a roster that matches none or
-// only some of the students who handed in is warned about on stderr and in --json's `warnings`.
+// `lab grade`'s summary where the roster does not match the class, and where a student handed in
+// a classmate's run (docs/gradescope.md, "Whose row it is"): a roster that matches none or only
+// some of the students who handed in is warned about on stderr and in --json's `warnings`; the
+// copier's row is refused and counted as refused (its files were read, not "could not be read"),
+// and the summary says whose run the folder holds.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -70,4 +73,33 @@ TEST_CASE("lab grade warns when the roster matches none or only some of the stud
         REQUIRE(a.exit_code == 0);
         CHECK_THAT(a.err, !Catch::Contains("warning:"));
     }
+}
+
+TEST_CASE("lab grade files a copier's refused row under the copier and says whose run his folder holds", "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const fs::path subs = d / "submissions";
+    hand_in(subs / "alice", "alice");
+    hand_in(subs / "ken", "ken");   // ken hands in alice's run with answers of his own
+    lab_test::write_file(d / "roster.csv", "student\nalice\nken\n");
+    const fs::path csv = d / "gradebook.csv";
+
+    auto r = run_lab({"grade", subs.string(), "--out", csv.string(), "--roster", (d / "roster.csv").string()}, configs.env());
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    // ken's files were read: refused, not "could not be read".
+    CHECK_THAT(r.out, Catch::Contains("2 submissions") && Catch::Contains("1 graded, 1 not graded (implausible or refused), 0 could not be read"));
+    CHECK_THAT(r.out, Catch::Contains("folder_mismatch: folder 'ken' holds the run of 'alice'"));
+    CHECK_THAT(r.out, !Catch::Contains("duplicate_student"));
+    CHECK_THAT(r.out, !Catch::Contains("handed in nothing"));
+    CHECK_THAT(lab_test::read_file(csv), Catch::Contains("\nken,ken,02.05,0,10,refused,\"folder 'ken' is ken's"));
+    CHECK_THAT(r.err, !Catch::Contains("warning:"));
+
+    auto j = run_lab({"grade", subs.string(), "--out", csv.string(), "--roster", (d / "roster.csv").string(), "--json"}, configs.env());
+    REQUIRE(j.exit_code == 0);
+    const json s = json::parse(j.out);
+    CHECK(s["not_graded"] == 1);
+    CHECK(s["errors"].empty());
+    REQUIRE(s["folder_mismatch"].size() == 1);
+    CHECK(s["folder_mismatch"][0]["student"] == "alice");
 }
