@@ -156,7 +156,8 @@ int cmd_audit(const Args& args) {
     std::vector<AuditTask> tasks;
     for (std::size_t i : chosen) {
         const auto& e = batch.entries[i];
-        tasks.push_back({e.folder, e.student, e.lesson, why[i], fs::absolute(e.run_file).lexically_normal().string()});
+        // The run's own student: a sampled row's run was read, and its row may be left unnamed (a copy).
+        tasks.push_back({e.folder, e.run_student, e.lesson, why[i], fs::absolute(e.run_file).lexically_normal().string()});
     }
     print_selection(std::cerr, tasks, refused, gradable, seed, vm.count("slurm") && cluster.dry_run);
     // Which ceilings decide, per submission: those its graded values depend on (audit.hpp).

@@ -280,6 +280,7 @@ int cmd_grade(const Args& args) {
     if (vm.count("roster")) {
         const grader::Roster roster = grader::read_roster(vm["roster"].as<std::string>(), vm["identity"].as<std::string>());
         for (const auto& student : roster.students) options.roster.push_back(student.id);
+        options.roster_rule = roster.rule;
         if (!roster.warning.empty()) std::cerr << "warning: " << roster.warning << "\n";
     }
     grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
@@ -311,6 +312,7 @@ int cmd_grade(const Args& args) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (vm.count("json"))   // the summary below says them otherwise; stdout holds only the JSON
         for (const auto& n : r.notes) std::cerr << "note: " << n << "\n";
+    for (const auto& w : r.warnings) std::cerr << "warning: " << w << "\n";
     write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
     std::string report_line;
     if (!report.empty()) {
@@ -348,10 +350,11 @@ int cmd_grade(const Args& args) {
             flags.push_back({{"group", g.id}, {"kind", g.kind}, {"folders", g.folders}, {"evidence", g.evidence}});
         nlohmann::json mismatched = nlohmann::json::array();
         for (const auto& e : r.entries)
-            if (flagged(e, "folder_mismatch")) mismatched.push_back({{"folder", e.folder}, {"student", e.student}});
+            if (flagged(e, "folder_mismatch")) mismatched.push_back({{"folder", e.folder}, {"student", e.run_student}});
         std::cout << nlohmann::json{{"submissions", submissions}, {"graded", graded}, {"practice", practice},
                                     {"not_graded", not_graded}, {"missing", missing}, {"errors", errs}, {"most_missed", missed},
                                     {"flags", flags}, {"folder_mismatch", mismatched}, {"rows", rows}, {"notes", r.notes},
+                                    {"warnings", r.warnings},
                                     {"mode", ctx.key() ? "course" : "practice"},
                                     {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs},
                                     {"report", report.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.string())}}
@@ -388,7 +391,7 @@ int cmd_grade(const Args& args) {
     }
     for (const auto& e : r.entries)
         if (flagged(e, "folder_mismatch"))
-            std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.student);
+            std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.run_student);
     for (const auto& e : r.entries)
         if (flagged(e, "duplicate_student"))
             std::cout << fmt::format("  duplicate_student: '{}' has more than one row for lesson {} (folder '{}'; the gradebook keeps every row: decide which counts)\n", e.student,

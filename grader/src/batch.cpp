@@ -8,18 +8,16 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include "answers.hpp"
 #include "course.hpp"
 #include "errors.hpp"
+#include "roster.hpp"
 #include "run_record.hpp"
-#include "submission_folder.hpp"
 
 namespace fs = std::filesystem;
 
@@ -41,6 +39,7 @@ std::string csv_field(std::string s) {
 struct Fingerprint {
     std::size_t entry = 0;
     std::string student;   // normalised
+    bool own_folder = false;   // the folder is that student's own (its metadata lists them, or its name names them)
     std::string digest;
     std::map<std::string, double> medians;   // by workload (name + params: a sweep's points differ)
 };
@@ -71,63 +70,41 @@ double largest_difference(const Fingerprint& a, const Fingerprint& b, std::strin
     return worst;
 }
 
-// Folder names that carry no student ID: Gradescope's export (submission_1001) and LMS exports
-// that number submissions. Comparing them with a run's student would flag every honest folder.
-bool anonymous_folder_name(const std::string& folder) {
-    static const std::regex re(R"(^(submission)?[ _.-]?\d+$)", std::regex::icase);
-    return std::regex_match(folder, re);
-}
-
-// Gradescope's export lists each submission folder's submitters in submission_metadata.yml at
-// its top: folder -> the IDs a run of theirs may carry (name, sid, email, the email before @).
-// Read once per batch. A file that cannot be read leaves the folders compared by name, and the
-// summary says why (`notes`).
-using Submitters = std::map<std::string, std::vector<std::string>>;
-Submitters gradescope_submitters(const fs::path& root, std::vector<std::string>& notes) {
-    Submitters out;
-    const fs::path file = root / "submission_metadata.yml";
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) return out;
-    try {
-        const YAML::Node doc = YAML::LoadFile(file.string());
-        if (!doc.IsMap()) return out;
-        for (const auto& kv : doc) {
-            auto& ids = out[kv.first.as<std::string>()];
-            const YAML::Node subs = kv.second[":submitters"];
-            if (!subs || !subs.IsSequence()) continue;
-            for (const auto& u : subs)
-                for (const char* k : {":name", ":sid", ":email"})
-                    if (u[k] && u[k].IsScalar()) {
-                        const std::string v = u[k].as<std::string>();
-                        ids.push_back(normalise_student(v));
-                        if (std::string(k) == ":email") ids.push_back(normalise_student(v.substr(0, v.find('@'))));
-                    }
-        }
-    } catch (const std::exception& e) {
-        out.clear();
-        notes.push_back(fmt::format("{} could not be read ({}): folders were compared with their runs' students by name only; "
-                                    "fix: download the export again",
-                                    file.string(), e.what()));
-    }
-    return out;
-}
+bool named(const std::string& normalised) { return !normalised.empty() && normalised != "anonymous"; }
 
 std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::vector<Fingerprint>& prints) {
     std::vector<FlagGroup> groups;
-    auto add_group = [&](const std::string& kind, const std::vector<std::size_t>& members, const std::string& evidence) {
+    // `informational`: the member whose row gets run_in_other_folder instead of the group's kind.
+    auto add_group = [&](const std::string& kind, const std::vector<std::size_t>& members, const std::string& evidence,
+                         std::optional<std::size_t> informational = std::nullopt) {
         FlagGroup g{"G" + std::to_string(groups.size() + 1), kind, {}, evidence};
         for (std::size_t m : members) {
             g.folders.push_back(entries[prints[m].entry].folder);
-            entries[prints[m].entry].flags.push_back(kind + ":" + g.id);
+            entries[prints[m].entry].flags.push_back((m == informational ? std::string("run_in_other_folder") : kind) + ":" + g.id);
         }
         groups.push_back(g);
     };
-    // The same run handed in more than once, whoever hands it in.
+    // The same run handed in more than once, whoever hands it in. Where one row is its student's,
+    // from their own folder, and no other row is theirs (the others refused under their folders'
+    // owners, or left without a student), that student only had their run taken: same_digest on
+    // their row would read as if they had handed in a copy too, so it says that another folder
+    // holds their run. Two rows of theirs (a resubmission) keep same_digest.
     std::map<std::string, std::vector<std::size_t>> by_digest;
     for (std::size_t i = 0; i < prints.size(); ++i) by_digest[prints[i].digest].push_back(i);
-    for (const auto& [digest, members] : by_digest)
-        if (members.size() > 1 && !digest.empty())
-            add_group("same_digest", members, fmt::format("{} folders hold the same run ({}…)", members.size(), digest.substr(0, 19)));
+    for (const auto& [digest, members] : by_digest) {
+        if (members.size() < 2 || digest.empty()) continue;
+        std::vector<std::size_t> theirs;
+        for (std::size_t m : members)
+            if (named(prints[m].student) && normalise_student(entries[prints[m].entry].student) == prints[m].student) theirs.push_back(m);
+        std::string evidence = fmt::format("{} folders hold the same run ({}…)", members.size(), digest.substr(0, 19));
+        std::optional<std::size_t> own;
+        if (theirs.size() == 1 && prints[theirs[0]].own_folder) {
+            own = theirs[0];
+            const BatchEntry& e = entries[prints[*own].entry];
+            evidence += fmt::format(": {}'s, from their folder '{}'; no other of these rows is {}'s", e.run_student, e.folder, e.run_student);
+        }
+        add_group("same_digest", members, evidence, own);
+    }
     // Near-copies: runs of different students whose medians all agree within the tolerance.
     std::vector<std::size_t> parent(prints.size());
     std::iota(parent.begin(), parent.end(), 0);
@@ -176,15 +153,15 @@ bool has_flag(const BatchEntry& e, const std::string& flag) { return std::find(e
 // compared, else every honest one is flagged and a real swap is lost among them; a Gradescope
 // export's submission_metadata.yml names each folder's submitters, and those are compared.
 void flag_folder_mismatches(std::vector<BatchEntry>& entries, const std::vector<Fingerprint>& prints, const fs::path& root,
-                            const Submitters& submitters, std::vector<std::string>& notes) {
+                            const ExportSubmitters& submitters, std::vector<std::string>& notes) {
     bool unnamed = false;
     for (const auto& p : prints) {
         BatchEntry& e = entries[p.entry];
         if (p.student.empty()) continue;
         bool agrees = true;
         std::error_code ec;
-        if (auto it = submitters.find(e.folder); it != submitters.end())
-            agrees = std::find(it->second.begin(), it->second.end(), p.student) != it->second.end();
+        if (submitters.count(e.folder))
+            agrees = lists_submitter(submitters, e.folder, p.student);
         else if (anonymous_folder_name(e.folder) || fs::exists(root / e.folder / "submission_metadata.json", ec))
             unnamed = true;
         else
@@ -209,6 +186,30 @@ void flag_duplicate_students(std::vector<BatchEntry>& entries) {
     for (const auto& [key, members] : rows)
         if (members.size() > 1)
             for (std::size_t i : members) entries[i].flags.push_back("duplicate_student");
+}
+
+// One student's run handed in by them in their own folder and again in a folder that lab cannot
+// say is anyone's (no metadata, no roster student's name), under the same student: as it is,
+// that student would have two rows, one a copy, and an import keyed on the student could take
+// either. The second row is not counted as theirs: its student is left empty and its grade kept
+// (who handed it in is the operator's to decide), and a warning says so.
+void unname_copies(std::vector<BatchEntry>& entries, const std::vector<Fingerprint>& prints, std::vector<std::string>& warnings) {
+    std::map<std::string, std::size_t> own;   // digest -> the print of its student's row from their own folder
+    for (std::size_t i = 0; i < prints.size(); ++i)
+        if (prints[i].own_folder && !prints[i].digest.empty() && named(prints[i].student) &&
+            normalise_student(entries[prints[i].entry].student) == prints[i].student)
+            own.emplace(prints[i].digest, i);
+    for (const auto& p : prints) {
+        BatchEntry& e = entries[p.entry];
+        auto it = own.find(p.digest);
+        if (p.own_folder || it == own.end() || prints[it->second].student != p.student || normalise_student(e.student) != p.student)
+            continue;
+        const BatchEntry& theirs = entries[prints[it->second].entry];
+        warnings.push_back(fmt::format("folder '{}' holds {}'s run, which {}'s own folder '{}' holds too: that row is not counted as "
+                                       "{}'s (its student is left empty, its grade kept); decide who handed it in",
+                                       e.folder, e.run_student, e.run_student, theirs.folder, e.run_student));
+        e.student.clear();
+    }
 }
 
 std::vector<fs::path> subfolders(const fs::path& dir) {
@@ -283,18 +284,6 @@ std::string error_kind_of(const std::string& message, bool run_unreadable) {
 
 }  // namespace
 
-bool folder_names_student(const std::string& folder, const std::string& student) {
-    const std::string f = normalise_student(folder), s = normalise_student(student);
-    if (s.empty()) return false;
-    // Any character but a letter or digit separates: _ - . a space, and an LMS's "Smith, Alice (alice)".
-    auto separator = [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); };
-    for (std::size_t pos = f.find(s); pos != std::string::npos; pos = f.find(s, pos + 1)) {
-        const std::size_t end = pos + s.size();
-        if ((pos == 0 || separator(f[pos - 1])) && (end == f.size() || separator(f[end]))) return true;
-    }
-    return false;
-}
-
 std::string BatchEntry::status() const {
     if (missing) return "missing";
     if (!ok) return "error";
@@ -331,6 +320,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                          "give the folder that holds one folder per submission (DIR/alice/, DIR/bob/, ...)");
     result.graded_dir = root;
     if (!options.lesson.empty()) ctx.spec(options.lesson);   // an unknown --lesson is refused before any grading
+    const ExportSubmitters submitters = read_export_submitters(root, result.notes);
 
     std::vector<Fingerprint> prints;
     std::map<std::string, std::pair<int, int>> missed;  // question -> (not correct, graded)
@@ -352,6 +342,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             e.lesson = p.lesson;
             e.student = p.student;
             e.run_file = p.run.string();
+            const FolderOwner owner = folder_owner(e.folder, submitters, options.roster, p.student);
             for (const auto& f : p.ignored) e.ignored.push_back(f.lexically_relative(folder).string());
             bool run_unreadable = false;
             // Read once: every readable run is compared across the class, graded or not, and
@@ -363,7 +354,9 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                     RawRun raw = record::raw_run_from_record(rec);
                     Fingerprint f = fingerprint(rec, raw);
                     f.entry = result.entries.size();
-                    e.student = raw.options.student;
+                    f.own_folder = owner.from_metadata ? owner.holds(f.student)
+                                                       : !anonymous_folder_name(e.folder) && folder_names_student(e.folder, f.student);
+                    e.run_student = raw.options.student;
                     e.lesson = raw.lesson_id;
                     prints.push_back(std::move(f));
                     read.emplace(std::move(rec), std::move(raw));
@@ -372,6 +365,10 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                     run_unreadable = true;
                 }
             }
+            // Whose row it is, decided before grading: a classmate's run is refused in the row of
+            // whoever handed it in, never graded or filed under its own student.
+            const RowIdentity who = row_identity(owner, e.folder, e.lesson, p.answers.empty() ? "" : p.student, e.run_student, options.roster);
+            e.student = who.student;
             // Outside the row's try: the operator's mistake ends the batch (--lesson's spec was
             // asked for above).
             if (options.lesson.empty() && p.error.empty() && read && !e.lesson.empty() && e.lesson == p.lesson)
@@ -387,6 +384,12 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                 } else if (!p.error.empty()) {
                     e.error = p.error;
                     e.error_kind = p.error_kind;
+                } else if (!who.refusal.empty()) {
+                    // Refused, not an error: the files were read, and they are someone else's.
+                    e.ok = true;
+                    e.report.lesson = e.lesson;
+                    e.report.student = e.student;
+                    e.report.problems.push_back(who.refusal);
                 } else {
                     e.report = read ? grade_read_run(ctx, "", p.answers, read->first, read->second, p.run) : grade_files(ctx, "", p.answers, p.run);
                     e.ok = true;
@@ -412,8 +415,8 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             result.entries.push_back(std::move(e));
         }
     }
+    unname_copies(result.entries, prints, result.warnings);
     result.groups = flag_groups(result.entries, prints);
-    const Submitters submitters = gradescope_submitters(root, result.notes);
     flag_folder_mismatches(result.entries, prints, root, submitters, result.notes);
     flag_duplicate_students(result.entries);
 
@@ -432,13 +435,14 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
         // row of their own flagged group_member (never "missing").
         std::optional<BatchEntry> group;
         for (const auto& e : result.entries)
-            if (auto it = submitters.find(e.folder); !e.missing && it != submitters.end() &&
-                                                     std::find(it->second.begin(), it->second.end(), who) != it->second.end()) {
+            if (!e.missing && lists_submitter(submitters, e.folder, who)) {
                 group = e;
                 break;
             }
         if (group) {
             group->student = who;
+            // duplicate_student was said of the partner's rows, not of this student's one.
+            group->flags.erase(std::remove(group->flags.begin(), group->flags.end(), "duplicate_student"), group->flags.end());
             group->flags.push_back("group_member");
             result.entries.push_back(std::move(*group));
             continue;
@@ -449,6 +453,11 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
         m.lesson = class_lesson;
         result.entries.push_back(std::move(m));
     }
+    std::vector<std::string> handed_in;
+    for (const auto& e : result.entries)
+        if (!e.missing) handed_in.push_back(e.student);
+    for (auto& w : roster_mismatch_warnings(options.roster, handed_in, options.roster_rule)) result.warnings.push_back(std::move(w));
+
     // A row not graded still has the maximum, so score / max works in a spreadsheet.
     for (auto& e : result.entries)
         if (!(e.ok && e.report.graded) && e.report.max_score == 0)

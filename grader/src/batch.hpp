@@ -4,8 +4,11 @@
 // students missed; and flags for the instructor: near-copies across the class (runs of different
 // students whose medians agree within kNearCopyTolerance on every workload), the same run handed
 // in twice, a folder whose name is another student's, a student graded in more than one row. A
-// flag never changes a score. Each folder is graded on its own: one unreadable file or folder is
-// reported, the rest graded. An export with one more level (DIR/export/{alice,bob}) is descended.
+// flag never changes a score. A row is its folder's owner's where the export's metadata or the
+// roster tells who that is (submission_folder.hpp), so a classmate's run handed in there is
+// refused in the copier's row, never filed under its victim. Each folder is graded on its own:
+// one unreadable file or folder is reported, the rest graded. An export with one more level
+// (DIR/export/{alice,bob}) is descended.
 #pragma once
 
 #include <filesystem>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "submission.hpp"
+#include "submission_folder.hpp"
 
 namespace lab::grader {
 
@@ -23,12 +27,15 @@ inline constexpr double kNearCopyTolerance = 1e-3;
 struct BatchEntry {
     std::string folder;
     std::string run_file;         // the run record found in the folder ("" when none)
-    std::string student;
+    std::string student;          // whose row it is: the folder's owner where known ("" when lab cannot say)
+    std::string run_student;      // whom the run was recorded for, as recorded ("" when no run could be read)
     std::string lesson;
     bool ok = false;              // graded (or reported not gradable) rather than failed
     std::string error;            // why it could not be graded at all
     GradeReport report;
-    std::vector<std::string> flags;   // "near_copy:G2", "same_digest:G1", "folder_mismatch", "duplicate_student"
+    // "near_copy:G2", "same_digest:G1", "folder_mismatch", "duplicate_student", "group_member", and
+    // "run_in_other_folder:G1" on the row of a student whose run another folder holds (information)
+    std::vector<std::string> flags;
     bool missing = false;             // a roster student with no submission (no folder)
     std::string error_kind;           // when not ok: tampered (digest mismatch) | unreadable | incomplete
     std::vector<std::string> ignored; // other runs of the lesson in the folder (older resubmissions)
@@ -56,11 +63,16 @@ struct BatchResult {
     std::vector<std::pair<std::string, std::string>> questions;   // lesson, question id
     std::filesystem::path graded_dir;     // the folder whose subfolders were graded
     std::vector<std::string> notes;       // said once to the operator (a level descended, anonymous folders)
+    // What the operator should look at before importing the gradebook: a roster that matches
+    // none or only some of the students who handed in (likely the wrong --identity column), a
+    // copy whose row was left without a student.
+    std::vector<std::string> warnings;
 };
 
 struct BatchOptions {
     std::string lesson;                   // "": any; else other lessons' submissions are refused
     std::vector<std::string> roster;      // students expected (normalised); each without a row gets `missing`
+    std::string roster_rule;              // how the roster's IDs were read (Roster::rule), for the warnings
 };
 
 // `progress` (may be empty) is told each folder as it starts: its name, and how many of how many.
@@ -70,11 +82,6 @@ using BatchProgress = std::function<void(const std::string& folder, std::size_t 
 // spec: that is the operator's to fix, not a row's error.
 BatchResult grade_directory(GradingContext& ctx, const std::filesystem::path& dir, const BatchProgress& progress = {},
                             const BatchOptions& options = {});
-
-// The folder name as a whole token: the student's ID equal to it, or one of its parts separated
-// by _ - . a space or any other character that is not a letter or digit ("alice_1234" and
-// "Smith, Alice (alice)" are alice's; "bobby_tables" is not bob's).
-bool folder_names_student(const std::string& folder, const std::string& student);
 
 // folder, student, lesson, score, max, status, reason, flags, then one column per question
 // (points; "LESSON:id" when the gradebook holds several lessons). Cells a spreadsheet would run

@@ -199,7 +199,7 @@ std::string flags_html(const ClassPage& p) {
         refused{{"folder", "why it was refused"}, {}, "refused"}, tampered{{"folder", "why it could not be graded"}, {}, "tampered"},
         unreadable{{"folder", "why it could not be graded"}, {}, "unreadable"}, errors{{"folder", "why it could not be graded"}, {}, "errors"};
     for (const auto& e : p.result.entries) {
-        if (has_flag(e, "folder_mismatch")) mismatch.rows.push_back({folder_cell(p, e), {e.student, "mono"}});
+        if (has_flag(e, "folder_mismatch")) mismatch.rows.push_back({folder_cell(p, e), {e.run_student, "mono"}});
         if (has_flag(e, "duplicate_student")) duplicate.rows.push_back({folder_cell(p, e), {e.student, "mono"}, {e.lesson}});
         if (e.status() == "refused") refused.rows.push_back({folder_cell(p, e), {e.reason()}});
         if (e.status() == "error")

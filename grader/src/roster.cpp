@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "course.hpp"
 #include "errors.hpp"
@@ -189,6 +190,32 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
                          "'): the autograder compares the part before @ unless its LAB_IDENTITY is email; give --identity "
                          "email_local for that default, or set LAB_IDENTITY=email";
     return roster;
+}
+
+std::vector<std::string> roster_mismatch_warnings(const std::vector<std::string>& roster, const std::vector<std::string>& handed_in,
+                                                  const std::string& rule) {
+    std::set<std::string> students, absent;
+    for (const auto& who : handed_in)
+        if (const std::string id = normalise_student(who); !id.empty() && id != "anonymous") students.insert(id);
+    for (const auto& id : students)
+        if (std::find(roster.begin(), roster.end(), id) == roster.end()) absent.insert(id);
+    if (roster.empty() || absent.empty()) return {};
+    const std::string read_by = rule.empty() ? std::string() : " (read by " + rule + ")";
+    if (absent.size() == students.size())
+        return {fmt::format("{} on the roster{}: is it the right column? The gradebook's students do not match the roster's "
+                            "IDs, and roster students read as missing; give --identity as the autograder's LAB_IDENTITY ({})",
+                            students.size() == 1 ? "the one student who handed in (" + *students.begin() + ") is not"
+                                                 : fmt::format("none of the {} students who handed in is", students.size()),
+                            read_by, kRosterIdentities)};
+    // Named, so the operator can tell a late enrolment from a typo; a long list is cut short.
+    constexpr std::size_t kNamed = 20;
+    std::string names;
+    std::size_t n = 0;
+    for (const auto& id : absent)
+        if (n++ < kNamed) names += (names.empty() ? "" : ", ") + id;
+    if (absent.size() > kNamed) names += fmt::format(" and {} more", absent.size() - kNamed);
+    return {fmt::format("{} student{} who handed in {} not on the roster{}: {}", absent.size(), absent.size() == 1 ? "" : "s",
+                        absent.size() == 1 ? "is" : "are", read_by, names)};
 }
 
 }  // namespace lab::grader

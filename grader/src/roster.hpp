@@ -36,6 +36,15 @@ inline const char* kRosterIdentities = "student, email_local, email, sid, name";
 // a student listed twice, and a roster with no students.
 Roster read_roster(const std::filesystem::path& file, const std::string& identity = "");
 
+// What the operator must hear before importing a gradebook whose students do not match the
+// roster: none of them on it (most often a roster read by another column than the runs' IDs, so
+// every roster student reads as missing), or some not on it (a late enrolment, a roster of one
+// section), named. `roster`: the IDs read (normalised); `handed_in`: the students of the
+// gradebook's rows (any form; empty and anonymous ones left out); `rule`: Roster::rule ("" when
+// unknown). Empty when every student who handed in is on the roster.
+std::vector<std::string> roster_mismatch_warnings(const std::vector<std::string>& roster, const std::vector<std::string>& handed_in,
+                                                  const std::string& rule);
+
 // Whether an ID holds only what a student ID may: letters (any script), digits and . _ - + @ ',
 // starting with a letter, a digit or _ (a leading = + - @ makes a spreadsheet formula).
 bool plausible_student_id(const std::string& id);

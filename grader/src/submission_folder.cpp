@@ -2,14 +2,17 @@
 #include "submission_folder.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "answers.hpp"
 #include "course.hpp"
@@ -269,6 +272,143 @@ std::string one_line(const std::string& s) {
         out += line;
     }
     return out;
+}
+
+bool folder_names_student(const std::string& folder, const std::string& student) {
+    const std::string f = normalise_student(folder), s = normalise_student(student);
+    if (s.empty()) return false;
+    // Any character but a letter or digit separates: _ - . a space, and an LMS's "Smith, Alice (alice)".
+    auto separator = [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); };
+    for (std::size_t pos = f.find(s); pos != std::string::npos; pos = f.find(s, pos + 1)) {
+        const std::size_t end = pos + s.size();
+        if ((pos == 0 || separator(f[pos - 1])) && (end == f.size() || separator(f[end]))) return true;
+    }
+    return false;
+}
+
+bool anonymous_folder_name(const std::string& folder) {
+    static const std::regex re(R"(^(submission)?[ _.-]?\d+$)", std::regex::icase);
+    return std::regex_match(folder, re);
+}
+
+std::vector<std::string> ExportSubmitter::ids() const {
+    std::vector<std::string> out;
+    for (const std::string* id : {&email_local, &sid, &name, &email})
+        if (!id->empty() && std::find(out.begin(), out.end(), *id) == out.end()) out.push_back(*id);
+    return out;
+}
+
+bool lists_submitter(const ExportSubmitters& submitters, const std::string& folder, const std::string& student) {
+    const auto it = submitters.find(folder);
+    return it != submitters.end() && std::any_of(it->second.begin(), it->second.end(), [&](const ExportSubmitter& s) {
+               const auto ids = s.ids();
+               return std::find(ids.begin(), ids.end(), student) != ids.end();
+           });
+}
+
+// Read once per batch. A file that cannot be read leaves the folders compared by name, and the
+// summary says why.
+ExportSubmitters read_export_submitters(const fs::path& root, std::vector<std::string>& notes) {
+    ExportSubmitters out;
+    const fs::path file = root / "submission_metadata.yml";
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return out;
+    try {
+        const YAML::Node doc = YAML::LoadFile(file.string());
+        if (!doc.IsMap()) return out;
+        for (const auto& kv : doc) {
+            auto& folder = out[kv.first.as<std::string>()];
+            const YAML::Node subs = kv.second[":submitters"];
+            if (!subs || !subs.IsSequence()) continue;
+            for (const auto& u : subs) {
+                auto field = [&](const char* k) { return u[k] && u[k].IsScalar() ? normalise_student(u[k].as<std::string>()) : ""; };
+                ExportSubmitter s{field(":name"), field(":sid"), field(":email"), ""};
+                s.email_local = s.email.substr(0, s.email.find('@'));
+                if (!s.ids().empty()) folder.push_back(std::move(s));
+            }
+        }
+    } catch (const std::exception& e) {
+        out.clear();
+        notes.push_back(fmt::format("{} could not be read ({}): folders were compared with their runs' students by name only; "
+                                    "fix: download the export again",
+                                    file.string(), e.what()));
+    }
+    return out;
+}
+
+bool FolderOwner::holds(const std::string& student) const {
+    const std::string s = normalise_student(student);
+    return !s.empty() && std::find(ids.begin(), ids.end(), s) != ids.end();
+}
+
+FolderOwner folder_owner(const std::string& folder, const ExportSubmitters& submitters, const std::vector<std::string>& roster,
+                         const std::string& answers_student) {
+    FolderOwner o;
+    const std::string answers = normalise_student(answers_student);
+    auto on_roster = [&](const std::string& id) { return std::find(roster.begin(), roster.end(), id) != roster.end(); };
+    if (auto it = submitters.find(folder); it != submitters.end() && !it->second.empty()) {
+        // The ID the gradebook writes for a submitter: the roster's form of it (the class's IDs),
+        // else the answers' (the form the class's files carry), else the autograder's default
+        // LAB_IDENTITY (the email before @), else what there is.
+        auto id_of = [&](const ExportSubmitter& s) {
+            const std::vector<std::string> ids = s.ids();
+            for (const auto& id : ids)
+                if (on_roster(id)) return id;
+            if (std::find(ids.begin(), ids.end(), answers) != ids.end()) return answers;
+            return ids.front();
+        };
+        std::string who;
+        for (const auto& s : it->second) {
+            for (const auto& id : s.ids()) o.ids.push_back(id);
+            who += (who.empty() ? "" : ", ") + id_of(s);
+        }
+        // A group's row is the member the answers name, else its first member (as run_autograder does).
+        const auto named = std::find_if(it->second.begin(), it->second.end(), [&](const ExportSubmitter& s) {
+            const auto ids = s.ids();
+            return std::find(ids.begin(), ids.end(), answers) != ids.end();
+        });
+        o.student = id_of(named != it->second.end() ? *named : it->second.front());
+        o.how = fmt::format("submission_metadata.yml lists {} as its submitter{}", who, it->second.size() == 1 ? "" : "s");
+        o.from_metadata = true;
+        return o;
+    }
+    // A numbered folder names nobody, whatever roster ID is a number.
+    if (anonymous_folder_name(folder)) return o;
+    for (const auto& who : roster)
+        if (folder_names_student(folder, who)) o.ids.push_back(who);
+    if (o.ids.empty()) return o;
+    o.student = std::find(o.ids.begin(), o.ids.end(), answers) != o.ids.end() ? answers : o.ids.front();
+    o.how = fmt::format("named for roster student {}", o.student);
+    return o;
+}
+
+RowIdentity row_identity(const FolderOwner& owner, const std::string& folder, const std::string& lesson,
+                         const std::string& answers_student, const std::string& run_student, const std::vector<std::string>& roster) {
+    const std::string a = normalise_student(answers_student), r = normalise_student(run_student);
+    auto named = [](const std::string& id) { return !id.empty() && id != "anonymous"; };
+    auto on_roster = [&](const std::string& id) { return std::find(roster.begin(), roster.end(), id) != roster.end(); };
+    const std::string fix = fmt::format("\n  fix: each student hands in their own run (`lab run {} --token THEIR_TOKEN`) and the answers "
+                                        "made for it (`lab answers {} --run RUN`)",
+                                        lesson.empty() ? "ID" : lesson, lesson.empty() ? "ID" : lesson);
+    if (!named(r)) {
+        // No run read (its error is the row's), or an anonymous one: the folder's owner where the
+        // answers name someone else, so a classmate's unreadable copy is not filed under them.
+        if (named(a) && owner.known() && (owner.from_metadata || on_roster(a)) && !owner.holds(a)) return {owner.student, ""};
+        return {named(a) ? answers_student : run_student, ""};
+    }
+    const bool owner_decides = owner.known() && (owner.from_metadata || on_roster(r));
+    if (owner_decides && !owner.holds(r))
+        return {owner.student, fmt::format("folder '{}' is {}'s ({}), but the run in it was recorded by {}: another "
+                                           "student's run is not graded",
+                                           folder, owner.student, owner.how, run_student) +
+                                   fix};
+    if (named(a) && a != r)
+        return {owner_decides ? run_student : answers_student,
+                fmt::format("the answers are {}'s, but the run was recorded by {}: answers are graded only with their own "
+                            "student's run",
+                            answers_student, run_student) +
+                    fix};
+    return {run_student, ""};
 }
 
 }  // namespace lab::grader

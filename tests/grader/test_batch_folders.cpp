@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "batch.hpp"
+#include "batch_class.hpp"
 #include "errors.hpp"
 #include "grading_fixtures.hpp"
 #include "run_record.hpp"
@@ -19,86 +20,12 @@
 #include "submission_folder.hpp"
 
 using namespace lab_test::grading;
+using namespace lab_test::batch;
 using lab::grader::BatchEntry;
 using lab::grader::BatchOptions;
 using lab::grader::BatchResult;
 using lab::grader::GradingContext;
 
-namespace {
-
-// Configs whose 02.01 and 02.05 specs grade --quick runs (the fixtures are quick runs).
-struct Class {
-    lab_test::TempDir dir;
-    std::unique_ptr<ScopedEnv> env;
-    fs::path subs;
-    Class() : subs(dir / "subs") {
-        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
-        for (const char* spec : {"02.01.yaml", "02.05.yaml"})
-            fs::copy_file(lab_test::source_root() / "tests/fixtures/grading" / spec, dir / "configs/grading" / spec,
-                          fs::copy_options::overwrite_existing);
-        env = std::make_unique<ScopedEnv>("LAB_CONFIG_DIR", (dir / "configs").string());
-        fs::create_directories(subs);
-    }
-    BatchResult grade(const BatchOptions& options = {}, const fs::path& where = {}) {
-        GradingContext ctx;
-        return lab::grader::grade_directory(ctx, where.empty() ? subs : where, {}, options);
-    }
-};
-
-// Every 02.05 question answered right for this run, bound to it (`bound_to` overrides the digest).
-std::string right_answers(const Run& run, const std::string& bound_to = "") {
-    auto side = [&](const char* w) { return run.text(std::string(w) + ".predicted_regime"); };
-    return fmt::format("lesson: \"02.05\"\nstudent: \"{}\"\nrun: \"{}\"\nanswers:\n", run.raw.options.student,
-                       bound_to.empty() ? run.digest() : bound_to) +
-           "  ridge_point: " + num(run.number("ridge_point")) + " FLOP/B\n" +
-           "  attainable: " + num(run.number("attainable_flops_per_s") / 1e9) + " GFLOP/s\n" +
-           "  triad_side: " + side("triad") + "\n  fma_few_side: " + side("fma_few") + "\n  fma_many_side: " + side("fma_many") +
-           "\n  sgemm_side: " + side("sgemm") + "\n" + "  triad_roof_fraction: " + num(100 * run.number("triad.roof_fraction")) + "%\n";
-}
-
-// An answers file of another lesson, every answer blank (a valid file; each blank scores 0).
-std::string blank_answers(const Run& run) {
-    return fmt::format("lesson: \"{}\"\nstudent: \"{}\"\nrun: \"{}\"\nanswers: {{}}\n", run.raw.lesson_id, run.raw.options.student,
-                       run.digest());
-}
-
-void hand_in(const fs::path& folder, const Run& run, const std::string& run_name = "run.json", const std::string& answers = "") {
-    fs::create_directories((folder / run_name).parent_path());
-    lab_test::write_file(folder / run_name, run.record.dump(1));
-    if (answers != "-") lab_test::write_file(folder / (run_name + ".answers.yaml"), answers.empty() ? right_answers(run) : answers);
-}
-
-// alice's 02.05 run measured again: every time 3% slower, sealed (another honest run of hers).
-Run rerun(const std::string& student = "alice", double factor = 1.03) {
-    Run r = fixture_run();
-    for (auto& w : r.record["workloads"])
-        for (const char* k : {"median", "min", "max", "mean", "stddev", "total"}) w["time_s"][k] = w["time_s"][k].get<double>() * factor;
-    restudent(r, student);
-    return r;
-}
-
-Run as_student(const std::string& student) {
-    Run r = fixture_run();
-    restudent(r, student);
-    return r;
-}
-
-std::vector<const BatchEntry*> rows_of(const BatchResult& r, const std::string& folder) {
-    std::vector<const BatchEntry*> out;
-    for (const auto& e : r.entries)
-        if (e.folder == folder) out.push_back(&e);
-    return out;
-}
-
-const BatchEntry& row(const BatchResult& r, const std::string& folder) {
-    const auto rows = rows_of(r, folder);
-    REQUIRE(rows.size() == 1);
-    return *rows[0];
-}
-
-bool has(const BatchEntry& e, const std::string& flag) { return std::find(e.flags.begin(), e.flags.end(), flag) != e.flags.end(); }
-
-}  // namespace
 
 TEST_CASE("a resubmission is graded against the run its answers are bound to, whatever sorts first", "[grading][batch]") {
     Class c;
@@ -243,7 +170,7 @@ TEST_CASE("a folder names a student as a whole token, and folders without names 
         CHECK(has(row(r, "submission_1003"), "duplicate_student"));
         CHECK_FALSE(has(row(r, "submission_1002"), "duplicate_student"));
     }
-    SECTION("Gradescope's submission_metadata.yml names each folder's submitter: a swapped run is flagged") {
+    SECTION("Gradescope's submission_metadata.yml names each folder's submitter: a swapped run is flagged, in bob's row") {
         hand_in(c.subs / "submission_1001", as_student("alice"));
         hand_in(c.subs / "submission_1002", as_student("alice"));   // bob's submission holds alice's run
         lab_test::write_file(c.subs / "submission_metadata.yml",
@@ -252,7 +179,11 @@ TEST_CASE("a folder names a student as a whole token, and folders without names 
         const BatchResult r = c.grade();
         CHECK_FALSE(has(row(r, "submission_1001"), "folder_mismatch"));
         CHECK(has(row(r, "submission_1002"), "folder_mismatch"));
-        CHECK(has(row(r, "submission_1002"), "duplicate_student"));
+        // The row is bob's, who uploaded it (refused: the run is alice's), not a second row of alice's.
+        CHECK(row(r, "submission_1002").student == "bob");
+        CHECK(row(r, "submission_1002").status() == "refused");
+        CHECK_FALSE(has(row(r, "submission_1002"), "duplicate_student"));
+        CHECK_FALSE(has(row(r, "submission_1001"), "duplicate_student"));
     }
     SECTION("a submission_metadata.yml that cannot be read is said, not silently ignored") {
         hand_in(c.subs / "submission_1001", as_student("alice"));
@@ -340,4 +271,29 @@ TEST_CASE("a reason of several lines reads as one line in the gradebook", "[grad
                                 "  fix: record the run again") ==
           "run.json: the run record's digest does not match its content: the file was edited or corrupted; fix: record the run again");
     CHECK(lab::grader::one_line("a;\n  b\n\n c") == "a; b; c");
+}
+
+TEST_CASE("a roster that matches none or only some of the students who handed in is warned about", "[grading][batch]") {
+    Class c;
+    hand_in(c.subs / "alice", fixture_run());
+    hand_in(c.subs / "bob", as_student("bob"));
+    BatchOptions options;
+    options.roster_rule = "column 'SID' (sid)";
+    SECTION("none: likely the wrong column") {
+        options.roster = {"1001", "1002", "1003"};
+        const BatchResult r = c.grade(options);
+        REQUIRE(r.warnings.size() == 1);
+        CHECK_THAT(r.warnings[0], Catch::StartsWith("none of the 2 students who handed in is on the roster (read by column 'SID' "
+                                                    "(sid)): is it the right column?"));
+    }
+    SECTION("some: named") {
+        options.roster = {"alice", "carol"};
+        const BatchResult r = c.grade(options);
+        REQUIRE(r.warnings.size() == 1);
+        CHECK(r.warnings[0] == "1 student who handed in is not on the roster (read by column 'SID' (sid)): bob");
+    }
+    SECTION("all on it: nothing said") {
+        options.roster = {"alice", "bob", "carol"};
+        CHECK(c.grade(options).warnings.empty());
+    }
 }

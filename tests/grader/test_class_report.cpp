@@ -47,6 +47,7 @@ BatchResult sample_class() {
     r.entries.push_back(graded("bob_2", "bob", {Verdict::wrong, Verdict::correct, Verdict::invalid}));
     r.entries.push_back(graded("mallory", "<script>alert(1)</script>", {Verdict::partial, Verdict::missing, Verdict::wrong}));
     r.entries.back().flags = {"near_copy:G1", "folder_mismatch"};
+    r.entries.back().run_student = r.entries.back().student;   // the "holds the run of" column
     r.entries[1].flags = {"near_copy:G1"};
     BatchEntry refused;
     refused.folder = "frank <b>3</b>";

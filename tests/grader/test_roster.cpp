@@ -94,3 +94,28 @@ TEST_CASE("a roster row no token should be issued for is refused with its line a
     CHECK(lab::grader::plausible_student_id("élodie"));
     CHECK_FALSE(lab::grader::plausible_student_id("-x"));
 }
+
+TEST_CASE("a roster that matches none or only some of the students who handed in is said, with the rule it was read by", "[roster]") {
+    using lab::grader::roster_mismatch_warnings;
+    const std::vector<std::string> sids = {"1001", "1002", "1003"};
+    // Read by the wrong column: every student who handed in is off the roster.
+    auto none = roster_mismatch_warnings(sids, {"alice", "Bob", "", "anonymous"}, "column 'SID' (sid)");
+    REQUIRE(none.size() == 1);
+    CHECK_THAT(none[0], Catch::StartsWith("none of the 2 students who handed in is on the roster (read by column 'SID' (sid)): "
+                                          "is it the right column?"));
+    CHECK_THAT(none[0], Catch::Contains("email_local"));
+    auto one = roster_mismatch_warnings(sids, {"alice"}, "");
+    REQUIRE(one.size() == 1);
+    CHECK_THAT(one[0], Catch::StartsWith("the one student who handed in (alice) is not on the roster: is it the right column?"));
+    // A roster of a subset: the others are named, a long list cut short.
+    auto some = roster_mismatch_warnings({"alice"}, {"alice", "carol", "bob", "Bob"}, "column 'Email', its part before @ (email_local)");
+    REQUIRE(some.size() == 1);
+    CHECK(some[0] == "2 students who handed in are not on the roster (read by column 'Email', its part before @ (email_local)): bob, carol");
+    std::vector<std::string> many = {"alice"};
+    for (int i = 0; i < 25; ++i) many.push_back("s" + std::to_string(100 + i));
+    auto cut = roster_mismatch_warnings({"alice"}, many, "");
+    REQUIRE(cut.size() == 1);
+    CHECK_THAT(cut[0], Catch::StartsWith("25 students who handed in are not on the roster: s100, s101,") && Catch::EndsWith("s119 and 5 more"));
+    CHECK(roster_mismatch_warnings({"alice", "bob"}, {"alice", "BOB"}, "").empty());
+    CHECK(roster_mismatch_warnings({}, {"alice"}, "").empty());   // no roster given
+}
