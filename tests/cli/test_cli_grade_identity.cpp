@@ -19,16 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-// A copy of configs/ whose 02.05 spec accepts quick runs (the fixture is one).
-struct QuickConfigs {
-    lab_test::TempDir dir;
-    QuickConfigs() {
-        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
-        fs::copy_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", dir / "configs/grading/02.05.yaml",
-                      fs::copy_options::overwrite_existing);
-    }
-    std::map<std::string, std::string> env() const { return {{"LAB_CONFIG_DIR", (dir / "configs").string()}}; }
-};
+using lab_test::QuickConfigs;
 
 // alice's recorded run (the fixture), with answers naming `student` bound to it (left blank: a
 // valid file whose answers each score 0); `with_run` false: the answers alone (a row in error).

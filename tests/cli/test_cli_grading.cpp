@@ -41,17 +41,7 @@ const lab::LoadedLesson& lesson_02_05() {
     return l;
 }
 
-// A copy of configs/ whose grading specs accept quick runs.
-struct QuickConfigs {
-    lab_test::TempDir dir;
-    QuickConfigs() {
-        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
-        for (const char* id : {"02.01.yaml", "02.05.yaml"})
-            fs::copy_file(lab_test::source_root() / "tests/fixtures/grading" / id, dir / "configs/grading" / id,
-                          fs::copy_options::overwrite_existing);
-    }
-    std::map<std::string, std::string> env() const { return {{"LAB_CONFIG_DIR", (dir / "configs").string()}}; }
-};
+using lab_test::QuickConfigs;
 
 // A run record with its derivation by the lesson's code.
 struct Run {

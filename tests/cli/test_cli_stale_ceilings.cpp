@@ -60,15 +60,7 @@ struct CalibratedCache {
     }
 };
 
-// A copy of configs/ whose 02.05 spec accepts quick runs.
-struct QuickConfigs {
-    lab_test::TempDir dir;
-    QuickConfigs() {
-        fs::copy(lab_test::source_root() / "configs", dir / "configs", fs::copy_options::recursive);
-        fs::copy_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", dir / "configs/grading/02.05.yaml",
-                      fs::copy_options::overwrite_existing);
-    }
-};
+using lab_test::QuickConfigs;
 
 std::string num(double v) {
     std::ostringstream s;

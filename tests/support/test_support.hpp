@@ -51,4 +51,17 @@ std::filesystem::path lab_executable();
 std::filesystem::path source_root();
 std::filesystem::path build_root();
 
+// A copy of configs/ whose 02.01 and 02.05 specs accept quick runs (the recorded fixtures are
+// quick runs; the shipped specs refuse them), for LAB_CONFIG_DIR.
+struct QuickConfigs {
+    TempDir dir;
+    QuickConfigs() {
+        std::filesystem::copy(source_root() / "configs", dir / "configs", std::filesystem::copy_options::recursive);
+        for (const char* id : {"02.01.yaml", "02.05.yaml"})
+            std::filesystem::copy_file(source_root() / "tests/fixtures/grading" / id, dir / "configs/grading" / id,
+                                       std::filesystem::copy_options::overwrite_existing);
+    }
+    std::map<std::string, std::string> env() const { return {{"LAB_CONFIG_DIR", (dir / "configs").string()}}; }
+};
+
 }  // namespace lab_test
