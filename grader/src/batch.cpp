@@ -464,7 +464,9 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             e.report.max_score = spec_max(ctx, !options.lesson.empty() ? options.lesson : !e.lesson.empty() ? e.lesson : class_lesson);
 
     // Question columns: by lesson, then the spec's order (else the order results came in).
+    // The class's lesson has its columns even when no row was graded (an import expects them).
     std::set<std::string> graded_lessons;
+    if (!class_lesson.empty()) graded_lessons.insert(class_lesson);
     for (const auto& e : result.entries)
         if (!e.report.results.empty()) graded_lessons.insert(e.report.lesson);
     for (const auto& lesson : graded_lessons) {
@@ -503,11 +505,13 @@ std::string gradebook_csv(const BatchResult& r) {
                (e.report.max_score > 0 ? fmt::format("{:g}", e.report.max_score) : "") + "," + e.status() + "," + csv_field(e.reason()) +
                "," + csv_field(flags);
         for (const auto& [lesson, id] : r.questions) {
+            // A row not graded leaves its questions blank, as a missing one does: a 0 there would
+            // read as a wrong answer where none was graded (its score column says 0).
             std::string cell;
-            if (e.report.lesson == lesson)
+            if (scored && e.report.lesson == lesson)
                 for (const auto& res : e.report.results)
                     if (res.question.id == id)
-                        cell = res.verdict == Verdict::void_question ? "void" : fmt::format("{:g}", scored ? res.points : 0.0);
+                        cell = res.verdict == Verdict::void_question ? "void" : fmt::format("{:g}", res.points);
             out += "," + cell;
         }
         out += "\n";

@@ -260,6 +260,38 @@ TEST_CASE("the gradebook: a max on every row, one-line reasons, --lesson, a rost
     CHECK_THAT(csv, Catch::Contains(fmt::format("\nerin,erin,02.01,0,{:g},refused,", max)));
 }
 
+TEST_CASE("the gradebook leaves a refused row's questions blank and has --lesson's columns when nothing was graded", "[grading][batch]") {
+    Class c;
+    // The shipped 02.05 spec grades full runs only: alice's quick run is evaluated, then refused.
+    fs::copy_file(lab_test::source_root() / "configs/grading/02.05.yaml", c.dir / "configs/grading/02.05.yaml",
+                  fs::copy_options::overwrite_existing);
+    hand_in(c.subs / "alice", fixture_run());
+    BatchOptions options;
+    options.lesson = "02.05";
+    const BatchResult r = c.grade(options);
+    const BatchEntry& alice = row(r, "alice");
+    REQUIRE(alice.status() == "refused");
+    REQUIRE_FALSE(alice.report.results.empty());   // what makes this row differ from a missing one
+
+    // Every question of 02.05 has its column, though no row was graded.
+    GradingContext ctx;
+    std::vector<std::string> ids;
+    for (const auto& q : ctx.spec("02.05").questions) ids.push_back(q.id);
+    const std::string csv = lab::grader::gradebook_csv(r);
+    CHECK(csv.substr(0, csv.find('\n')) == "folder,student,lesson,score,max,status,reason,flags," + fmt::format("{}", fmt::join(ids, ",")));
+    // Not graded: its score is 0 and its questions blank, never a 0 that reads as a wrong answer.
+    const std::string line = csv.substr(csv.find("\nalice,alice,02.05,0,") + 1);
+    CHECK_THAT(line.substr(0, line.find('\n')), Catch::EndsWith("," + std::string(ids.size(), ',')));
+
+    // Only another lesson's run handed in: nothing of 02.05 evaluated, its columns all the same.
+    Class other;
+    Run erin(lab::record::read_record(fixture_run_file("02.01-quick.json")));
+    restudent(erin, "erin");
+    hand_in(other.subs / "erin", erin, "run.json", blank_answers(erin));
+    const std::string none = lab::grader::gradebook_csv(other.grade(options));
+    CHECK(none.substr(0, none.find('\n')) == "folder,student,lesson,score,max,status,reason,flags," + fmt::format("{}", fmt::join(ids, ",")));
+}
+
 TEST_CASE("an empty submissions folder is bad input, not an empty gradebook", "[grading][batch]") {
     Class c;
     const std::string err = input_error([&] { c.grade(); });
