@@ -78,7 +78,9 @@ FolderContents scan_folder(const fs::path& folder) {
     std::sort(files.begin(), files.end());
     c.files = files.size();
     for (const auto& f : files) {
-        if (fs::file_size(f) > kMaxScannedBytes) continue;
+        const auto size = fs::file_size(f);
+        if (size == 0) c.empty.push_back(f);
+        if (size == 0 || size > kMaxScannedBytes) continue;
         std::string text = read_text(f);
         if (looks_like_run(text)) {
             c.runs.push_back(lenient_run(f, std::move(text)));
@@ -205,6 +207,14 @@ std::vector<Pairing> pair_files(const FolderContents& c, const fs::path& folder)
             used[*pick] = true;
         } else if (candidates.empty()) {
             p.error = "no run record found" + (a.lesson.empty() ? std::string() : " of lesson " + a.lesson);
+            // A run record saved or uploaded empty is the usual cause: name it rather than let
+            // the student think the run was never handed in.
+            std::string empties;
+            for (const auto& e : c.empty) empties += (empties.empty() ? "" : ", ") + relative_name(e, folder);
+            if (!empties.empty()) p.error += fmt::format(" ({} {} empty: 0 bytes)", empties, c.empty.size() == 1 ? "is" : "are");
+            p.error += "\n  fix: hand in the run record `lab run " + (a.lesson.empty() ? std::string("ID") : a.lesson) +
+                       "` wrote (runs/" + (a.lesson.empty() ? std::string("ID") : a.lesson) +
+                       "-<time>.json, some kB) with the answers made for it";
             p.error_kind = "incomplete";
         } else {
             std::string list;

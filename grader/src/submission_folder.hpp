@@ -35,6 +35,7 @@ struct FolderContents {
     std::vector<FoundRun> runs;           // sorted by path
     std::vector<FoundAnswers> answers;    // sorted by path
     std::size_t files = 0;                // every regular file, recognised or not
+    std::vector<std::filesystem::path> empty;   // files of 0 bytes: an upload that carried nothing
 };
 
 // Throws std::filesystem::filesystem_error for a folder that cannot be listed.

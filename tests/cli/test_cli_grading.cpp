@@ -696,6 +696,10 @@ TEST_CASE("run_autograder grades the run the answers are bound to when a student
     json missing = grade(answers_for(older));
     CHECK_THAT(missing["output"].get<std::string>(), Catch::Contains("missing a run record"));
     CHECK(missing["tests"].size() == questions + 1);
+    // An upload that carried nothing is named, so the student knows what to send again.
+    lab_test::write_file(root / "submission/runs/02.05-run.json", "");
+    CHECK_THAT(grade(answers_for(older))["output"].get<std::string>(),
+               Catch::Contains("missing a run record") && Catch::Contains("02.05-run.json: empty, 0 bytes"));
 }
 
 TEST_CASE("lab submit --refuse writes a refused results.json for an autograder's own checks", "[grading-cli][grading]") {

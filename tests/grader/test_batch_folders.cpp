@@ -292,6 +292,18 @@ TEST_CASE("the gradebook leaves a refused row's questions blank and has --lesson
     CHECK(none.substr(0, none.find('\n')) == "folder,student,lesson,score,max,status,reason,flags," + fmt::format("{}", fmt::join(ids, ",")));
 }
 
+TEST_CASE("a run record handed in empty is named, not taken for no run at all", "[grading][batch]") {
+    Class c;
+    const Run alice = fixture_run();
+    hand_in(c.subs / "alice", alice);
+    lab_test::write_file(c.subs / "alice/run.json", "");   // the upload carried nothing
+    const BatchResult r = c.grade();
+    const BatchEntry& e = row(r, "alice");
+    CHECK(e.status() == "error");
+    CHECK_THAT(e.reason(), Catch::StartsWith("no run record found of lesson 02.05 (run.json is empty: 0 bytes)") &&
+                               Catch::Contains("fix: hand in the run record `lab run 02.05` wrote"));
+}
+
 TEST_CASE("an empty submissions folder is bad input, not an empty gradebook", "[grading][batch]") {
     Class c;
     const std::string err = input_error([&] { c.grade(); });
