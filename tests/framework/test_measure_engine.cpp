@@ -118,6 +118,23 @@ TEST_CASE("a slow first invocation does not shrink the hot batch", "[engine]") {
     CHECK_THAT(m.time.median, WithinRel(1e-6, 1e-6));
 }
 
+TEST_CASE("a first invocation long enough to time alone is tried again before the batch is left at one", "[engine]") {
+    ScriptedDevice dev;
+    Workload w;
+    w.name = "preempted";
+    EngineSettings s = fast_settings();
+    s.hot_batch_s = 1e-3;
+    int calls = 0;
+    // The first call waits out a preemption (5 ms, longer than a whole batch); every later one costs 1 µs.
+    Measurement m = measure_workload(dev, w, [&](Stream&) { dev.stream_.now += (calls++ == 0) ? 5e-3 : 1e-6; }, s);
+    CHECK(m.time.batch >= 500);
+    CHECK_THAT(m.time.median, WithinRel(1e-6, 1e-6));
+    // A kernel that is long every time is still timed one call at a time.
+    ScriptedDevice slow_dev;
+    Measurement slow = measure_workload(slow_dev, w, [&](Stream&) { slow_dev.stream_.now += 5e-3; }, s);
+    CHECK(slow.time.batch == 1);
+}
+
 TEST_CASE("a noisy kernel samples until the time limit and says the noise target was not met", "[engine]") {
     ScriptedDevice dev;
     Workload w;
