@@ -35,8 +35,10 @@ int terminal_columns() {
 std::string wrap_hanging(const std::string& line, std::size_t indent, int columns) {
     if (columns <= 0 || line.size() <= static_cast<std::size_t>(columns) || indent + 20 > static_cast<std::size_t>(columns)) return line;
     const std::size_t width = static_cast<std::size_t>(columns);
-    std::string out, current = line.substr(0, indent);
-    std::size_t pos = indent;
+    // The first line keeps its own leading spaces (which may be fewer than the hanging indent:
+    // "12 graded values ..." hangs by 2 under a first line that starts at column 0).
+    std::size_t pos = std::min(line.find_first_not_of(' '), line.size());
+    std::string out, current = line.substr(0, pos);
     bool first_word = true;
     while (pos < line.size()) {
         std::size_t end = line.find(' ', pos);
@@ -179,6 +181,15 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     out << "(time: median per invocation; noise: relative stddev, * = noise target not met in the time limit;\n"
            " roof: of the ceilings above; ref: of the ceilings measured right after the kernel, which decide\n"
            " its regime)\n";
+    // The references themselves: with them the ref column, and so the regime, can be worked out
+    // from what is shown (a launch measured under load decides an overhead verdict).
+    bool any_reference = false;
+    for (const WorkloadRow& r : rows) any_reference = any_reference || !r.references.empty();
+    if (any_reference) {
+        out << "ref ceilings (measured right after each kernel)\n";
+        for (const WorkloadRow& r : rows)
+            if (!r.references.empty()) out << wrap_hanging(fmt::format("  {:<{}}  {}", r.name, name_w, r.references), name_w + 4, columns) << "\n";
+    }
     if (!params_below) return;
     out << "params\n";
     for (const WorkloadRow& r : rows) out << wrap_hanging(fmt::format("  {:<{}}  {}", r.name, name_w, r.params), name_w + 4, columns) << "\n";

@@ -159,18 +159,23 @@ Cell derived(const std::optional<DerivedCell>& c) {
 
 std::string measurements_html(const RunPage& p) {
     html::Table t{{"workload", "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "ref", "regime"}, {}, "workloads"};
-    for (const WorkloadRow& r : workload_rows(p.raw, p.derivation, p.withheld)) {
+    const std::vector<WorkloadRow> rows = workload_rows(p.raw, p.derivation, p.withheld);
+    for (const WorkloadRow& r : rows) {
         Cell regime = derived(r.regime);
         regime.css_class = r.regime && r.regime->withheld ? "withheld" : "";
         t.rows.push_back({{r.name, "mono"}, {r.params, "mono"}, {r.time, "num"}, {r.noise + (r.noise_met ? "" : "*"), "num"},
                           {r.flops, "num"}, {r.bytes, "num"}, derived(r.flops_per_s), derived(r.bytes_per_s), derived(r.ai),
                           derived(r.roof_fraction), derived(r.reference_fraction), regime});
     }
+    std::string refs;
+    for (const WorkloadRow& r : rows)
+        if (!r.references.empty()) refs += "<li><code>" + escape(r.name) + "</code>: " + escape(r.references) + "</li>";
     std::string out = "<section id=\"measurements\">\n<h2>Measurements</h2>\n" + html::table(t);
     out += "<p class=\"note\">time: median per invocation; noise: relative standard deviation of the samples, * = the noise "
            "target was not met within the time limit; roof: the fraction of the roof at the workload's arithmetic intensity, of the "
            "run's ceilings; ref: the same fraction of the ceilings measured right after the workload, which its measured regime is "
            "decided by (on a busy machine the two differ).</p>\n";
+    if (!refs.empty()) out += "<p class=\"note\">The ceilings measured right after each workload (its ref):</p>\n<ul class=\"references\">" + refs + "</ul>\n";
     if (const auto busy = busy_machine_note(p.raw)) out += "<p class=\"note\">" + escape(*busy) + "</p>\n";
     if (!p.raw.skipped.empty()) {
         out += "<p>Not measured:</p>\n<ul>";

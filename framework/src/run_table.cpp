@@ -33,6 +33,27 @@ std::string params_text(const Workload& w) {
     return params;
 }
 
+// The ceilings measured right after a workload that its verdict used (placement_ceilings):
+// launch, its pipe's FLOP/s, and the DRAM bandwidth reference it was held to.
+std::string references_text(const RawRun& run, const Workload& w, const roofline::PlacementCeilings& pc) {
+    bool launch = false, flops = false;
+    std::string bandwidth;
+    for (const auto& cm : run.ceiling_measurements) {
+        if (cm.purpose != "reference" || std::find(cm.workloads.begin(), cm.workloads.end(), w.name) == cm.workloads.end()) continue;
+        if (cm.ceiling == "launch") launch = pc.launch.value > 0;
+        else if (cm.ceiling == "flops." + w.pipe) flops = pc.local_flops.value > 0;
+        else if (cm.ceiling.rfind("bandwidth.", 0) == 0 && w.level == "dram" && pc.local_bandwidth.value > 0 &&
+                 ceiling_rate(cm, run.measurements) == pc.local_bandwidth.value)
+            bandwidth = "bw." + cm.ceiling.substr(10);
+    }
+    std::string out;
+    auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+    if (launch) add("launch " + format::duration(pc.launch.value));
+    if (flops) add(w.pipe + " " + format::quantity(pc.local_flops.value, "FLOP/s"));
+    if (!bandwidth.empty()) add(bandwidth + " " + format::quantity(pc.local_bandwidth.value, "B/s"));
+    return out;
+}
+
 }  // namespace
 
 std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, const std::set<std::string>& withheld) {
@@ -61,6 +82,7 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
             const double bytes_roof = pc.local_bandwidth.value > 0 ? pc.local_bandwidth.value : pc.peak_bandwidth;
             const double reference = std::max(flops_roof > 0 ? p->flops_per_s / flops_roof : 0, bytes_roof > 0 ? p->bytes_per_s / bytes_roof : 0);
             r.reference_fraction = cell("roof_fraction", format::percent(reference));
+            r.references = references_text(run, w, pc);
         }
         rows.push_back(std::move(r));
     }

@@ -29,6 +29,10 @@ struct WorkloadRow {
     // references), which the measured regime is decided by; the roof fraction where the run
     // measured none. Withheld with the roof fraction.
     std::optional<DerivedCell> reference_fraction;
+    // Those references, as the verdict used them ("launch 8.2 µs, fp32.simt 150 GFLOP/s, bw.update
+    // 20 GB/s"); "" where the run measured none (the ceilings above decide). Never withheld: a
+    // student needs them to work out the ref fraction and the regime from what is shown.
+    std::string references;
 };
 
 // One row per measured workload, in the order measured. Times are medians per invocation; the

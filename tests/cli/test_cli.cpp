@@ -361,6 +361,18 @@ TEST_CASE("a run's view fits a 100-column terminal: parameters under the table, 
     CHECK_THAT(file.out, Catch::Contains("\nparams\n  read "));
 }
 
+TEST_CASE("a run's view lists the ceilings measured right after each kernel, which decide its regime", "[usage]") {
+    // 02.12's fixture: each mystery judged against a launch, FLOP/s and bandwidth re-measured after
+    // it. Without them a student cannot work out the ref column or an overhead verdict from the
+    // view (the header's launch is the cached one). The '?' count line keeps its space when folded.
+    auto fixture = lab_test::source_root() / "tests/fixtures/runs/cpu/02.12-quick-reveal.json";
+    auto r = run_lab({"show", fixture.string()}, {{"COLUMNS", "100"}});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("\nref ceilings (measured right after each kernel)\n  mystery_1     launch "));
+    CHECK_THAT(r.out, Catch::Matches("[\\s\\S]*\\n  mystery_2     launch [0-9.]+ µs, fp[0-9]+\\.simt [0-9.]+ GFLOP/s, bw\\.update [0-9.]+ GB/s\\n[\\s\\S]*"));
+    CHECK_THAT(r.out, Catch::Contains("\n12 graded values are withheld"));
+}
+
 TEST_CASE("lab show refuses an edited, a truncated and a foreign run record with exit 2", "[usage]") {
     lab_test::TempDir d;
     std::string text = lab_test::read_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json");
