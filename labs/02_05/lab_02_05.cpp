@@ -1,6 +1,7 @@
 // Lesson 02.05, "The Roofline": draw it, place kernels on it, find the ridge.
 //
-// The ceilings come from calibration (FMA peaks per dtype, best of read/copy/triad bandwidth).
+// The ceilings come from calibration (FMA peaks per dtype, best of read/copy/triad bandwidth, and
+// the in-place update on a CPU).
 // The lesson measures kernels on both sides of the ridge and places them: read, copy, triad
 // (streaming, AI 0 to 1/4), the k-FMA-per-element kernel with few and many FMAs (either side of
 // the fp32 ridge), SGEMM and DGEMM (OpenBLAS on a CPU; cuBLASLt on a GPU, with TF32 and BF16
