@@ -17,6 +17,7 @@
 #include "run_html.hpp"
 #include "run_plots.hpp"
 #include "run_record.hpp"
+#include "run_table.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -315,4 +316,16 @@ TEST_CASE("html helpers: escaping, relative links, inline SVG ids, shell quoting
     CHECK(shell_quote("my runs/a.json") == "'my runs/a.json'");
     CHECK(shell_quote("it's") == "'it'\\''s'");
     CHECK(shell_quote("") == "''");
+}
+
+TEST_CASE("a workload timed once says so in the noise column, rather than a spread of 0.0%", "[report]") {
+    Recorded run(lab_test::source_root() / "tests/fixtures/runs/cpu/02.07-quick-reveal.json");
+    REQUIRE_FALSE(run.raw.measurements.empty());
+    run.raw.measurements[0].time.samples = 1;
+    run.raw.measurements[0].time.noise = 0;
+    const auto rows = workload_rows(run.raw, run.derivation, {});
+    CHECK(rows[0].noise == "1 sample");
+    CHECK(rows[1].noise.back() == '%');
+    HtmlDom dom(run.page({}));
+    CHECK_THAT(dom.text("//table[@class='workloads']/tbody/tr[1]/td[4]"), Catch::StartsWith("1 sample"));
 }
