@@ -39,7 +39,7 @@ json to_json(const smi::Capture& c, const std::string& file) {
                         {"power_draw_average_w", value(g.power_draw_average_w)},
                         {"power_draw_instant_w", value(g.power_draw_instant_w)},
                         {"memory_used_mib", value(g.memory_used_mib)},
-                        {"memory_total_mib", value(g.memory_total_mib)},
+                        {"memory_total_mib", value(g.memory_total_mib)}, {"memory_reserved_mib", value(g.memory_reserved_mib)},
                         {"utilization_gpu_pct", value(g.utilization_gpu_pct)},
                         {"utilization_memory_pct", value(g.utilization_memory_pct)},
                         {"sm_clock_mhz", value(g.sm_clock_mhz)},

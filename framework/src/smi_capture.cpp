@@ -164,6 +164,7 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         else if (p == "Performance State") g.pstate = text(value);
         else if (p == "FB Memory Usage/Total") g.memory_total_mib = number(value);
         else if (p == "FB Memory Usage/Used") g.memory_used_mib = number(value);
+        else if (p == "FB Memory Usage/Reserved") g.memory_reserved_mib = number(value);
         else if (p == "Utilization/GPU" || p == "Utilization/Gpu") g.utilization_gpu_pct = number(value);
         else if (p == "Utilization/Memory") g.utilization_memory_pct = number(value);
         else if (p == "Temperature/GPU Current Temp") g.temperature_c = number(value);
@@ -317,8 +318,13 @@ std::vector<std::string> explain(const Capture& c) {
             out.push_back(fmt::format("{}: memory utilisation {}: the fraction of the period the memory controller was busy reading or writing, "
                                       "not the fraction of peak bandwidth in use.", who, pct(*g.utilization_memory_pct)));
         if (g.memory_used_mib && g.memory_total_mib)
-            out.push_back(fmt::format("{}: {:g} MiB of {:g} MiB in use ({:.0f}%): allocated, not necessarily touched; the driver's own reservation "
-                                      "is part of it.", who, *g.memory_used_mib, *g.memory_total_mib, 100 * *g.memory_used_mib / *g.memory_total_mib));
+            // Drivers that list a Reserved line keep their own reservation out of Used (used +
+            // reserved + free = total in every -q capture here); a table or CSV does not say.
+            out.push_back(fmt::format("{}: {:g} MiB of {:g} MiB in use ({:.0f}%): allocated, not necessarily touched; {}", who, *g.memory_used_mib,
+                                      *g.memory_total_mib, 100 * *g.memory_used_mib / *g.memory_total_mib,
+                                      g.memory_reserved_mib ? fmt::format("the driver's own {:g} MiB are reserved apart, not counted in it.", *g.memory_reserved_mib)
+                                                            : "whether the driver's own reservation is counted in it depends on the driver (nvidia-smi -q "
+                                                              "lists it apart, as Reserved, where it is not)."));
         if (g.power_draw_w && g.power_limit_w)
             out.push_back(fmt::format("{}: drawing {:g} W of a {:g} W limit ({:.0f}%){}.", who, *g.power_draw_w, *g.power_limit_w,
                                       100 * *g.power_draw_w / *g.power_limit_w,

@@ -37,6 +37,10 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
     auto plain = run_lab({"smi", (dir / "h100_load_q.txt").string()});
     CHECK_THAT(plain.out, Contains("GPU-Util 100%"));
     CHECK_THAT(plain.out, Contains("how many SMs"));
+    // -q lists the driver's reservation apart from Used (479 + 19818 + 61263 = 81560 MiB): said so.
+    CHECK_THAT(plain.out, Contains("19818 MiB of 81559 MiB in use") && Contains("the driver's own 479 MiB are reserved apart, not counted in it"));
+    CHECK(nlohmann::json::parse(run_lab({"smi", (dir / "h100_load_q.txt").string(), "--json"}).out)["gpus"][0]["memory_reserved_mib"] == 479);
+    CHECK_THAT(run_lab({"smi", (dir / "h100_load_table.txt").string()}).out, Contains("depends on the driver"));
 }
 
 TEST_CASE("lab smi refuses a cut or foreign file with exit 2 and the line", "[smi]") {
