@@ -279,6 +279,11 @@ void print_device(std::ostream& o, const Inputs& in, const json& j) {
             o << row("peak " + d["pipe"].get<std::string>(), si(d["peak_flops_per_s"].get<double>(), "FLOP/s"));
         o << row("decode step lower bound", format::duration(j["decode_step_lower_bound_s"].get<double>()) +
                                                 " = (weights + KV cache) / bandwidth");
+        // The cache moves with every run that re-measures a ceiling: a lesson's answer is worked
+        // out with the roof its own run printed, which this may no longer be.
+        if (d["source"].get<std::string>().rfind("ceilings cached", 0) == 0)
+            o << "note: the bandwidth above is this machine's ceilings cache now, not a run's: for a lesson's answer, divide "
+                 "the bytes by the bw.best your run printed\n";
         o << row("ridge batch", j["ridge_batch"].is_null() ? std::string("none (see the notes)")
                                                            : format::number(j["ridge_batch"].get<double>()));
     } else {

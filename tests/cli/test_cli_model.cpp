@@ -101,6 +101,10 @@ TEST_CASE("lab model uses this machine's cached ceilings when there is no spec, 
                WithinRel((j["weight_bytes"].get<double>() + j["kv_cache_bytes"].get<double>()) / 2e10, 1e-12));
     CHECK(j["memory_bytes"].get<std::uint64_t>() == 16'000'000'000ull);
     CHECK(j.contains("max_batch"));
+    // The table says the cached roof is not a run's (a lesson's answer uses the run's bw.best).
+    const auto table = run_lab({"model", "tiny"}, cache.env());
+    CHECK_THAT(table.out, Contains("decode step lower bound") && Contains("not a run's: for a lesson's answer, divide the bytes by the bw.best"));
+    CHECK_THAT(run_lab({"model", "tiny", "--device-spec", "h200_sxm"}).out, !Contains("not a run's"));
     // Nothing measured, nothing written.
     CHECK(std::distance(fs::directory_iterator(cache.dir / "lab" / "ceilings"), fs::directory_iterator()) == 2);
 }
