@@ -1,5 +1,4 @@
 // Lesson 02.07, "Where the Memory Went": the memory budget of serving a transformer.
-//
 // Calculator (lab/transformer.hpp, as `lab model`): Llama-2-7B's weights, KV cache and activation
 // peak over batch x context; where the KV cache overtakes the weights; the largest batch in a memory
 // size (GB = 1e9 B, GiB = 2^30 B). Experiment: the tiny model (fp32) prefills B sequences of T
@@ -8,7 +7,7 @@
 // calculator (docs/student.md). No cudaMemGetInfo deltas: a plan must replay without a device.
 #include <lab/cpu_transformer_kernels.hpp>
 #include <lab/lab.hpp>
-#include <lab/transformer.hpp>
+#include <lab/transformer_forward.hpp>  // and lab/transformer.hpp
 
 #include <array>
 #include <cstdio>
@@ -71,7 +70,7 @@ u64 param_of(const Workload& w, const std::string& name) {
 class WhereTheMemoryWent : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.07", .title = "Where the Memory Went", .version = "2.0.0"};
+        LessonInfo i{.id = "02.07", .title = "Where the Memory Went", .version = "2.1.0"};
         i.objectives = {"Budget a model's memory: weights, KV cache and activations, over batch and context.",
                         "Find where the KV cache overtakes the weights, and the largest batch that fits a memory size."};
         i.experiments = {{"prefill", "the tiny model (fp32) prefills B x T tokens, allocations accounted: (B, T) = (1, 128), (4, 128), (1, 512); full: + (2, 512), (8, 128)"}};
@@ -107,6 +106,8 @@ public:
 
     void run(Session& s) override {
         auto k = s.kernels<TransformerKernels, cpu::TransformerKernelsCpu>();
+        // The projections are the device's BLAS GEMM, as in 02.02's pass (a loop made it 27x slower).
+        auto matmul = [&s](auto... args) { return tf::blas_matmul(s.device(), args...); };
         const tf::ModelConfig m = tf::tiny_model();
         const int h = int(m.hidden), I = int(m.intermediate), V = int(m.vocab), d = int(m.head_dim), heads = int(m.heads),
                   kvh = int(m.kv_heads), qw = heads * d, kvw = kvh * d;
@@ -136,7 +137,7 @@ public:
                 float* xn = A(N * h);
                 go(k->rms_norm(x, y.an, xn, n, h));
                 float *q = A(B * Sq), *kk = A(B * Skv), *v = A(B * Skv);
-                go(k->matmul(xn, y.wq, q, n, h, qw)), go(k->matmul(xn, y.wk, kk, n, h, kvw)), go(k->matmul(xn, y.wv, v, n, h, kvw));
+                go(matmul(xn, y.wq, q, n, h, qw)), go(matmul(xn, y.wk, kk, n, h, kvw)), go(matmul(xn, y.wv, v, n, h, kvw));
                 g.put(xn);
                 for (int b = 0; b < B; ++b) {
                     go(k->rope(q + b * Sq, S, heads, d, 0)), go(k->rope(kk + b * Skv, S, kvh, d, 0));
@@ -148,20 +149,20 @@ public:
                     go(k->attention(q + b * Sq, y.kc + b * Skv, y.vc + b * Skv, sc + b * scores, att + b * Sq, S, 0, heads, kvh, d));
                 g.put(sc), g.put(q);
                 float* o = A(N * h);
-                go(k->matmul(att, y.wo, o, n, qw, h)), g.put(att);
+                go(matmul(att, y.wo, o, n, qw, h)), g.put(att);
                 go(k->add(x, o, N * h)), g.put(o);
                 xn = A(N * h);
                 go(k->rms_norm(x, y.mn, xn, n, h));
                 float *up = A(N * I), *gate = A(N * I);
-                go(k->matmul(xn, y.up, up, n, h, I)), go(k->matmul(xn, y.gate, gate, n, h, I)), g.put(xn);
+                go(matmul(xn, y.up, up, n, h, I)), go(matmul(xn, y.gate, gate, n, h, I)), g.put(xn);
                 float* act = A(N * I);
                 go(k->silu_gate(gate, up, act, N * I)), g.put(up), g.put(gate);
                 o = A(N * h);
-                go(k->matmul(act, y.down, o, n, I, h)), g.put(act);
+                go(matmul(act, y.down, o, n, I, h)), g.put(act);
                 go(k->add(x, o, N * h)), g.put(o);
             }
             float *xn = A(N * h), *logits = A(N * V);
-            go(k->rms_norm(x, final_norm, xn, n, h)), go(k->matmul(xn, lm, logits, n, h, V));
+            go(k->rms_norm(x, final_norm, xn, n, h)), go(matmul(xn, lm, logits, n, h, V));
             g.put(xn), g.put(logits), g.put(x);
             const tf::Totals c = tf::totals(tf::forward_ops(m, kFp32, tf::prefill(u64(B), u64(S))));
             s.measure({.name = point_name(p), .description = "the tiny model's prefill of B sequences of T tokens (fp32), allocations accounted",
@@ -199,8 +200,7 @@ public:
         // The calculator.
         const u64 w7 = tf::weight_bytes(l2, Dtype::fp16), cross = tf::kv_exceeds_weights_context(l2, kFp16, 1);
         d.set("weights_7b_bytes", double(w7)), d.set("kv_exceeds_weights_7b_context", double(cross));
-        d.set("kv_per_token_7b_bytes", double(tf::kv_bytes_per_token(l2, Dtype::fp16)));
-        d.set("kv_per_token_8b_bytes", double(tf::kv_bytes_per_token(l3, Dtype::fp16)));
+        d.set("kv_per_token_7b_bytes", double(tf::kv_bytes_per_token(l2, Dtype::fp16))), d.set("kv_per_token_8b_bytes", double(tf::kv_bytes_per_token(l3, Dtype::fp16)));
         // The questions, from the seed.
         const u64 seed = run.options.seed, B1 = q_kv_batch(seed), T1 = q_kv_context(seed), B2 = q_overtake_batch(seed), T3 = q_memory_context(seed);
         const Dtype kv1 = q_kv_dtype(seed), kv2 = q_overtake_dtype(seed);

@@ -14,6 +14,12 @@
 
 namespace lab::transformer {
 
+// y (n x out) = a (n x in) . w (in x out), row-major fp32, as one launch of the device's BLAS
+// GEMM: the projections of every forward pass lab runs (02.02, 02.07, 02.10).
+inline Launch blas_matmul(Device& dev, const float* a, const float* w, float* y, int n, int in, int out) {
+    return [d = &dev, g = Gemm{Dtype::fp32, n, out, in, a, w, y, 1.0, 0.0}](Stream& st) { d->gemm(st, g); };
+}
+
 class TinyForward {
 public:
     TinyForward(Device& dev, TransformerKernels& k, const ModelConfig& m, int max_seq)
@@ -90,11 +96,7 @@ private:
         keep_.push_back(dev_.allocate(4 * n));
         return keep_.back()->as<float>();
     }
-    Launch matmul(const float* a, const float* w, float* y, int n, int in, int out) {
-        const Gemm g{Dtype::fp32, n, out, in, a, w, y, 1.0, 0.0};
-        Device* dev = &dev_;
-        return [dev, g](Stream& st) { dev->gemm(st, g); };
-    }
+    Launch matmul(const float* a, const float* w, float* y, int n, int in, int out) { return blas_matmul(dev_, a, w, y, n, in, out); }
 
     Device& dev_;
     TransformerKernels& k_;
