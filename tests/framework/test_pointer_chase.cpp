@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "lab/cpu_pointer_chase.hpp"
 #include "lab/pointer_chase.hpp"
 
 namespace pc = lab::pointer_chase;
@@ -52,12 +53,12 @@ TEST_CASE("plateaus and capacities of a latency curve", "[pointer_chase]") {
     CHECK(ps[1].last == 6);
     CHECK(ps[1].latency == 4.2);
     CHECK(ps[2].first == 8);
-    CHECK(ps[2].latency == 85);  // the upper median of two
+    CHECK(ps[2].latency == 80);  // the lower median of two: noise only adds time
     // L1 -> L2: halfway (log scale) is 2.05, just past 32 (latency 2.0) on the way to 64.
     const double c1 = pc::level_capacity(size, lat, ps[0], ps[1].latency);
     CHECK(c1 > 32);
     CHECK(c1 < 33);
-    CHECK(pc::level_capacity(size, lat, ps[1], ps[2].latency) == Approx(256 * std::exp(std::log(512.0 / 256) * std::log(std::sqrt(4.2 * 85) / 4.4) / std::log(30 / 4.4))));
+    CHECK(pc::level_capacity(size, lat, ps[1], ps[2].latency) == Approx(256 * std::exp(std::log(512.0 / 256) * std::log(std::sqrt(4.2 * 80) / 4.4) / std::log(30 / 4.4))));
     CHECK(pc::level_capacity(size, lat, ps[2], 1000) == 2048);  // never leaves the last plateau
     CHECK(pc::plateaus({1, 2, 4, 8}, 0.25).empty());
     // A slow climb: 100, 120 | 130, 140, 150 split at 130 > 1.25 x 100, then merged (their
@@ -154,9 +155,119 @@ TEST_CASE("a shelf from a working set on is its points' median, however its late
     REQUIRE(s);
     CHECK(s->first == 1);
     CHECK(s->last == 4);
-    CHECK(s->latency == 185);  // 165, 175, 185, 203: the upper median
+    CHECK(s->latency == 175);  // 165, 175, 185, 203: the lower median (TLB misses and noise only add time)
     CHECK(pc::shelf_from(size, lat, 64)->latency == 175);
     CHECK_FALSE(pc::shelf_from(size, lat, 1000));  // one point: no shelf
     CHECK_FALSE(pc::shelf_from(size, lat, 2000));
     CHECK_FALSE(pc::shelf_from({1, 2}, {1}, 0));  // mismatched lengths
+    // A --quick run has two points there: the lower, not the one TLB misses or noise slowed.
+    CHECK(pc::shelf_from({128, 256}, {198, 448}, 128)->latency == 198);
+}
+
+namespace {
+
+// A curve on working sets of 4 KiB, 8 KiB, ... doubling (bytes).
+std::vector<double> doubling_sizes(std::size_t n) {
+    std::vector<double> s;
+    for (std::size_t i = 0; i < n; ++i) s.push_back(4096.0 * double(std::size_t{1} << i));
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("levels of a Zen 4 VM's curve: L2 a 1.7x step over L1, not the 2x the L3 makes", "[pointer_chase]") {
+    // 02.03's recorded fixture (fastest ns per hop, 4 KiB to 256 MiB): L1 32 KiB, L2 1 MiB, a VM's
+    // part of a 32 MiB L3 (it leaves at 8 MiB). A 2x step over L1 took the L3's plateau as L2.
+    const std::vector<double> lat{2.79, 4.01, 3.71, 3.65, 6.01, 7.12, 6.23, 7.75, 10.5, 15.9, 17.5, 113, 145, 158, 167, 174, 178};
+    const auto size = doubling_sizes(lat.size());
+    const pc::ReportedCaches r{.l1 = 32768, .l2 = 1048576, .l3 = 33554432, .llc = 33554432};
+    const pc::Levels lv = pc::find_levels(size, lat, r, true);
+    CHECK(lv.l1.first == 1);
+    CHECK(lv.l1.last == 3);
+    CHECK(lv.l1.latency == 3.71);
+    CHECK(lv.l2_plateau);
+    CHECK(lv.l2.first == 4);  // 64 KiB
+    CHECK(lv.l2.last == 6);   // 256 KiB
+    CHECK(lv.l2.latency == 6.23);
+    CHECK(lv.l3_plateau);
+    CHECK(lv.l3.first == 9);  // 2 MiB
+    CHECK(lv.l3.latency == 15.9);
+    CHECK(lv.dram.first == 15);  // 128 MiB, past 4x the LLC
+    CHECK(lv.dram.latency == 174);
+    // L2's capacity: where the curve first reaches sqrt(6.23 x 15.9) = 9.95 ns, between 512 KiB and 1 MiB.
+    const double cap = pc::level_capacity(size, lat, lv.l2, lv.l3.latency);
+    CHECK(cap > 512 * 1024.0);
+    CHECK(cap < 1024 * 1024.0);
+    // Without reported sizes, the first plateau a clear step above L1 is still L2.
+    CHECK(pc::find_levels(size, lat, {}, true).l2.latency == 6.23);
+}
+
+TEST_CASE("levels of a clean curve rise in latency and capacity", "[pointer_chase]") {
+    // L1 32 KiB at 1 ns, L2 512 KiB at 4 ns, L3 8 MiB at 15 ns, DRAM 90 ns.
+    const std::vector<double> lat{1, 1, 1, 1, 4, 4, 4, 4, 15, 15, 15, 15, 90, 90, 90, 90};
+    const auto size = doubling_sizes(lat.size());
+    const pc::Levels lv = pc::find_levels(size, lat, {.l1 = 32768, .l2 = 524288, .l3 = 8388608, .llc = 8388608}, true);
+    CHECK(lv.l2_plateau);
+    CHECK(lv.l3_plateau);
+    CHECK(lv.l1.latency == 1);
+    CHECK(lv.l2.latency == 4);
+    CHECK(lv.l3.latency == 15);
+    CHECK(lv.dram.latency == 90);
+    CHECK(lv.l1.last < lv.l2.first);
+    CHECK(lv.l2.last < lv.l3.first);
+    const double c1 = pc::level_capacity(size, lat, lv.l1, lv.l2.latency), c2 = pc::level_capacity(size, lat, lv.l2, lv.l3.latency);
+    CHECK(c1 > 32768);
+    CHECK(c1 < 65536);
+    CHECK(c2 > 524288);
+    CHECK(c2 < 1048576);
+    // A GPU's curve (no L3): L2 then DRAM.
+    CHECK_FALSE(pc::find_levels(size, lat, {.l2 = 524288, .llc = 524288}, false).l3_plateau);
+}
+
+TEST_CASE("levels of a noisy curve: a bump inside L1 and a slow DRAM point are not levels", "[pointer_chase]") {
+    //                         4K   8K   16K  32K  64K  128K 256K 512K 1M 2M  4M  8M  16M 32M 64M 128M 256M
+    const std::vector<double> lat{1.0, 1.05, 2.1, 2.2, 4.0, 4.6, 4.3, 6.0, 9, 14, 15, 16, 60, 90, 95, 100, 180};
+    const auto size = doubling_sizes(lat.size());
+    const pc::ReportedCaches r{.l1 = 32768, .l2 = 524288, .l3 = 8388608, .llc = 8388608};
+    const pc::Levels lv = pc::find_levels(size, lat, r, true);
+    CHECK(lv.l1.latency == 1.0);
+    // 16-32 KiB (2.1 ns) is a plateau 2x L1's, but all inside the reported L1: not L2.
+    CHECK(lv.l2_plateau);
+    CHECK(lv.l2.first == 4);
+    CHECK(lv.l2.latency == 4.3);
+    CHECK(lv.l3.first == 9);
+    CHECK(lv.l3.latency == 15);
+    CHECK(lv.dram.latency == 95);  // 90, 95, 100, 180: the lower median
+    // L2 without a plateau (its points alternate): read at half its reported size, and L3 still found above it.
+    std::vector<double> jumpy = lat;
+    jumpy[4] = 3.0, jumpy[5] = 4.5, jumpy[6] = 3.0, jumpy[7] = 4.5;
+    const pc::Levels j = pc::find_levels(size, jumpy, r, true);
+    CHECK_FALSE(j.l2_plateau);
+    CHECK(j.l2.first == 6);  // 256 KiB
+    CHECK(j.l3_plateau);
+    CHECK(j.l3.latency == 15);
+}
+
+TEST_CASE("the CPU register chain counts every add once, remainder included", "[pointer_chase]") {
+    // A stream that runs the kernel on one thread, and a device that keeps its last buffer (the
+    // kernels' sink, where the chain leaves its sum).
+    struct RunStream : LateCopyStream {
+        void launch(lab::HostKernel k) override { k(0, 1); }
+    };
+    struct RunDevice : LateCopyDevice {
+        RunStream run;
+        lab::Buffer* last = nullptr;
+        lab::BufferPtr allocate(std::size_t bytes) override {
+            auto b = std::make_unique<HostBuffer>(bytes);
+            last = b.get();
+            return b;
+        }
+    } dev;
+    lab::cpu::ChaseKernelsCpu k(dev);
+    auto* sink = static_cast<std::uint64_t*>(dev.last->data());
+    sink[1] = 0, sink[2] = 6;  // adds 6 | 1 = 7 each
+    k.register_chain(100)(dev.run);  // 3 blocks of 32 and 4 more
+    CHECK(sink[1] == 700);
+    k.register_chain(64)(dev.run);
+    CHECK(sink[1] == 700 + 64 * 7);
 }

@@ -39,11 +39,24 @@ public:
         return [=](Stream& st) {
             st.launch([=](int t, int) {
                 if (t != 0) return;
+                // x += y, y in a register: an `add $imm` chain is folded at rename on Golden Cove and
+                // later (it read below a cycle there; plugins/cpu/cpu_facts.cpp measures the clock the
+                // same way), and a constant lets the compiler merge adds. 32 adds per asm block: the
+                // loop's counter and branch (off the chain) are a small share, and even a debug
+                // build keeps x in a register across them.
                 std::uint64_t x = sink[1];
-                for (std::int64_t i = 0; i < ops; ++i) {
-                    x += 0x9E37u;
-                    asm volatile("" : "+r"(x));  // one add per op, in a register, each waiting on the last
+                const std::uint64_t y = sink[2] | 1;
+                std::int64_t i = 0;
+                for (; i + 32 <= ops; i += 32) {
+#if defined(__x86_64__)
+                    asm volatile(".rept 32\n\tadd %1, %0\n\t.endr" : "+r"(x) : "r"(y));
+#elif defined(__aarch64__)
+                    asm volatile(".rept 32\n\tadd %0, %0, %1\n\t.endr" : "+r"(x) : "r"(y));
+#else
+                    for (int u = 0; u < 32; ++u) { x += y; asm volatile("" : "+r"(x)); }
+#endif
                 }
+                for (; i < ops; ++i) { x += y; asm volatile("" : "+r"(x)); }
                 sink[1] = x;
             });
         };

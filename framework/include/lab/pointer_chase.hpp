@@ -101,48 +101,54 @@ inline const void* follow(const void* p, std::int64_t hops) {
 // ---- Levels from a latency curve (latency per hop against working set, in size order) ----------
 
 // A plateau: at least two consecutive points within `tolerance` (0.25 = 25%, either way) of its
-// first point; its latency is the median of its points (the upper one of an even count).
-// Adjacent plateaus within `tolerance` of each other are merged.
+// first point; its latency is the median of its points (the lower one of an even count: noise
+// from other work and TLB misses only ever add time, so of two middle points the lower is the
+// nearer the level's own latency). Adjacent plateaus within `tolerance` of each other are merged.
 struct Plateau {
     std::size_t first = 0, last = 0;  // indices of its first and last point
     double latency = 0;
 };
+// The lower median of latency[first, last] (see Plateau); the upper with `upper`.
+inline double lower_median(const std::vector<double>& latency, std::size_t first, std::size_t last, bool upper = false) {
+    std::vector<double> v(latency.begin() + static_cast<std::ptrdiff_t>(first), latency.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(upper ? v.size() / 2 : (v.size() - 1) / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
 inline std::vector<Plateau> plateaus(const std::vector<double>& latency, double tolerance) {
     std::vector<Plateau> out;
     for (std::size_t i = 0; i < latency.size();) {
         std::size_t j = i;
         while (j + 1 < latency.size() && std::fabs(std::log(latency[j + 1] / latency[i])) <= std::log(1 + tolerance)) ++j;
-        std::vector<double> v(latency.begin() + static_cast<std::ptrdiff_t>(i), latency.begin() + static_cast<std::ptrdiff_t>(j) + 1);
-        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-        if (j > i) out.push_back({i, j, v[v.size() / 2]});
+        if (j > i) out.push_back({i, j, lower_median(latency, i, j)});
         i = j + 1;
     }
     // A slow climb splits one level into adjacent runs: adjacent plateaus whose latencies are
-    // within `tolerance` of each other are one (its latency the median of all their points).
+    // within `tolerance` of each other are one (its latency the median of all their points). Which
+    // runs are one is judged on their upper medians: a climb's lower halves sit further apart.
     for (std::size_t k = 1; k < out.size();) {
-        if (out[k].first != out[k - 1].last + 1 || std::fabs(std::log(out[k].latency / out[k - 1].latency)) > std::log(1 + tolerance)) {
+        const double a = lower_median(latency, out[k - 1].first, out[k - 1].last, true), b = lower_median(latency, out[k].first, out[k].last, true);
+        if (out[k].first != out[k - 1].last + 1 || std::fabs(std::log(b / a)) > std::log(1 + tolerance)) {
             ++k;
             continue;
         }
         const std::size_t first = out[k - 1].first, last = out[k].last;
-        std::vector<double> v(latency.begin() + static_cast<std::ptrdiff_t>(first), latency.begin() + static_cast<std::ptrdiff_t>(last) + 1);
-        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-        out[k - 1] = {first, last, v[v.size() / 2]};
+        out[k - 1] = {first, last, lower_median(latency, first, last)};
         out.erase(out.begin() + static_cast<std::ptrdiff_t>(k));
     }
     return out;
 }
 
 // The points at working sets of `from` bytes or more (`size` ascending), taken as one plateau at
-// their median (the upper one of an even count): a level read where it must be, such as DRAM past
-// 4x the last-level cache, however its latency climbs there. nullopt with fewer than two points.
+// their median (the lower one of an even count, as a plateau's: a --quick run has two points past
+// 4x the LLC, and the larger is the slower from TLB misses or noise, which only add time): a level
+// read where it must be, such as DRAM past 4x the last-level cache, however its latency climbs
+// there. nullopt with fewer than two points.
 inline std::optional<Plateau> shelf_from(const std::vector<double>& size, const std::vector<double>& latency, double from) {
     std::size_t first = 0;
     while (first < size.size() && size[first] < from) ++first;
     if (size.size() != latency.size() || size.size() - first < 2) return std::nullopt;
-    std::vector<double> v(latency.begin() + static_cast<std::ptrdiff_t>(first), latency.end());
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return Plateau{first, size.size() - 1, v[v.size() / 2]};
+    return Plateau{first, size.size() - 1, lower_median(latency, first, size.size() - 1)};
 }
 
 // A level's capacity: from the last point of its plateau, the working set where the latency first
@@ -156,6 +162,68 @@ inline double level_capacity(const std::vector<double>& size, const std::vector<
             return std::exp(std::log(size[i]) + f * std::log(size[i + 1] / size[i]));
         }
     return p.last < size.size() ? size[p.last] : 0.0;
+}
+
+// The reported cache sizes (bytes per instance; 0: not reported) that guide find_levels.
+struct ReportedCaches {
+    double l1 = 0, l2 = 0, l3 = 0, llc = 0;
+};
+// The levels of a latency curve, L1 to DRAM, each a plateau (or one point where it had none).
+struct Levels {
+    Plateau l1, l2, l3, dram;
+    bool l2_plateau = false, l3_plateau = false;  // found as a plateau, not read at a reported size
+};
+// A level above another is at least this many times its latency: two plateaus nearer than 25% are
+// merged (plateaus()), so a step must be clearly more than the spread allowed within one.
+inline constexpr double kLevelStep = 1.3;
+
+// The levels, by this rule (02.03 states it to students):
+// - the plateaus of the curve within 25% (plateaus()); L1 is the first;
+// - DRAM is the points past 4x the LLC (shelf_from, two or more), else the last plateau, else the
+//   last point alone;
+// - L2 is the first plateau after L1 and before the last, at kLevelStep x L1's latency or more and
+//   DRAM's / 4 or less, with a point in (reported L1, reported L2] (the sizes that fit L2 and not
+//   L1: a bump inside L1, or the L3's plateau, is not L2; any point when the sizes are not
+//   reported); without one, L2 is read at the largest working set within half its reported size;
+// - with_l3 (a CPU): L3 is the longest such plateau after L2 at kLevelStep x L2's latency or more
+//   and DRAM's / 4 or less, with a point in (reported L2, reported L3] (of equals, the nearest
+//   DRAM); without one, read at the largest working set within twice the reported L2.
+// So the levels rise in latency and working set: L1 < L2 < L3 < DRAM, each found one clear of
+// the level below where the device says it should be.
+inline Levels find_levels(const std::vector<double>& size, const std::vector<double>& latency, const ReportedCaches& r, bool with_l3) {
+    Levels out;
+    if (latency.empty() || size.size() != latency.size()) return out;
+    std::vector<Plateau> ps = plateaus(latency, 0.25);
+    const std::size_t n = latency.size();
+    if (ps.empty() || ps.back().last + 1 != n) ps.push_back({n - 1, n - 1, latency.back()});
+    out.dram = r.llc > 0 ? shelf_from(size, latency, 4 * r.llc).value_or(ps.back()) : ps.back();
+    out.l1 = ps.front();
+    auto at = [&](double target) {
+        std::size_t i = 0;
+        while (i + 1 < n && size[i + 1] <= target) ++i;
+        return Plateau{i, i, latency[i]};
+    };
+    auto inside = [&](const Plateau& p, double lo, double hi) {  // a point in (lo, hi]; any when not reported
+        if (!(hi > 0)) return true;
+        for (std::size_t i = p.first; i <= p.last; ++i)
+            if (size[i] > lo && size[i] <= hi) return true;
+        return false;
+    };
+    auto above = [&](const Plateau& p, double below) { return p.latency >= kLevelStep * below && p.latency <= out.dram.latency / 4; };
+    std::size_t i2 = 0;  // L2's plateau (0: none)
+    for (std::size_t i = 1; i + 1 < ps.size() && !i2; ++i)
+        if (above(ps[i], out.l1.latency) && inside(ps[i], r.l1, r.l2)) i2 = i;
+    out.l2_plateau = i2 != 0;
+    out.l2 = i2 ? ps[i2] : at(r.l2 / 2);
+    if (!with_l3) return out;
+    std::size_t i3 = 0;
+    for (std::size_t i = i2 + 1; i + 1 < ps.size(); ++i)
+        if (ps[i].first > out.l2.last && above(ps[i], out.l2.latency) && inside(ps[i], r.l2, r.l3) &&
+            (!i3 || ps[i].last - ps[i].first >= ps[i3].last - ps[i3].first))
+            i3 = i;
+    out.l3_plateau = i3 != 0;
+    out.l3 = i3 ? ps[i3] : at(2 * r.l2);
+    return out;
 }
 
 }  // namespace pointer_chase
