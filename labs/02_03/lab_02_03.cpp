@@ -194,12 +194,14 @@ public:
         // Read bandwidth's shape, said as measured: the smallest set is often not the fastest (its
         // passes are too short to hide each one's start), so the graded ratio (smallest / largest, as
         // the syllabus asks) is not said to be a fall from the first point.
-        std::string bw_shape = ".";
+        std::string bw_shape = ".";   // the end of the ratio's line, then, when it peaks past the first, a line of its own
+        std::string bw_peak;
         if (!bw.empty()) {
             const auto peak = std::max_element(bw.begin(), bw.end()) - bw.begin();
             const bool falls = std::is_sorted(bw.begin() + peak, bw.end(), std::greater<>());
-            bw_shape = (peak ? "; it peaks at " + ws(bsize[peak]) + fixed(" (%.4g GB/s), not at the smallest, whose passes are too short to hide each start", bw[peak] / 1e9) : std::string()) +
-                       (!falls ? "; past its peak it does not fall steadily (the table)." : peak ? ", and falls from there level by level." : "; it falls level by level.");
+            if (peak) bw_peak = "  It peaks at " + ws(bsize[peak]) + " (" + fixed("%.4g", bw[peak] / 1e9) + " GB/s), not at the smallest (too short to hide each pass's start)";
+            bw_shape = !peak ? (falls ? "; it falls level by level." : "; it does not fall steadily (the table).") : ".";
+            if (peak) bw_peak += falls ? ", then falls level by level." : "; then it does not fall steadily.";
         }
         d.teaching = {
             "Each hop of the chase waits for the load before it: time per hop is the latency of the level the cycle fits in.",
@@ -218,6 +220,7 @@ public:
             "  /sys/kernel/mm/transparent_hugepage/enabled says [always] or [madvise]. Without them, the DRAM latency",
             "  keeps climbing past the TLB's reach (each hop also walks the page table).",
         };
+        if (!bw_peak.empty()) d.teaching.insert(d.teaching.begin() + 10, bw_peak);   // under the ratio's line
         if (run.device_kind == DeviceKind::cuda) d.teaching.push_back("On a GPU, a chase in shared memory takes {shared.latency_s} per hop: between a register and L1.");
         // Which levels were plateaus, and where a missing one was read instead (after the capacities).
         std::vector<std::string> found{std::string("{levels_found} levels were found as plateaus") +
