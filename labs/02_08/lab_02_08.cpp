@@ -178,7 +178,8 @@ public:
             "  " + rates + ".",
             "  Equal B/s means time tracks bytes; a format whose B/s falls is paying for its dequantising arithmetic",
             "  instead (4-bit lookups on a CPU).",
-            "Errors against fp64 on the same data: " + errors + ".",
+            "Storage errors (||W_q x - W x|| / ||W x||: each format's decoded weights against the fp32 ones, products in fp64;",
+            "  what the format loses, not the timed kernels' rounding): " + errors + ".",
             "Yours: bytes per parameter of {question_dtype}; the fp16 -> int8 GEMV speedup; the format with the largest error;",
             "  and the bytes of Llama-2-7B with its attention and MLP weights in {question_ckpt_dtype}, the rest in bf16.",
         };
