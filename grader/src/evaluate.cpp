@@ -201,7 +201,10 @@ std::string byte_unit_slip(const std::string& text, const units::Quantity& claim
     }
     for (const char* u : {"B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"}) {
         const std::string other = u + per_s;
-        if (other == unit || !right_digits(units::from_unit(claim.number, other))) continue;
+        // A power of ten apart (GB and B), the "off by exactly 10^n" note below says it.
+        const double ratio = std::log10(units::from_unit(1, other) / units::from_unit(1, unit));
+        if (std::fabs(ratio - std::round(ratio)) < 1e-9) continue;
+        if (!right_digits(units::from_unit(claim.number, other))) continue;
         return fmt::format("; {} was read as {} {} (a bare number is read in the question's unit, {}): did you mean {} {}{}?", text,
                            text, unit, unit, text, other, std::string(u) == "B" ? " (bytes)" : "");
     }

@@ -469,8 +469,8 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
         // of bytes could mean MB or MiB: the student is asked to say which.
         if (known->dimension.empty() && want.dimension == "FLOP") known = find_unit(std::string(unit) + "FLOP");
         if (known->dimension.empty() && (want.dimension == "B" || want.dimension == "B/s"))
-            throw UnitError(fmt::format("cannot read '{}': '{}' alone does not say decimal or binary bytes; write {} {}B{} "
-                                        "(decimal) or {} {}iB{} (binary)",
+            throw UnitError(fmt::format("cannot read '{}': '{}' alone is a plain count's prefix, and does not say decimal or "
+                                        "binary bytes; write {} {}B{} (decimal) or {} {}iB{} (binary)",
                                         claim, unit, number_text, unit, per_second(want), number_text,
                                         unit == "k" ? "K" : unit, per_second(want)));
         // "FLOPs" (a plural count) and "FLOPS" (a rate) differ by the case of one letter, and

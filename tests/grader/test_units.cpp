@@ -346,8 +346,8 @@ TEST_CASE("a claim that cannot be read is refused with a message saying what to 
         {"1/4 GB", "B", "a fraction is read only alone (1/4); write it as a decimal (0.25 GB)"},
         {"1/0", "", "'1/0' divides by zero"},
         // a count's prefix alone is no size in bytes: MB or MiB?
-        {"552 M", "B", "cannot read '552 M': 'M' alone does not say decimal or binary bytes; write 552 MB (decimal) or 552 MiB "
-                       "(binary)"},
+        {"552 M", "B", "cannot read '552 M': 'M' alone is a plain count's prefix, and does not say decimal or binary bytes; "
+                       "write 552 MB (decimal) or 552 MiB (binary)"},
         {"2 k", "GB/s", "write 2 kB/s (decimal) or 2 KiB/s (binary)"},
         // nor a time
         {"552 M", "s", "got '552 M' (a plain count)"},
