@@ -57,11 +57,23 @@ AnswersFile read_answers(const std::filesystem::path& file, const YAML::Node& ro
     const YAML::Node& ans = root["answers"];
     if (!ans) throw InputError(file.string(), "no 'answers'", "add an 'answers:' mapping of question id: claim");
     if (ans.IsNull()) return a;
-    if (!ans.IsMap()) throw InputError(yaml_where(file, ans), "'answers' must be a mapping of question id: claim");
+    if (!ans.IsMap()) {
+        // One answer with no space after its colon (`max_batch:6`) is one word to YAML, so
+        // `answers` is that word rather than a mapping: name the missing space.
+        std::string why;
+        if (ans.IsScalar()) {
+            const std::string word = ans.as<std::string>();
+            if (const std::size_t colon = word.find(':'); colon != std::string::npos && colon > 0 && colon + 1 < word.size())
+                why = ": '" + excerpt(word) + "' needs a space after ':' (" + excerpt(word.substr(0, colon)) + ": " +
+                      excerpt(word.substr(colon + 1)) + ")";
+        }
+        throw InputError(yaml_where(file, ans), "'answers' must be a mapping of question id: claim" + why);
+    }
     for (const auto& kv : ans) {
         std::string id = kv.first.as<std::string>();
         Claim c;
-        c.line = kv.second.Mark().line + 1;
+        // A key with no value (`max_batch:22`, YAML's one key) has no mark of its own: its key's line.
+        c.line = (kv.second.Mark().line >= 0 ? kv.second.Mark() : kv.first.Mark()).line + 1;
         if (kv.second.IsNull()) {
             c.empty = true;
         } else if (kv.second.IsScalar()) {

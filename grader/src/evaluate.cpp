@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -163,13 +164,60 @@ std::pair<double, double> accepted_band(double expected, const Tolerance& t) {
 constexpr double kSlipBandRatio = 2;
 constexpr double kSlipDigits = 0.02;
 
+// Decimal and binary byte prefixes, each with its twin: GB and GiB differ by 7%, more than most
+// tolerances, and a student who knows the number may still pick the wrong one.
+constexpr std::pair<const char*, const char*> kBytePrefixTwins[] = {
+    {"kB", "KiB"}, {"MB", "MiB"}, {"GB", "GiB"}, {"TB", "TiB"}, {"PB", "PiB"},
+};
+
+// How many bytes one of a byte unit is, in words: "10^9", "2^30".
+std::string byte_unit_size(const std::string& unit) {
+    const double f = units::from_unit(1, unit);
+    const int ten = static_cast<int>(std::lround(std::log10(f))), two = static_cast<int>(std::lround(std::log2(f)));
+    return std::pow(10.0, ten) == f ? fmt::format("10^{}", ten) : fmt::format("2^{}", two);
+}
+
+// A byte answer that is right in another byte unit: the decimal prefix for the binary one (16 GB
+// where 16 GiB is right), or a bare number right in another unit (17179869184 where the question
+// reads GiB: bytes meant). The power-of-ten check below misses both (1.024^3, 2^30). "" otherwise.
+std::string byte_unit_slip(const std::string& text, const units::Quantity& claim, const std::string& unit,
+                           const std::function<bool(double)>& right_digits) {
+    const std::string dim = units::dimension_of(unit).value_or("");
+    if (dim != "B" && dim != "B/s") return "";
+    const std::string per_s = dim == "B/s" ? "/s" : "";
+    if (!claim.unit.empty()) {
+        // The number as written: the claim less its unit.
+        std::string n = text.size() >= claim.unit.size() ? text.substr(0, text.size() - claim.unit.size()) : text;
+        n = n.substr(0, n.find_last_not_of(" \t") + 1);
+        for (const auto& [decimal, binary] : kBytePrefixTwins) {
+            const std::string d = decimal + per_s, b = binary + per_s;
+            if (claim.unit != d && claim.unit != b) continue;
+            const std::string twin = claim.unit == d ? b : d;
+            if (!right_digits(units::from_unit(claim.number, twin))) return "";
+            return fmt::format("; {} {} is {} x {} bytes{}: {} {} ({} bytes each) would be right", n,
+                               claim.unit, n, byte_unit_size(claim.unit), per_s, n, twin, byte_unit_size(twin));
+        }
+        return "";
+    }
+    for (const char* u : {"B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"}) {
+        const std::string other = u + per_s;
+        // A power of ten apart (GB and B), the "off by exactly 10^n" note below says it.
+        const double ratio = std::log10(units::from_unit(1, other) / units::from_unit(1, unit));
+        if (std::fabs(ratio - std::round(ratio)) < 1e-9) continue;
+        if (!right_digits(units::from_unit(claim.number, other))) continue;
+        return fmt::format("; {} was read as {} {} (a bare number is read in the question's unit, {}): did you mean {} {}{}?", text,
+                           text, unit, unit, text, other, std::string(u) == "B" ? " (bytes)" : "");
+    }
+    return "";
+}
+
 // A wrong number that is right but for a power of ten is usually a unit slip (a fraction where
 // percent is asked, GFLOP/s written as FLOP/s): say so. The grade stays as written.
-std::string unit_slip_hint(const std::string& text, double value, double expected, const Question& q, const std::string& unit) {
-    char* end = nullptr;
+std::string unit_slip_hint(const std::string& text, const units::Quantity& claim, double expected, const Question& q,
+                           const std::string& unit) {
+    const double value = claim.value;
     const std::string trimmed = text.substr(0, text.find_last_not_of(" \t") + 1);
-    std::strtod(trimmed.c_str(), &end);
-    const bool bare = end && *end == '\0';
+    const bool bare = claim.unit.empty();
     // One comma and three digits after it ("1,125") groups thousands, as the docs say; a student
     // who writes a decimal comma meant a thousandth of it. Where that reading is right, say so
     // (the grade stays as written: the answer is ambiguous, and a resubmission settles it).
@@ -186,10 +234,14 @@ std::string unit_slip_hint(const std::string& text, double value, double expecte
     }
     const auto [lo, hi] = accepted_band(expected, q.tolerance);
     const bool narrow = (lo > 0 && hi <= kSlipBandRatio * lo) || (hi < 0 && -lo <= kSlipBandRatio * -hi);
+    // Would `v` (SI) be right, and show the right digits rather than land in a wide band?
+    auto right_digits = [&](double v) {
+        return within(v, expected, q.tolerance, 1) && (narrow || std::fabs(v - expected) <= kSlipDigits * std::fabs(expected));
+    };
+    if (const std::string bytes = byte_unit_slip(trimmed, claim, unit, right_digits); !bytes.empty()) return bytes;
     for (int k : {2, -2, 3, -3, 6, -6, 9, -9, 12, -12}) {
         const double f = std::pow(10.0, k);
-        if (!within(value * f, expected, q.tolerance, 1)) continue;
-        if (!narrow && !(std::fabs(value * f - expected) <= kSlipDigits * std::fabs(expected))) continue;
+        if (!right_digits(value * f)) continue;
         // `value` is already SI (0.241 read as 0.241% is 0.00241): the fraction meant is value * f.
         if (unit == "%" && k == 2 && bare)
             return "; " + trimmed + " was read as " + trimmed + "%: did you mean " + format::percent(value * f) + "?";
@@ -197,6 +249,16 @@ std::string unit_slip_hint(const std::string& text, double value, double expecte
                            bare && !unit.empty() ? " (a bare number is read in " + unit + ")" : "");
     }
     return "";
+}
+
+// A word answer (a regime, a choice) as it is matched: option_key's reading (case, blanks, hyphens
+// and underscores do not matter; runs of them count as one) of the answer less a full stop a
+// sentence ends with ("Memory bound.").
+std::string answer_key(const std::string& claim) {
+    std::string key = option_key(claim);
+    if (!key.empty() && key.back() == '.') key.pop_back();
+    if (!key.empty() && key.back() == '_') key.pop_back();
+    return key;
 }
 
 // "12853 tokens" in a question whose noun is token: the claim without the noun (singular or
@@ -211,6 +273,14 @@ std::string without_noun(const std::string& claim, const std::string& noun) {
     const bool plural_y = n.size() > 1 && n.back() == 'y' && word == n.substr(0, n.size() - 1) + "ies";
     if (word == n || word == n + "s" || word == n + "es" || plural_y) return claim.substr(0, blank);
     return claim;
+}
+
+// How a claim read leniently was read ("10.9 GFLOPs" as GFLOP/s): said whatever the verdict, so a
+// student learns the spelling that cannot be misread.
+void add_reading_note(QuestionResult& r, const units::Quantity& claim) {
+    if (claim.note.empty()) return;
+    r.feedback += "; " + claim.note;
+    r.advises = true;
 }
 
 void grade_number(QuestionResult& r, const Question& q, double expected, const RawRun& raw, const std::string& default_unit) {
@@ -271,6 +341,7 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
         else if (q.partial.within > 0 && d <= *q.tolerance.steps * q.partial.within) r.verdict = Verdict::partial;
         else r.verdict = Verdict::wrong;
         r.feedback = verdict_words(r.verdict, q, unit);
+        add_reading_note(r, claim);
         if (!on_sweep(pts, claim.value)) {
             // Said whatever the verdict: the student learns how their answer was read, and
             // nothing about the expected value.
@@ -286,11 +357,37 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     else if (q.partial.within > 0 && within(claim.value, expected, q.tolerance, q.partial.within)) r.verdict = Verdict::partial;
     else r.verdict = Verdict::wrong;
     r.feedback = verdict_words(r.verdict, q, unit);
+    add_reading_note(r, claim);
     if (r.verdict == Verdict::wrong)
-        if (const std::string hint = unit_slip_hint(r.claim, claim.value, expected, q, unit); !hint.empty()) {
+        if (const std::string hint = unit_slip_hint(r.claim, claim, expected, q, unit); !hint.empty()) {
             r.feedback += hint;
             r.advises = true;
         }
+}
+
+// A key YAML read as one word because the space after its colon is missing: `max_batch:22` is
+// the key 'max_batch:22' with no value, not max_batch: 22. Where the text before the first ':' is a
+// question id (`question`), or a near miss of one (`near`), and a value follows, this says so.
+struct UnspacedAnswer {
+    std::string key;       // the text before the ':'
+    std::string value;     // the text after it, trimmed
+    std::string question;  // the question it answers; "" when key is only near one
+    std::string near;      // did_you_mean's question when key is no question id
+};
+
+std::optional<UnspacedAnswer> without_space_after_colon(const std::string& id, const Claim& claim, const std::vector<std::string>& ids) {
+    const std::size_t colon = id.find(':');
+    if (colon == std::string::npos || !claim.empty) return std::nullopt;
+    auto trim = [](const std::string& t) {
+        const std::size_t b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+        return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+    };
+    UnspacedAnswer a{trim(id.substr(0, colon)), trim(id.substr(colon + 1)), "", ""};
+    if (a.key.empty() || a.value.empty()) return std::nullopt;
+    if (std::find(ids.begin(), ids.end(), a.key) != ids.end()) a.question = a.key;
+    else a.near = did_you_mean(a.key, ids);
+    if (a.question.empty() && a.near.empty()) return std::nullopt;
+    return a;
 }
 
 }  // namespace
@@ -404,7 +501,8 @@ void check_binding(const Submission& s) {
                          "submit the run of lesson " + s.spec.lesson);
     std::string digest = s.record.value("digest", "");
     if (a.run != digest)
-        throw InputError(a.file, "the answers are bound to run " + a.run.substr(0, 19) + "…, but the run given is " +
+        throw InputError(a.file, "the answers are bound to run " + a.run.substr(0, 19) + "…, but the run given" +
+                                     (s.run_file.empty() ? "" : " (" + s.run_file.string() + ")") + " is " +
                                      digest.substr(0, 19) + "…",
                          "submit the run the answers were written for, or make a new template with `lab answers`");
     if (normalise_student(a.student) != normalise_student(s.raw.options.student))
@@ -449,8 +547,32 @@ GradeReport grade(const Submission& s) {
     std::vector<std::string> ids;
     for (const auto& q : s.spec.questions) ids.push_back(q.id);
     std::map<std::string, std::string> misspelt;   // question id -> the id the student wrote
+    std::map<std::string, Claim> answers = s.answers.answers;
     for (const auto& [id, claim] : s.answers.answers) {
         if (std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
+        if (const auto unspaced = without_space_after_colon(id, claim, ids)) {
+            const std::string line = "line " + std::to_string(claim.line) + ": '" + id + "'";
+            const std::string why = " (YAML needs a space after ':')";
+            if (!unspaced->question.empty()) {
+                auto [given, fresh] = answers.try_emplace(unspaced->question, Claim{unspaced->value, claim.line, false});
+                // An answer written properly elsewhere wins; a blank one gives way.
+                if (fresh || given->second.empty) {
+                    given->second = Claim{unspaced->value, claim.line, false};
+                    rep.notes.push_back(line + " read as " + unspaced->question + ": " + unspaced->value + why);
+                } else {
+                    rep.notes.push_back(line + " is " + unspaced->question + ": " + unspaced->value + why + ", but line " +
+                                        std::to_string(given->second.line) + " answers " + unspaced->question +
+                                        " too: that answer is graded, this one is not");
+                }
+                continue;
+            }
+            // A misspelt id is not graded when written properly, so it is not here either.
+            rep.notes.push_back(line + " is " + unspaced->key + ": " + unspaced->value + why + ", and '" + unspaced->key +
+                                "' is not a question of lesson " + s.spec.lesson + " (did you mean '" + unspaced->near +
+                                "'?): not graded");
+            misspelt.emplace(unspaced->near, id);
+            continue;
+        }
         const std::string near = did_you_mean(id, ids);
         rep.notes.push_back("line " + std::to_string(claim.line) + ": '" + id + "' is not a question of lesson " + s.spec.lesson +
                             (near.empty() ? ": not graded" : " (did you mean '" + near + "'?): not graded"));
@@ -470,8 +592,8 @@ GradeReport grade(const Submission& s) {
             return record::format_value(*v);
         });
         r.max_points = q.points;
-        auto claim = s.answers.answers.find(q.id);
-        if (claim != s.answers.answers.end() && !claim->second.empty) r.claim = claim->second.text;
+        auto claim = answers.find(q.id);
+        if (claim != answers.end() && !claim->second.empty) r.claim = claim->second.text;
 
         // Void: the question does not apply to this device, or the run cannot have its metric.
         bool applies = q.applies_to.empty() ||
@@ -487,20 +609,25 @@ GradeReport grade(const Submission& s) {
         if (r.claim.empty()) {
             r.verdict = Verdict::missing;
             r.advises = misspelt.count(q.id) > 0;
-            r.feedback = r.advises ? "no answer (you answered '" + misspelt[q.id] + "': rename it " + q.id + ")" : "no answer";
+            const std::string& wrote = misspelt[q.id];
+            // `max_bach:22` (no space after the colon): the fix is the whole line, not the key.
+            const std::size_t value = wrote.find(':') == std::string::npos ? std::string::npos
+                                                                             : wrote.find_first_not_of(" \t", wrote.find(':') + 1);
+            const std::string fix = value == std::string::npos ? "rename it " + q.id : "write " + q.id + ": " + wrote.substr(value);
+            r.feedback = r.advises ? "no answer (you answered '" + wrote + "': " + fix + ")" : "no answer";
         } else if (q.type == QuestionType::number || q.type == QuestionType::integer) {
             double expected = metric ? metric->number : units::parse_claim(*q.expected.value, q.unit).value;
             grade_number(r, q, expected, s.raw, metric ? metric->unit : q.unit);
         } else if (q.type == QuestionType::regime) {
             std::string want = metric ? metric->text : *q.expected.value;
             r.expected = want;
-            auto c = roofline::parse_regime(r.claim);
+            auto c = roofline::parse_regime(answer_key(r.claim));
             // A verdict the run could not decide names two candidates; either is a fair answer.
             const std::vector<roofline::Regime> candidates = roofline::regimes_in(want);
             const std::vector<std::string> choices = regime_choices(q);
             if (!c) {
                 r.verdict = Verdict::invalid;
-                r.feedback = "not a regime: write " + or_list(choices);
+                r.feedback = "'" + r.claim + "' is not a regime: write " + or_list(choices);
             } else {
                 // A regime the question does not offer is wrong, and the note says which it offers.
                 if (std::none_of(choices.begin(), choices.end(), [&](const std::string& o) { return roofline::parse_regime(o) == c; }))
@@ -551,7 +678,7 @@ GradeReport grade(const Submission& s) {
             bool known = false;
             std::string listed;
             for (const auto& o : q.options) {
-                known = known || option_key(o) == option_key(r.claim);
+                known = known || option_key(o) == answer_key(r.claim);
                 listed += (listed.empty() ? "" : ", ") + o;
             }
             if (!known) {
@@ -565,7 +692,7 @@ GradeReport grade(const Submission& s) {
                     e = std::min(want.find(" or ", b), want.size());
                     accepted.push_back(option_key(want.substr(b, e - b)));
                 }
-                r.verdict = std::find(accepted.begin(), accepted.end(), option_key(r.claim)) != accepted.end() ? Verdict::correct
+                r.verdict = std::find(accepted.begin(), accepted.end(), answer_key(r.claim)) != accepted.end() ? Verdict::correct
                                                                                                                 : Verdict::wrong;
                 if (accepted.size() > 1) r.feedback = "the run sits on the boundary between " + want + ": either is accepted";
             }

@@ -3,6 +3,7 @@
 // plain data; reporters (console, JSON, Gradescope) decide what each audience sees.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,8 @@ struct Submission {
     std::vector<std::string> plan_problems = {};
     // The course key (course mode); none: practice mode.
     std::optional<CourseKey> key = std::nullopt;
+    // The run record's file, named in messages about the run ("" when it was not read from one).
+    std::filesystem::path run_file = {};
 };
 
 // Refusals that are bad input, not a grade (exit 2): answers for another lesson, run or student.

@@ -71,7 +71,7 @@ GradeReport grade_read_run(GradingContext& ctx, const std::string& lesson_id, co
     Derivation derived = derive_run(lesson, raw, run_file.string());
     // The lesson's plan, replayed against the record's own device facts, options and
     // measurements: the workloads, their sizes and counts must be the ones it requests.
-    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course(), replay_plan(*lesson.lesson, raw), ctx.key()};
+    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course(), replay_plan(*lesson.lesson, raw), ctx.key(), run_file};
     check_binding(s);
     return grade(s);
 }

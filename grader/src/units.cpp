@@ -344,6 +344,15 @@ NumberAndRest read_number(std::string_view claim, std::string_view examples) {
             "fraction (1.5)";
         if (point != std::string_view::npos && mantissa.find(',', point) != std::string_view::npos)
             throw fail(grouping_rule);
+        // "0,962" is no thousands group (no number is written with a leading zero before its
+        // first comma): it is a decimal comma, refused as "1,5" is.
+        if (integer.size() > 1 && integer[0] == '0')
+            throw fail(fmt::format("a leading 0 never starts a group of thousands, so this is a decimal comma; write a decimal "
+                                   "point ({}{})", negative ? "-" : "", [&] {
+                                       std::string decimal(mantissa);
+                                       if (const std::size_t c = decimal.find(','); c != std::string::npos) decimal[c] = '.';
+                                       return decimal;
+                                   }()));
         std::size_t group_start = 0;
         for (std::size_t g = 0;; ++g) {
             const std::size_t comma = integer.find(',', group_start);
@@ -401,6 +410,10 @@ double from_unit(double value, const std::string& unit) { return value * require
 
 double to_unit(double si_value, const std::string& unit) { return si_value / require_unit(unit).factor; }
 
+namespace {
+std::string_view per_second(const DimensionInfo& info) { return info.dimension == "B/s" ? "/s" : ""; }
+}  // namespace
+
 Quantity parse_claim(const std::string& text, const std::string& default_unit) {
     const Known* question = find_unit(trim(default_unit));
     if (!question)
@@ -412,10 +425,29 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
     const std::string_view claim = trim(text);
     if (claim.empty()) throw UnitError(fmt::format("the answer is empty: write {}", expected));
 
-    const auto [number, rest] = read_number(claim, want.examples);
+    auto [number, rest] = read_number(claim, want.examples);
+    // A fraction of two plain numbers ("1/4"): the number it is. Anything after it (a unit, a
+    // third number) is refused with the decimal to write instead.
+    if (rest.size() > 1 && rest[0] == '/' && (is_digit(rest[1]) || rest[1] == '.')) {
+        const auto [denominator, after] = read_number(rest.substr(1), want.examples);
+        const double fraction = number / denominator;
+        if (denominator == 0 || !std::isfinite(fraction))
+            throw UnitError(fmt::format("'{}' divides by zero: write a number such as {}", claim, want.examples));
+        if (!trim(after).empty())
+            throw UnitError(fmt::format("cannot read '{}': a fraction is read only alone (1/4); write it as a decimal ({:g} {})",
+                                        claim, fraction, trim(after)));
+        // A bare number in a "%" question is percent: 1/4 there would be 0.25%, surely not meant.
+        if (trim(default_unit) == "%")
+            throw UnitError(fmt::format("cannot read '{}' in a question asked in %: write {:g}% (a bare number here is percent, "
+                                        "so {:g} would be {:g}%)", claim, 100 * fraction, fraction, fraction));
+        number = fraction;
+        rest = after;
+    }
     const std::string_view unit = trim(rest);
 
     Quantity q;
+    q.number = number;
+    q.unit = std::string(unit);
     if (unit.empty()) {
         // A bare number is in the question's unit: "80" in a "%" question is 80%, in a "ratio"
         // question 80x.
@@ -432,6 +464,30 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
         if (!known)
             throw UnitError(fmt::format("cannot read '{}': {}{}", claim, unknown_unit_message(unit),
                                         want.dimension.empty() ? "" : "; expected " + expected));
+        // A count's decimal prefix alone is how `lab` prints FLOP counts ("768 M", "1.07 G"): in a
+        // FLOP question it is that many FLOP. Bytes carry their unit in every table, and "552 M"
+        // of bytes could mean MB or MiB: the student is asked to say which.
+        if (known->dimension.empty() && want.dimension == "FLOP") known = find_unit(std::string(unit) + "FLOP");
+        if (known->dimension.empty() && (want.dimension == "B" || want.dimension == "B/s"))
+            throw UnitError(fmt::format("cannot read '{}': '{}' alone is a plain count's prefix, and does not say decimal or "
+                                        "binary bytes; write {} {}B{} (decimal) or {} {}iB{} (binary)",
+                                        claim, unit, number_text, unit, per_second(want), number_text,
+                                        unit == "k" ? "K" : unit, per_second(want)));
+        // "FLOPs" (a plural count) and "FLOPS" (a rate) differ by the case of one letter, and
+        // many a text writes one for the other. Where the other one is asked, the question's
+        // reading is taken, and the note says how it was read: GFLOP or GFLOP/s is unambiguous.
+        if (unit.size() >= 5) {
+            const std::string_view tail = unit.substr(unit.size() - 5), prefix = unit.substr(0, unit.size() - 5);
+            const bool count_as_rate = tail == "FLOPs" && want.dimension == "FLOP/s";
+            const bool rate_as_count = tail == "FLOPS" && want.dimension == "FLOP";
+            const std::string read_as = std::string(prefix) + (count_as_rate ? "FLOP/s" : "FLOP");
+            if (const Known* k = find_unit(read_as); k && (count_as_rate || rate_as_count)) {
+                known = k;
+                q.note = fmt::format("'{}' was read as {} {}: {}FLOPs (lower-case s) is a count of operations and {}FLOPS (capital "
+                                     "S) a rate; this question asks for {}, so write {} to be unambiguous",
+                                     claim, number_text, read_as, prefix, prefix, want.noun, read_as);
+            }
+        }
         // A plain-count question takes any unit (the header's contract: the caller sees the
         // dimension); every other question wants its own dimension, and a wrong one is an error
         // rather than a wrong answer, so the student learns which quantity was asked for.

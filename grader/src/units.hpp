@@ -23,6 +23,11 @@ public:
 struct Quantity {
     double value = 0;        // in the SI base unit of `dimension`
     std::string dimension;
+    double number = 0;       // the number as written ("16" of "16 GB")
+    std::string unit;        // the unit as written ("GB"), "" for a bare number
+    // How the claim was read where it was read leniently ("10.9 GFLOPs" in a rate question read
+    // as GFLOP/s): the student is told, and the grade is of that reading. "" otherwise.
+    std::string note;
 };
 
 // The dimension of a unit string ("GB/s" -> "B/s", "us" -> "s", "%" -> "ratio", "TFLOP/s" ->
@@ -35,10 +40,13 @@ double from_unit(double value, const std::string& unit);
 // The inverse: to_unit(1.2e12, "TB/s") == 1.2.
 double to_unit(double si_value, const std::string& unit);
 
-// Parses a claim. A bare number ("1.5e9", "42") is read in `default_unit`; a number with a unit
-// must have the dimension of `default_unit` (when default_unit is "" any known unit is accepted
-// and its dimension returned). Throws UnitError on malformed text, an unknown unit, or a wrong
-// dimension.
+// Parses a claim. A bare number ("1.5e9", "42", or a fraction of two plain numbers, "1/4") is
+// read in `default_unit`; a number with a unit must have the dimension of `default_unit` (when
+// default_unit is "" any known unit is accepted and its dimension returned). Two spellings are
+// read by what the question asks, with a note: a count's decimal prefix alone ("552 M", as `lab`
+// prints FLOP counts) in a FLOP question, and "FLOPs" / "FLOPS" (count / rate, told apart by the
+// case of one letter) where the other is asked. Throws UnitError on malformed text, an unknown
+// unit, or a wrong dimension.
 Quantity parse_claim(const std::string& text, const std::string& default_unit);
 
 // "1.2 TB/s", "350 ns", "6.5 GiB" (binary prefixes only when `binary` is asked for bytes),

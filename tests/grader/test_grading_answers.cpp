@@ -141,3 +141,20 @@ TEST_CASE("a run and answers of another lesson than the one graded are bad input
     fs::path a01 = g.write("a01.yaml", text);
     CHECK_THROWS_AS(grade_files(ctx, "", a01, fixture_run_file("02.05-quick-reveal.json")), lab::InputError);
 }
+
+TEST_CASE("answers bound to another run name the run file given, not only the two digests", "[grading]") {
+    lab_test::TempDir configs;
+    fs::copy(lab_test::source_root() / "configs", configs / "configs", fs::copy_options::recursive);
+    ScopedEnv env("LAB_CONFIG_DIR", (configs / "configs").string());
+    Grading g;
+    Run run = fixture_run();
+    std::string text = g.answers_text(run, {{"ridge_point", "11"}});
+    text.replace(text.find(run.digest()), run.digest().size(), "sha256:" + std::string(64, '0'));
+    const fs::path answers = g.write("answers.yaml", text);
+    const fs::path run_file = fixture_run_file("02.05-quick-reveal.json");
+    GradingContext ctx;
+    const std::string msg = input_error([&] { grade_files(ctx, "02.05", answers, run_file); });
+    CHECK_THAT(msg, Catch::Contains("the answers are bound to run sha256:000000000000…, but the run given (" + run_file.string() +
+                                    ") is " + run.digest().substr(0, 19) + "…"));
+    CHECK_THAT(msg, Catch::Contains("make a new template with `lab answers`"));
+}

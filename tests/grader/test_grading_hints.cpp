@@ -4,6 +4,8 @@
 // question whose answer `lab run` prints to everyone.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "errors.hpp"
 #include "grading_fixtures.hpp"
 #include "reports.hpp"
@@ -288,4 +290,116 @@ TEST_CASE("an empty answers file, or one of comments only, says so and how to ma
     const fs::path spec = g.write("empty-spec.yaml", "# nothing yet\n");
     const std::string e = input_error([&] { load_spec(spec, true, "never"); });
     CHECK_THAT(e, Catch::StartsWith(spec.string() + ": the grading spec is empty") && Catch::Contains("\n  fix: write its keys"));
+}
+
+// 02.07's KV cache question as shipped (unit GiB, a hint about KV heads): an answer that is the
+// right size in the wrong byte unit is graded as written, and told the slip instead of the hint.
+TEST_CASE("a byte answer right in another byte unit says which, instead of the question's hint", "[grading]") {
+    Grading g;
+    Run run = fixture_run("02.07-quick-reveal.json");
+    const GradingSpec spec = g.spec(lab_test::read_file(lab_test::source_root() / "configs/grading/02.07.yaml"));
+    const double kv = run.number("question_kv_bytes");
+    REQUIRE(kv == 2.0 * (1u << 30));  // 2 GiB: 2.147 GB
+    auto graded = [&](const std::string& claim) {
+        GradeReport r = g.grade(spec, run, {{"kv_cache_bytes", claim}});
+        return std::pair{result(r, "kv_cache_bytes"), console_report(r)};
+    };
+    SECTION("the GiB figure written with GB") {
+        const auto [q, console] = graded("2 GB");
+        CHECK(q.verdict == Verdict::wrong);
+        CHECK_THAT(q.feedback, Catch::Contains("2 GB is 2 x 10^9 bytes: 2 GiB (2^30 bytes each) would be right"));
+        CHECK(q.advises);
+        CHECK_THAT(console, Catch::Contains("2 GiB (2^30 bytes each) would be right") && !Catch::Contains("KV heads"));
+    }
+    SECTION("the GB figure written with GiB") {
+        const auto [q, console] = graded("2.147 GiB");
+        CHECK(q.verdict == Verdict::wrong);
+        CHECK_THAT(q.feedback, Catch::Contains("2.147 GiB is 2.147 x 2^30 bytes: 2.147 GB (10^9 bytes each) would be right"));
+    }
+    SECTION("a bare GB figure, read in the question's GiB") {
+        const auto [q, console] = graded("2.147");
+        CHECK(q.verdict == Verdict::wrong);
+        CHECK_THAT(q.feedback, Catch::Contains("2.147 was read as 2.147 GiB (a bare number is read in the question's unit, GiB): "
+                                               "did you mean 2.147 GB?"));
+        CHECK_THAT(console, !Catch::Contains("KV heads"));
+    }
+    SECTION("a bare count of bytes, read in GiB") {
+        const auto [q, console] = graded("2147483648");
+        CHECK(q.verdict == Verdict::wrong);
+        CHECK_THAT(q.feedback, Catch::Contains("did you mean 2147483648 B (bytes)?"));
+    }
+    SECTION("right as written: no note; wrong in every unit: the question's hint") {
+        CHECK(graded("2 GiB").first.verdict == Verdict::correct);
+        CHECK(graded("2147483648 B").first.verdict == Verdict::correct);
+        const auto [q, console] = graded("8 GiB");  // 32 KV heads instead of 8
+        CHECK(q.verdict == Verdict::wrong);
+        CHECK_FALSE(q.advises);
+        CHECK_THAT(console, Catch::Contains("KV heads"));
+    }
+}
+
+TEST_CASE("FLOPs written for a rate is read as the rate asked, and the note says so", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    const GradeReport r = g.grade(g.spec(spec_yaml(kAttainable)), run,
+                                  {{"attainable", num(run.number("attainable_flops_per_s") / 1e9) + " GFLOPs"}});
+    const auto& q = result(r, "attainable");
+    CHECK(q.verdict == Verdict::correct);
+    CHECK_THAT(q.feedback, Catch::StartsWith("accepted") && Catch::Contains("GFLOPs' was read as") && Catch::Contains("write GFLOP/s"));
+    CHECK_THAT(console_report(r), Catch::Contains("write GFLOP/s"));
+}
+
+TEST_CASE("a count of cycles may name them, as a count of tokens does", "[grading]") {
+    Grading g;
+    Run run = fixture_run("02.03-quick-reveal.json");
+    std::string yaml = lab_test::read_file(lab_test::source_root() / "configs/grading/02.03.yaml");
+    yaml.replace(yaml.find("accept_quick: false"), 19, "accept_quick: true");
+    const GradingSpec spec = g.spec(yaml);
+    const double l1 = run.number("l1.latency_cycles"), dram = run.number("dram.latency_cycles");
+    const GradeReport r = g.grade(spec, run, {{"l1_cycles", num(l1) + " cycles"}, {"dram_cycles", num(dram) + " Cycles"}});
+    CHECK(result(r, "l1_cycles").verdict == Verdict::correct);
+    CHECK(result(r, "dram_cycles").verdict == Verdict::correct);
+    // Another word is still no count of cycles.
+    CHECK(result(g.grade(spec, run, {{"l1_cycles", num(l1) + " ns"}}), "l1_cycles").verdict == Verdict::invalid);
+}
+
+// `max_batch:22`: YAML reads one key, 'max_batch:22', with no value.
+TEST_CASE("an answer without the space after its colon is read as that answer, with a note", "[grading]") {
+    Grading g;
+    Run run = fixture_run("02.07-quick-reveal.json");
+    const GradingSpec spec = g.spec(lab_test::read_file(lab_test::source_root() / "configs/grading/02.07.yaml"));
+    // As in a template: another question, left blank, before the answers.
+    const std::string head = g.answers_text(run, {{"kv_cache_bytes", ""}});
+    const int first = 1 + static_cast<int>(std::count(head.begin(), head.end(), '\n'));  // the line after it
+    auto graded = [&](const std::string& lines) { return g.grade_file(spec, run, load_answers(g.write("unspaced.yaml", head + lines))); };
+    SECTION("a question id") {
+        const GradeReport r = graded("  max_batch:6\n");
+        CHECK(result(r, "max_batch").claim == "6");
+        CHECK(result(r, "max_batch").verdict == Verdict::correct);
+        REQUIRE(r.notes.size() == 1);
+        CHECK(r.notes[0] == "line " + std::to_string(first) + ": 'max_batch:6' read as max_batch: 6 (YAML needs a space after ':')");
+    }
+    SECTION("an answer written properly wins, and the note says both were given") {
+        const GradeReport r = graded("  max_batch: 5\n  max_batch:6\n");
+        CHECK(result(r, "max_batch").claim == "5");
+        REQUIRE(r.notes.size() == 1);
+        CHECK_THAT(r.notes[0], Catch::Contains("'max_batch:6' is max_batch: 6 (YAML needs a space after ':'), but line " +
+                                               std::to_string(first) + " answers max_batch too: that answer is graded, this one is not"));
+    }
+    SECTION("a blank answer gives way to it") {
+        const GradeReport r = graded("  max_batch:\n  max_batch:6\n");
+        CHECK(result(r, "max_batch").claim == "6");
+    }
+    SECTION("a misspelt id is not graded, as it is not with its space") {
+        const GradeReport r = graded("  max_bach:6\n");
+        CHECK(result(r, "max_batch").verdict == Verdict::missing);
+        CHECK_THAT(result(r, "max_batch").feedback, Catch::Contains("you answered 'max_bach:6': write max_batch: 6"));
+        REQUIRE(r.notes.size() == 1);
+        CHECK_THAT(r.notes[0], Catch::Contains("(did you mean 'max_batch'?): not graded"));
+    }
+    SECTION("the only answer: YAML reads `answers` as one word, and the refusal names the missing space") {
+        const std::string msg = input_error([&] { load_answers(g.write("alone.yaml", g.answers_text(run, {}) + "  max_batch:6\n")); });
+        CHECK_THAT(msg, Catch::Contains("'answers' must be a mapping of question id: claim") &&
+                            Catch::Contains("'max_batch:6' needs a space after ':' (max_batch: 6)"));
+    }
 }

@@ -296,12 +296,28 @@ TEST_CASE("\"bandwidth bound\" and other spellings are accepted for memory_bound
         {"bandwidth bound", Verdict::correct},
         {"Bandwidth-bound", Verdict::correct},
         {"memory bound", Verdict::correct},
+        // Blanks around it, runs of them inside it and a sentence's full stop do not matter either
+        // (quoted: YAML keeps a quoted scalar's blanks).
+        {"\"memory_bound \"", Verdict::correct},
+        {"\" Memory-bound\"", Verdict::correct},
+        {"memory  bound", Verdict::correct},
+        {"Memory Bound.", Verdict::correct},
+        {"\"memory -  bound \"", Verdict::correct},
         {"compute_bound", Verdict::wrong},
+        {"Compute bound.", Verdict::wrong},
         {"latency_bound", Verdict::wrong},
         {"slow", Verdict::invalid},
     }));
     CAPTURE(claim);
     CHECK(result(g.grade(spec, run, {{"triad_side", claim}}), "triad_side").verdict == verdict);
+}
+
+TEST_CASE("an answer that is no regime is quoted as written, blanks visible", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    const GradeReport r = g.grade(g.spec(spec_yaml(kTriadSide)), run, {{"triad_side", "\"memory bond \""}});
+    CHECK(result(r, "triad_side").verdict == Verdict::invalid);
+    CHECK(result(r, "triad_side").feedback == "'memory bond ' is not a regime: write memory_bound or compute_bound");
 }
 
 TEST_CASE("choice and yes/no questions with constant expected values", "[grading]") {
@@ -320,6 +336,7 @@ TEST_CASE("choice and yes/no questions with constant expected values", "[grading
     GradeReport r = g.grade(spec, run, {{"roof", "Slanted"}, {"fits", "no"}});
     CHECK(result(r, "roof").verdict == Verdict::correct);
     CHECK(result(r, "fits").verdict == Verdict::correct);
+    CHECK(result(g.grade(spec, run, {{"roof", "Slanted."}}), "roof").verdict == Verdict::correct);
     r = g.grade(spec, run, {{"roof", "flat"}, {"fits", "yes"}});
     CHECK(result(r, "roof").verdict == Verdict::wrong);
     CHECK(result(r, "fits").verdict == Verdict::wrong);

@@ -212,6 +212,53 @@ TEST_CASE("numbers: signs, exponents, separators and spacing", "[units]") {
     CHECK_THAT(parse_claim(text, question).value, WithinRel(si, 1e-12));
 }
 
+TEST_CASE("a simple fraction of two plain numbers is the number it is", "[units]") {
+    CHECK(parse_claim("1/4", "").value == 0.25);
+    CHECK(parse_claim(" 3/4 ", "ratio").value == 0.75);
+    CHECK(parse_claim("1/8", "GiB").value == kGi / 8);  // a bare number, in the question's unit
+    CHECK(parse_claim("1/4", "").note.empty());
+}
+
+TEST_CASE("a FLOP count written as lab prints it: the decimal prefix alone", "[units]") {
+    // The run table's FLOP column: "768 M", "1.07 G", "33.6 M".
+    auto [text, si] = GENERATE(table<std::string, double>({
+        {"552 M", 552e6},
+        {"552M", 552e6},
+        {"1.07 G", 1.07e9},
+        {"33.6 M", 33.6e6},
+        {"2 T", 2e12},
+    }));
+    CAPTURE(text);
+    const Quantity q = parse_claim(text, "TFLOP");
+    CHECK_THAT(q.value, WithinRel(si, 1e-12));
+    CHECK(q.dimension == "FLOP");
+    CHECK(q.note.empty());
+}
+
+TEST_CASE("FLOPs and FLOPS, one letter's case apart, are read as the question asks, with a note", "[units]") {
+    SECTION("FLOPs (a count) where a rate is asked") {
+        const Quantity q = parse_claim("10.9 GFLOPs", "GFLOP/s");
+        CHECK(q.value == 10.9e9);
+        CHECK(q.dimension == "FLOP/s");
+        CHECK_THAT(q.note, Contains("'10.9 GFLOPs' was read as 10.9 GFLOP/s") && Contains("GFLOPs (lower-case s) is a count") &&
+                               Contains("write GFLOP/s"));
+    }
+    SECTION("FLOPS (a rate) where a count is asked") {
+        const Quantity q = parse_claim("3.5 TFLOPS", "TFLOP");
+        CHECK(q.value == 3.5e12);
+        CHECK(q.dimension == "FLOP");
+        CHECK_THAT(q.note, Contains("was read as 3.5 TFLOP") && Contains("write TFLOP to be unambiguous"));
+    }
+    SECTION("the spelling the question asks for, and the unambiguous ones, carry no note") {
+        CHECK(parse_claim("10.9 GFLOPS", "GFLOP/s").note.empty());
+        CHECK(parse_claim("10.9 GFLOP/s", "GFLOP/s").note.empty());
+        CHECK(parse_claim("10.9 GFLOPs", "TFLOP").note.empty());
+    }
+    SECTION("a singular FLOP is a count, never a rate") {
+        CHECK_THAT(error_of("10.9 GFLOP", "GFLOP/s"), Contains("got '10.9 GFLOP' (a FLOP count)"));
+    }
+}
+
 TEST_CASE("a count question accepts any known unit and reports its dimension", "[units]") {
     const Quantity q = parse_claim("13.48 GB", "");
     CHECK(q.value == 13.48e9);
@@ -271,7 +318,7 @@ TEST_CASE("a claim that cannot be read is refused with a message saying what to 
         {"3 ms", "GB/s", "expected a bandwidth such as 2 TB/s or 500 GB/s, got '3 ms' (a time)"},
         {"80%", "B/s", "got '80%' (a ratio)"},
         {"2.5x", "s", "expected a time such as 500 ns or 2 ms, got '2.5x' (a ratio)"},
-        {"312 TFLOPS", "FLOP", "expected a FLOP count such as 5 TFLOP or 2e9 FLOP, got '312 TFLOPS' (a compute rate)"},
+        {"312 TFLOP/s", "FLOP", "expected a FLOP count such as 5 TFLOP or 2e9 FLOP, got '312 TFLOP/s' (a compute rate)"},
         {"6.5 GiB", "GB/s", "got '6.5 GiB' (a size in bytes)"},
         {"9.3 FLOP/B", "FLOP", "(an arithmetic intensity)"},
         {"1 GHz", "W", "expected a power such as 400 W or 1.2 kW, got '1 GHz' (a frequency)"},
@@ -289,6 +336,21 @@ TEST_CASE("a claim that cannot be read is refused with a message saying what to 
         {"1e308 TB", "B", "'1e308 TB' is out of the range the grader can read"},
         {"about 3 ms", "s", "'about 3 ms' does not start with a number: write a number such as 500 ns or 2 ms"},
         {"1,5", "", "commas group thousands (1,234,567.5) in threes before the decimal point"},
+        // "0," never starts a thousands group: a decimal comma, refused as 1,5 is
+        {"0,962", "", "'0,962' is not a number: a leading 0 never starts a group of thousands, so this is a decimal comma; "
+                      "write a decimal point (0.962)"},
+        {"-0,962 s", "s", "write a decimal point (-0.962)"},
+        {"0,962", "ratio", "write a decimal point (0.962)"},
+        // fractions: alone, and never a trap in a percent question
+        {"1/4", "%", "cannot read '1/4' in a question asked in %: write 25% (a bare number here is percent, so 0.25 would be 0.25%)"},
+        {"1/4 GB", "B", "a fraction is read only alone (1/4); write it as a decimal (0.25 GB)"},
+        {"1/0", "", "'1/0' divides by zero"},
+        // a count's prefix alone is no size in bytes: MB or MiB?
+        {"552 M", "B", "cannot read '552 M': 'M' alone is a plain count's prefix, and does not say decimal or binary bytes; "
+                       "write 552 MB (decimal) or 552 MiB (binary)"},
+        {"2 k", "GB/s", "write 2 kB/s (decimal) or 2 KiB/s (binary)"},
+        // nor a time
+        {"552 M", "s", "got '552 M' (a plain count)"},
         {"1,0000", "", "commas group thousands"},
         {"1000,000", "", "commas group thousands"},
         {"1,000.000,5", "", "commas group thousands"},
