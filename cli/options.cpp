@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -112,6 +113,15 @@ std::string user_config_value(const std::string& key) {
         if (!n[key].IsScalar())
             throw InputError(cfg.string() + ":" + std::to_string(n[key].Mark().line + 1), "'" + key + "' must be a single value",
                              "write it as " + key + ": VALUE");
+        // yaml-cpp reads `student: "jane` (the closing quote missing) as jane, where the student
+        // may have meant more: a quote opened on the value's line must close there.
+        std::ifstream in(cfg);
+        std::string line;
+        for (int l = 0; l <= n[key].Mark().line && std::getline(in, line);) ++l;
+        if (const std::size_t q = line.find_first_not_of(" \t", line.find(':') + 1);
+            q != std::string::npos && (line[q] == '"' || line[q] == '\'') && line.find(line[q], q + 1) == std::string::npos)
+            throw InputError(cfg.string() + ":" + std::to_string(n[key].Mark().line + 1), "the quote opening '" + key + "' is never closed",
+                             "close it on the same line: " + key + ": " + line.substr(q, line.find_last_not_of(" \t\r") + 1 - q) + line[q]);
         return n[key].as<std::string>();
     } catch (const YAML::Exception& e) {
         throw InputError(cfg.string() + ":" + std::to_string(e.mark.line + 1), "the user config is not valid YAML: " + e.msg,

@@ -598,6 +598,24 @@ TEST_CASE("a misspelt key in the user config is named, with the key it was proba
     CHECK_THAT(r.err, Catch::Contains("anonymous"));
 }
 
+// yaml-cpp reads an unclosed quote as if it were closed at the line's end: the ID may be cut short.
+TEST_CASE("a student ID whose quote is never closed in the user config is refused with exit 2", "[run]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "lab");
+    lab_test::write_file(d / "lab/config.yaml", "# mine\nstudent: \"jane\n");
+    const std::map<std::string, std::string> env{{"XDG_CONFIG_HOME", d.path().string()}, {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""}};
+    const std::vector<std::string> run = {"run", "02.09", "--quick", "--out", (d / "run.json").string()};
+    auto r = run_lab(run, env);
+    CHECK(r.exit_code == 2);
+    CHECK_FALSE(fs::exists(d / "run.json"));
+    CHECK_THAT(r.err, Catch::Contains("config.yaml:2: the quote opening 'student' is never closed") &&
+                          Catch::Contains("student: \"jane\""));
+    lab_test::write_file(d / "lab/config.yaml", "student: \"jane doe\"  # closed\n");
+    auto closed = run_lab(run, env);
+    CHECK(closed.exit_code == 0);
+    CHECK(lab_test::read_file(d / "run.json").find("\"student\": \"jane_doe\"") != std::string::npos);
+}
+
 // An out-of-tree lesson keeps its spec beside its sources and its plugin in build/: validate finds
 // it from inside build/ too (a relative plugin path has no parent folder to look in).
 TEST_CASE("lab validate finds the grading spec beside the plugin's folder, run from inside it", "[usage]") {
