@@ -63,8 +63,13 @@ std::string distrust_reason(const Ceiling& c) {
 Ceilings calibrate_with_conditions(Backend& backend, Device& device, bool quick, const MeasureFn& measure,
                                    const std::function<void(const std::string&)>& progress, const NoteFn& note) {
     Ceilings c = backend.calibrate(device, quick, measure, progress);
+    // The launch cost is judged as the ceilings are (a busy machine makes it read high), but a
+    // cost is better when lower. It is not one of ceiling_keys: a run measures it beside every
+    // workload and never carries the calibrated one into a verdict.
+    std::vector<std::string> keys = ceiling_keys(c);
+    if (c.launch_s.value > 0) keys.push_back("launch");
     std::vector<std::string> suspect;
-    for (const auto& key : ceiling_keys(c))
+    for (const auto& key : keys)
         if (!distrust_reason(*find_ceiling(c, key)).empty()) suspect.push_back(key);
     if (!suspect.empty()) {
         std::this_thread::sleep_for(kRetryPause);
@@ -75,16 +80,17 @@ Ceilings calibrate_with_conditions(Backend& backend, Device& device, bool quick,
             if (!m) continue;
             double rate = rate_of(key, *m);
             // The better of the two: a busy machine only ever slows a ceiling's kernel down.
-            if (rate > old.value) {
+            const bool better = key == "launch" ? rate > 0 && rate < old.value : rate > old.value;
+            if (better) {
                 std::string method = old.method.substr(0, old.method.find("; median of"));
-                old = ceiling_from(*m, key.rfind("flops.", 0) == 0 ? m->workload.flops : m->workload.bytes,
-                                   old.unit, method);
+                const double work = key == "launch" ? 0 : key.rfind("flops.", 0) == 0 ? m->workload.flops : m->workload.bytes;
+                old = ceiling_from(*m, work, old.unit, method);
                 old.source = "calibration (retried)";
             }
         }
     }
     std::string untrusted;
-    for (const auto& key : ceiling_keys(c)) {
+    for (const auto& key : keys) {
         Ceiling& v = *find_ceiling(c, key);
         std::string why = distrust_reason(v);
         v.trusted = why.empty();
