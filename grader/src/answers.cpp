@@ -127,6 +127,18 @@ bool looks_like_answers(const std::string& text) {
     }
 }
 
+namespace {
+
+// "cycle" -> "cycles", "entry" -> "entries", "pass" -> "passes": the noun as a count's unit.
+std::string plural(const std::string& noun) {
+    const auto ends = [&](const std::string& tail) { return noun.size() > tail.size() && noun.compare(noun.size() - tail.size(), tail.size(), tail) == 0; };
+    if (ends("y") && std::string("aeiou").find(noun[noun.size() - 2]) == std::string::npos) return noun.substr(0, noun.size() - 1) + "ies";
+    if (ends("s") || ends("x") || ends("ch") || ends("sh")) return noun + "es";
+    return noun + "s";
+}
+
+}  // namespace
+
 std::string answers_template(const GradingSpec& spec, const nlohmann::json& record) {
     std::ostringstream out;
     out << "# Answers for lesson " << spec.lesson << ", bound to the run recorded at " << record.value("started_at", "")
@@ -154,6 +166,8 @@ std::string answers_template(const GradingSpec& spec, const nlohmann::json& reco
     for (const auto& q : spec.questions) {
         out << "  # " << fill_prompt(q.prompt, shown);
         if (!q.unit.empty()) out << " [" << q.unit << "]";
+        // A count's noun: "567 cycles" is read as 567, and the student should know it may be written.
+        else if (!q.noun.empty()) out << " [" << plural(q.noun) << "]";
         if (q.type == QuestionType::choice) {
             out << " (one of:";
             for (const auto& o : q.options) out << " " << o;

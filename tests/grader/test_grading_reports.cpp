@@ -141,6 +141,14 @@ TEST_CASE("a prompt's question_<name> words become the run's own variant, never 
     CHECK(filled);
 }
 
+TEST_CASE("the answers template names a count's noun, so '567 cycles' is known to be accepted", "[grading]") {
+    Run r = fixture_run("02.03-quick-reveal.json");
+    GradingSpec spec = load_spec(lab_test::source_root() / "configs/grading/02.03.yaml", true, "never");
+    const std::string t = answers_template(spec, r.record);
+    CHECK_THAT(t, Catch::Contains("at the clock lab measured (printed under ceilings)? [cycles]\n  l1_cycles:"));
+    CHECK_THAT(t, Catch::Contains("[ns]\n  l1_latency:"));
+}
+
 TEST_CASE("the answers template names every question, the student and the run's digest", "[grading]") {
     Run run = fixture_run();
     GradingSpec spec = load_spec(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", false, "never");
