@@ -303,6 +303,11 @@ TEST_CASE("\"bandwidth bound\" and other spellings are accepted for memory_bound
         {"memory  bound", Verdict::correct},
         {"Memory Bound.", Verdict::correct},
         {"\"memory -  bound \"", Verdict::correct},
+        // Pasted from a document: a no-break space, a non-breaking hyphen, an en dash.
+        {"memory\u00a0bound", Verdict::correct},
+        {"\"memory bound\u00a0\"", Verdict::correct},
+        {"memory\u2011bound", Verdict::correct},
+        {"Compute\u2013bound", Verdict::wrong},
         {"compute_bound", Verdict::wrong},
         {"Compute bound.", Verdict::wrong},
         {"latency_bound", Verdict::wrong},
