@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -181,6 +182,8 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     out << "(time: median per invocation; noise: relative stddev, * = noise target not met in the time limit;\n"
            " roof: of the ceilings above; ref: of the ceilings measured right after the kernel, which decide\n"
            " its regime)\n";
+    if (std::any_of(rows.begin(), rows.end(), [](const WorkloadRow& r) { return r.reference_above_roof; }))
+        out << wrap_hanging(std::string("(") + kReferenceAboveRoofNote + ")", 1, terminal_columns()) << "\n";
     // The references themselves: with them the ref column, and so the regime, can be worked out
     // from what is shown (a launch measured under load decides an overhead verdict).
     bool any_reference = false;

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "format.hpp"
 #include "run_plots.hpp"
 #include "run_record.hpp"
@@ -176,6 +179,8 @@ std::string measurements_html(const RunPage& p) {
            "run's ceilings; ref: the same fraction of the ceilings measured right after the workload, which its measured regime is "
            "decided by (on a busy machine the two differ).</p>\n";
     if (!refs.empty()) out += "<p class=\"note\">The ceilings measured right after each workload (its ref):</p>\n<ul class=\"references\">" + refs + "</ul>\n";
+    if (std::any_of(rows.begin(), rows.end(), [](const WorkloadRow& r) { return r.reference_above_roof; }))
+        out += "<p class=\"note\">" + escape(std::string(1, std::toupper(kReferenceAboveRoofNote[0])) + (kReferenceAboveRoofNote + 1)) + ".</p>\n";
     if (const auto busy = busy_machine_note(p.raw)) out += "<p class=\"note\">" + escape(*busy) + "</p>\n";
     if (!p.raw.skipped.empty()) {
         out += "<p>Not measured:</p>\n<ul>";

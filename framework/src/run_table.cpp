@@ -56,6 +56,10 @@ std::string references_text(const RawRun& run, const Workload& w, const roofline
 
 }  // namespace
 
+const char* const kReferenceAboveRoofNote =
+    "a ref above 100%: the kernel ran faster than a ceiling measured right after it, which other work on the machine "
+    "slowed (or whose kernel uses the memory less well than this one): read it as at its roof, not past it";
+
 std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, const std::set<std::string>& withheld) {
     std::vector<WorkloadRow> rows;
     for (const auto& m : run.measurements) {
@@ -84,6 +88,8 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
             const double bytes_roof = pc.local_bandwidth.value > 0 ? pc.local_bandwidth.value : pc.peak_bandwidth;
             const double reference = std::max(flops_roof > 0 ? p->flops_per_s / flops_roof : 0, bytes_roof > 0 ? p->bytes_per_s / bytes_roof : 0);
             r.reference_fraction = cell("roof_fraction", format::percent(reference));
+            // Above 100% by more than the printed rounding.
+            r.reference_above_roof = !r.reference_fraction->withheld && reference > 1.005;
             r.references = references_text(run, w, pc);
         }
         rows.push_back(std::move(r));

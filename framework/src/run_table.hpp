@@ -29,6 +29,9 @@ struct WorkloadRow {
     // references), which the measured regime is decided by; the roof fraction where the run
     // measured none. Withheld with the roof fraction.
     std::optional<DerivedCell> reference_fraction;
+    // The ref fraction is above 100% (and shown): the kernel beat a ceiling measured right after
+    // it, which the view explains rather than leave a reader to think the roof was broken.
+    bool reference_above_roof = false;
     // Those references, as the verdict used them ("launch 8.2 µs, fp32.simt 150 GFLOP/s, bw.update
     // 20 GB/s"); "" where the run measured none (the ceilings above decide). Never withheld: a
     // student needs them to work out the ref fraction and the regime from what is shown.
@@ -38,6 +41,9 @@ struct WorkloadRow {
 // One row per measured workload, in the order measured. Times are medians per invocation; the
 // roof fraction is in percent (record::shown_as_percent); the regime as the derivation states it.
 std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, const std::set<std::string>& withheld);
+
+// Said under a table with a ref fraction above 100% (WorkloadRow::reference_above_roof).
+extern const char* const kReferenceAboveRoofNote;
 
 // Where a ceiling's value comes from when it is not a trusted calibration ("re-measured in this
 // run", "not trusted: measured under load or noisy; runs re-measure it"); "" when it is.

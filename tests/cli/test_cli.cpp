@@ -371,6 +371,13 @@ TEST_CASE("a run's view lists the ceilings measured right after each kernel, whi
     CHECK_THAT(r.out, Catch::Contains("\nref ceilings (measured right after each kernel)\n  mystery_1     launch "));
     CHECK_THAT(r.out, Catch::Matches("[\\s\\S]*\\n  mystery_2     launch [0-9.]+ µs, fp[0-9]+\\.simt [0-9.]+ GFLOP/s, bw\\.update [0-9.]+ GB/s\\n[\\s\\S]*"));
     CHECK_THAT(r.out, Catch::Contains("\n12 graded values are withheld"));
+    CHECK_THAT(r.out, !Catch::Contains("a ref above 100%"));  // graded roof fractions withheld: nothing to explain
+
+    // 02.04's fixture (revealed): an in-place kernel beat the read reference measured after it
+    // (122% ... 161%), which the view explains instead of leaving the roof looking broken.
+    auto beat = run_lab({"show", (lab_test::source_root() / "tests/fixtures/runs/cpu/02.04-quick-reveal.json").string()}, {{"COLUMNS", "100"}});
+    REQUIRE(beat.exit_code == 0);
+    CHECK_THAT(beat.out, Catch::Contains("\n(a ref above 100%: the kernel ran faster than a ceiling measured right after it,"));
 }
 
 TEST_CASE("lab show refuses an edited, a truncated and a foreign run record with exit 2", "[usage]") {
