@@ -76,7 +76,10 @@ struct State {
     // that a thread keeps its track number in every segment of a windowed trace.
     std::unordered_map<std::uint32_t, int> thread_track;
     std::unordered_map<std::uint32_t, int> runtime_track;       // correlation -> track, for syncs
-    std::unordered_map<const char*, std::string> kernel_names;  // CUPTI shares one name pointer per kernel
+    // CUPTI shares one name pointer per kernel: mangled name as read then, and its demangled form.
+    // The pointer is only a fast key: a module unloaded (a lesson's companion) can free a name whose
+    // address a later module's kernel reuses, so the text is compared before the entry is trusted.
+    std::unordered_map<const char*, std::pair<std::string, std::string>> kernel_names;
     std::unordered_map<std::uint32_t, std::string> api_names;     // runtime callback ID -> name
     std::unordered_map<std::uint32_t, std::string> driver_names;  // driver callback ID -> name
 };
@@ -102,8 +105,9 @@ std::string demangle(const char* mangled) {
 
 const std::string& kernel_name(State& s, const char* mangled) {
     auto it = s.kernel_names.find(mangled);
-    if (it == s.kernel_names.end()) it = s.kernel_names.emplace(mangled, demangle(mangled)).first;
-    return it->second;
+    if (it == s.kernel_names.end() || (mangled && it->second.first != mangled))
+        it = s.kernel_names.insert_or_assign(mangled, std::pair{std::string(mangled ? mangled : ""), demangle(mangled)}).first;
+    return it->second.second;
 }
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the suffix is the API version, noise in a trace
