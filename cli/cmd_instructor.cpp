@@ -46,18 +46,23 @@ fs::path find_spec(const fs::path& plugin_as_given, const std::string& id) {
 }
 
 // Another lesson lab finds under the same ID (another title): "\"The Roofline\" (PATH)", or "".
-// A rebuild of this lesson (same title) is not another lesson.
+// A rebuild of this lesson (same title) is not another lesson. Each plugin folder is looked in
+// on its own: with LAB_PLUGIN_PATH naming the instructor's build folder first (as authoring.md
+// says), the plugin being validated shadows the installed lesson it would replace.
 std::string other_lesson_with_id(const fs::path& file, const LessonInfo& info) {
-    try {
-        const Catalog cat = discover(paths::plugin_dirs());
-        auto it = cat.lessons.find(info.id);
-        std::error_code ec;
-        if (it == cat.lessons.end() || fs::equivalent(it->second.file, file, ec)) return "";
-        const std::string title = load_lesson(it->second.file).info.title;
-        return title == info.title ? "" : "\"" + title + "\" (" + it->second.file.string() + ")";
-    } catch (const std::exception&) {
-        return "";  // an unreadable plugin path is `lab list`'s to report
+    for (const fs::path& dir : paths::plugin_dirs()) {
+        try {
+            const Catalog cat = discover({dir});
+            auto it = cat.lessons.find(info.id);
+            std::error_code ec;
+            if (it == cat.lessons.end() || fs::equivalent(it->second.file, file, ec)) continue;
+            const std::string title = load_lesson(it->second.file).info.title;
+            if (title != info.title) return "\"" + title + "\" (" + it->second.file.string() + ")";
+        } catch (const std::exception&) {
+            // an unreadable plugin folder is `lab list`'s to report
+        }
     }
+    return "";
 }
 
 }  // namespace

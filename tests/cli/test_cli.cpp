@@ -533,6 +533,11 @@ TEST_CASE("lab new refuses an ID lab already has; lab validate warns of a differ
     fs::copy_file(lab_test::fixture_plugin("throwing_lesson_v2"), other / "lab_99_03.so");
     auto v = run_lab({"validate", (other / "lab_99_03.so").string()}, {{"LAB_PLUGIN_PATH", installed.path().string()}});
     CHECK_THAT(v.out, Catch::Contains("warning: lesson 99.03 is also \"Throws\"") && Catch::Contains("would replace"));
+    // With the instructor's build folder first on the path, as authoring.md has it: this build
+    // shadows the installed lesson, which is still another lesson under its ID.
+    auto first = run_lab({"validate", (other / "lab_99_03.so").string()},
+                         {{"LAB_PLUGIN_PATH", other.path().string() + ":" + installed.path().string()}});
+    CHECK_THAT(first.out, Catch::Contains("warning: lesson 99.03 is also \"Throws\"") && Catch::Contains("would replace"));
     // A rebuild of the installed lesson itself is no warning.
     auto same = run_lab({"validate", (installed / "lab_99_03.so").string()}, {{"LAB_PLUGIN_PATH", installed.path().string()}});
     CHECK_THAT(same.out, !Catch::Contains("is also"));

@@ -210,3 +210,16 @@ TEST_CASE("values are shown with SI prefixes and their units", "[record]") {
     CHECK(fmt(9.3, "FLOP/B") == "9.3 FLOP/B");
     CHECK(fmt(0.83, "ratio") == "0.83");
 }
+
+TEST_CASE("a metric derive() sets twice has one value, the later, in the teaching text and the record", "[record]") {
+    // Two entries of one name made every honest run "implausible": the grader re-derived the
+    // later value and compared the earlier one with it.
+    record::RecordInputs in = sample_inputs(true);
+    in.derivation.set("ridge_point", 12);
+    REQUIRE(std::count_if(in.derivation.metrics.begin(), in.derivation.metrics.end(),
+                          [](const lab::MetricValue& v) { return v.name == "ridge_point"; }) == 1);
+    CHECK(in.derivation.find("ridge_point")->number == 12);
+    json r = record::make_record(in);
+    CHECK(r["metrics"]["ridge_point"]["value"] == 12);
+    CHECK_THAT(r["teaching"][0].get<std::string>(), Catch::StartsWith("ridge 12 FLOP/B"));
+}

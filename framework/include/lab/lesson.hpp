@@ -227,14 +227,16 @@ struct Derivation {
     std::vector<MetricDecl> declared;
 
     // A declared metric's value: a number or integer (by its declaration), or a category.
-    // Throws std::logic_error for a metric info() does not declare, or of the other kind.
+    // Throws std::logic_error for a metric info() does not declare, or of the other kind. Set
+    // again, the later value replaces the earlier one: a metric has one value, which the teaching
+    // text, the run record and the grader all read.
     void set(const std::string& name, double value) {
         const MetricDecl& d = declaration(name, false);
-        metrics.push_back({name, d.kind, d.unit, d.kind == MetricKind::integer ? std::round(value) : value, {}});
+        put({name, d.kind, d.unit, d.kind == MetricKind::integer ? std::round(value) : value, {}});
     }
     void set(const std::string& name, const std::string& text) {
         const MetricDecl& d = declaration(name, true);
-        metrics.push_back({name, d.kind, "", 0, text});
+        put({name, d.kind, "", 0, text});
     }
     const MetricValue* find(const std::string& name) const {
         for (const auto& m : metrics)
@@ -261,6 +263,14 @@ struct Derivation {
     }
 
 private:
+    void put(MetricValue v) {
+        for (auto& m : metrics)
+            if (m.name == v.name) {
+                m = std::move(v);
+                return;
+            }
+        metrics.push_back(std::move(v));
+    }
     const MetricDecl& declaration(const std::string& name, bool category) const {
         for (const auto& d : declared)
             if (d.name == name) {
