@@ -64,8 +64,11 @@ void TraceWindows::resume() {
     segment_offset_s_ = now();  // as in begin(): the device's segment counts from here
     running_ = true;
     // Stopped and started again with no range saying why: the stretch is lab's, not idle time.
-    if (untraced_until_s_ < paused_at_s_ && segment_offset_s_ > paused_at_s_)
-        add_range("tracer stopped (not traced)", "untraced", paused_at_s_, segment_offset_s_,
+    // It starts where lab's track is free: a workload's window, closed just after the pause, ends
+    // a few µs past it, and a track's slices must nest or follow, never half-overlap.
+    const double from = std::max(paused_at_s_, lab_track_end_s_);
+    if (untraced_until_s_ < paused_at_s_ && segment_offset_s_ > from)
+        add_range("tracer stopped (not traced)", "untraced", from, segment_offset_s_,
                   {{"note", "lab stopped the device's tracer and started it again: between a window's first invocation and the "
                             "rest, or after a window for lab's own measuring (hardware counters)"}});
 }
@@ -81,6 +84,7 @@ void TraceWindows::add_range(const std::string& name, const std::string& categor
     e.host = true;
     e.args = std::move(args);
     if (category == "untraced") untraced_until_s_ = std::max(untraced_until_s_, end_s);
+    lab_track_end_s_ = std::max(lab_track_end_s_, start_s + e.duration_s);
     events_.push_back(std::move(e));
 }
 

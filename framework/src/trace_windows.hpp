@@ -54,6 +54,7 @@ private:
     double segment_offset_s_ = 0;
     double paused_at_s_ = 0;          // when the last pause had stopped the tracer
     double untraced_until_s_ = -1;    // the end of the latest "untraced" range added
+    double lab_track_end_s_ = 0;      // where the last range on lab's track ends
     std::size_t last_segment_ = 0, dropped_ = 0;
     unsigned long long correlation_base_ = 0;  // the largest correlation number kept so far
     std::vector<TraceEvent> events_;

@@ -467,6 +467,24 @@ TEST_CASE("lab run --trace writes a Chrome trace of the lesson, gzip-compressed 
     CHECK(kernel_names.count("first touch") == 0);
     CHECK(setup_names.count("first touch") == 1);
     CHECK(trace["displayTimeUnit"] != "ns");
+    // On every track slices nest or follow one another, never half-overlap: Perfetto and
+    // chrome://tracing draw a track's slices as a stack. (lab's own track had each "tracer
+    // stopped" start a few µs before its workload's window ended.)
+    std::map<std::pair<long long, long long>, std::vector<std::pair<double, double>>> tracks;
+    for (const auto& e : trace["traceEvents"])
+        if (e.value("ph", "") == "X")
+            tracks[{e.value("pid", 0LL), e.value("tid", 0LL)}].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e.value("dur", 0.0)});
+    int half_overlaps = 0;
+    for (auto& [track, slices] : tracks) {
+        std::stable_sort(slices.begin(), slices.end(), [](auto& a, auto& b) { return a.first < b.first || (a.first == b.first && a.second > b.second); });
+        std::vector<double> open;  // ends of the slices that enclose the current one
+        for (const auto& [begin, end] : slices) {
+            while (!open.empty() && open.back() <= begin + 1e-3) open.pop_back();
+            if (!open.empty() && end > open.back() + 1e-3) ++half_overlaps;
+            open.push_back(end);
+        }
+    }
+    CHECK(half_overlaps == 0);
     // lab trace leaves the untraced measuring out of the span it calls idle.
     auto summary = run_lab({"trace", (out / "t.json.gz").string(), "--json"});
     REQUIRE(summary.exit_code == 0);
