@@ -112,6 +112,7 @@ json to_json(const trace::Summary& s, std::size_t top, const std::optional<Devic
                 {"idle_fraction", s.idle_fraction()},
                 {"launch_latency_us", s.launch_latency_us ? json(*s.launch_latency_us) : json(nullptr)},
                 {"launches_matched", s.launches_matched},
+                {"launches_left_out_calibrate", s.launches_left_out},
                 {"counter_ranges", ranges}};
     timeline(s, out);
     if (dev) out["device_spec"] = {{"name", dev->name}, {"source", dev->source}};

@@ -156,6 +156,9 @@ void launches(std::ostream& o, const json& j) {
     }
     o << fmt::format("\nlaunch latency (median of a kernel's start - its launch call's start): {} over {}\n", us(j["launch_latency_us"]),
                      plural(count(j["launches_matched"]), "kernel", "kernels"));
+    if (const auto left = j.value("launches_left_out_calibrate", 0); left > 0)
+        o << fmt::format("  (the lesson's kernels: {} of lab's calibrate.*, re-measuring the ceilings, left out)\n",
+                         plural(left, "launch", "launches"));
     // The median mixes two things a student should not compare: the cost of a launch, and the
     // time a kernel waited for the work queued before it.
     auto row = [&](const char* what, const json& l, const char* means) {

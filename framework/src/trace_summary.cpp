@@ -228,8 +228,19 @@ struct Reader {
     void finish() {
         std::vector<MatchedLaunch> matched;
         std::vector<double> lat;
+        // In a lab trace, lab's own re-measuring of the ceilings (calibrate.*: hundreds of empty
+        // kernels) would outvote the lesson's launches: the latency is the lesson's kernels'.
+        auto lab_own = [&](std::size_t k) { return lab_format && names[gpu[k].name].rfind("calibrate.", 0) == 0; };
+        bool lesson_launch = false;
+        for (const auto& [c, k] : kernel_launch) lesson_launch |= launch_start.count(c) && !lab_own(k);
         for (const auto& [c, k] : kernel_launch)
-            if (auto it = launch_start.find(c); it != launch_start.end()) matched.push_back({k, it->second}), lat.push_back(gpu[k].start - it->second);
+            if (auto it = launch_start.find(c); it != launch_start.end()) {
+                if (lesson_launch && lab_own(k)) {
+                    ++s.launches_left_out;
+                    continue;
+                }
+                matched.push_back({k, it->second}), lat.push_back(gpu[k].start - it->second);
+            }
         s.launches_matched = lat.size();
         if (!lat.empty()) s.launch_latency_us = latency_stats(lat).median_us;
         split_launches(gpu, setup, matched, s.launch_idle, s.launch_queued);

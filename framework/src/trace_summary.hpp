@@ -130,6 +130,8 @@ struct Summary {
     double sync_in_span_host_us = 0;
     std::optional<double> launch_latency_us;  // none when no kernel's launch call is in the trace
     std::uint64_t launches_matched = 0;
+    // Lab traces: matched launches of lab's calibrate.* kernels, left out of the figures above.
+    std::uint64_t launches_left_out = 0;
     // The same latencies split: the stream had finished its earlier work when the launch call
     // began (the latency is launch overhead), or had not (the latency includes queueing).
     LatencyStats launch_idle, launch_queued;

@@ -1,6 +1,7 @@
 // `lab trace` as a user meets it: the --json keys of the contract (issue 14), whole kernel names in
 // JSON, the text with units and short names, and a broken trace exiting 2 with nothing on stdout.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <map>
 #include <sstream>
@@ -122,6 +123,32 @@ TEST_CASE("lab trace reports a lab trace's setup apart from idle time", "[trace]
     CHECK(j["gpu_idle_us"] == 10.0);
     CHECK(j["idle_gaps"][0]["host_calls"].empty());  // the host waited on the setup, not in the idle time
     CHECK(j["syncs"]["host_setup_us"] == 30.0);
+}
+
+TEST_CASE("lab trace's launch latency of a lab trace is the lesson's kernels', lab's calibrate.* left out", "[trace]") {
+    // A lab run's trace holds hundreds of empty calibrate kernels (the in-run references): their
+    // 1 µs launches would outvote the lesson's own.
+    lab_test::TempDir d;
+    std::string events;
+    auto launch = [&](const std::string& kernel, int correlation, double call, double start) {
+        events += fmt::format(R"J({}{{"ph": "X", "cat": "runtime", "name": "launch {}", "pid": 1, "tid": 0, "ts": {}, "dur": 1, "args": {{"correlation": {}}}}},
+          {{"ph": "X", "cat": "kernel", "name": "{}", "pid": 2, "tid": 0, "ts": {}, "dur": 5, "args": {{"correlation": {}}}}})J",
+                              events.empty() ? "" : ",\n", kernel, call, correlation, kernel, start, correlation);
+    };
+    for (int i = 0; i < 3; ++i) launch("calibrate.empty_kernel", 1 + i, 100.0 * i, 100.0 * i + 1);
+    launch("forward", 10, 1000, 1050);
+    launch("forward", 11, 2000, 2050);
+    lab_test::write_file(d / "t.json", R"J({"otherData": {"device": "Test CPU", "kind": "cpu", "lesson": "02.10", "dropped": 0},
+      "traceEvents": [)J" + events + "]}");
+    auto r = run_lab({"trace", (d / "t.json").string()});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("launch latency (median of a kernel's start - its launch call's start): 50 µs over 2 kernels\n"
+                               "  (the lesson's kernels: 3 launches of lab's calibrate.*, re-measuring the ceilings, left out)"));
+    auto j = nlohmann::json::parse(run_lab({"trace", (d / "t.json").string(), "--json"}).out);
+    CHECK(j["launch_latency_us"] == 50.0);
+    CHECK(j["launches_matched"] == 2);
+    CHECK(j["launches_left_out_calibrate"] == 3);
 }
 
 TEST_CASE("lab trace --json adds keys and keeps the old ones raw", "[trace]") {
