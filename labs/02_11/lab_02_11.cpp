@@ -61,7 +61,7 @@ std::string verdict(double r) {
 class LaunchOverhead : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.11", .title = "Launch Overhead", .version = "1.0.0"};
+        LessonInfo i{.id = "02.11", .title = "Launch Overhead", .version = "1.0.1"};
         i.objectives = {
             "Measure what launching a kernel costs, and tell an overhead-bound kernel from a throughput-bound one by doubling its work.",
             "Amortise launches: batch many small kernels into one dispatch (a CUDA graph; a pre-built task list on a CPU).",
@@ -162,10 +162,10 @@ public:
         for (const auto& m : run.measurements)
             if (m.workload.params.size() == 2 && m.workload.param("tasks") == 1)
                 measured.x.push_back(m.workload.param("n")), measured.y.push_back(m.time.median);
-        for (double x : {measured.x.front(), 2 * n_of("large")}) {
-            model.x.push_back(x), model.y.push_back(launch + c * x);
-            floor.x.push_back(x), floor.y.push_back(launch);
-        }
+        // The model at each measured size, to set beside each point (two ends joined by one chord
+        // on log axes read 50 µs where the model gives 7.5).
+        for (double x : measured.x) model.x.push_back(x), model.y.push_back(launch + c * x);
+        floor.x = {measured.x.front(), measured.x.back()}, floor.y = {launch, launch};
         d.plots = {{.name = "launch_elements", .title = "Time of one update against the elements it touches", .x = {.label = "elements", .log = true},
                     .y = {.label = "time", .unit = "s", .log = true}, .series = {measured, model, floor},
                     .marks = {{.label = "launch under p of the time", .x = threshold, .vertical = true, .metric = "threshold_elements"}}}};
