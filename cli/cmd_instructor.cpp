@@ -85,7 +85,7 @@ int cmd_validate(const Args& args) {
     if (!fs::exists(file)) throw InputError(file.string(), "no such file", "give a plugin's path (lab_<ID>.so) or a lesson ID `lab list` shows");
     LoadedLesson l = load_lesson(file);
     const LessonInfo& i = l.info;
-    std::vector<std::string> problems = declaration_problems(i, [](const std::string& u) { return units::dimension_of(u).has_value(); });
+    std::vector<std::string> problems = declaration_problems(i, [](const std::string& u) { return units::is_base_unit(u); });
     int graded = 0;
     for (const auto& m : i.metrics) graded += m.graded;
     // The plan on model devices, derived: every declared metric produced, nothing undeclared;
@@ -130,7 +130,8 @@ int cmd_validate(const Args& args) {
     for (const auto& p : spec_problems) all += "\n  - " + p;  // each carries its own file:line and fix
     if (!problems.empty())
         throw InputError(file.string(), std::string("the plugin's declarations have problems") + (spec_problems.empty() ? "" : ", and its grading spec") + ":" + all,
-                         "fix the declarations in the lesson's info(), or set each declared metric in derive()");
+                         "each problem says what is wrong and where (info(), run() or derive()): fix it there, rebuild, and run "
+                         "`lab validate` again");
     if (!spec_problems.empty()) throw InputError(spec_file.string(), "the grading spec does not fit lesson " + i.id + ":" + all);
     std::cout << "valid\n";
     return 0;

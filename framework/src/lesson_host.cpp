@@ -85,7 +85,9 @@ std::vector<std::string> declaration_problems(const LessonInfo& i, const std::fu
         if (!std::regex_match(m.name, name_ok)) problems.push_back("metric name '" + m.name + "' is not dotted lower-case words");
         if (m.kind != MetricKind::category && !known_unit(m.unit))
             problems.push_back("metric '" + m.name + "' has unit '" + m.unit +
-                               "', which is not an SI unit lab knows (such as s, B, B/s, FLOP, FLOP/s, FLOP/B, Hz, W, %, ratio)");
+                               "', which is not an SI base unit lab knows (s, B, B/s, FLOP, FLOP/s, FLOP/B, Hz, W, J, ratio, or \"\" "
+                               "for a count): declare GB/s as B/s and set the value in B/s, a percentage as a ratio (0.466, shown "
+                               "as 46.6%); lab prints every value with its prefix, and the grader compares in these units");
         if (m.devices.empty()) problems.push_back("metric '" + m.name + "' is produced on no device");
     }
     for (const auto& e : i.expectations) {

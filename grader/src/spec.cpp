@@ -648,6 +648,14 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
         if (!q.noun.empty() && units::dimension_of(q.unit.empty() ? m->unit : q.unit).value_or("?") != "")
             throw InputError(at("noun"), "question '" + q.id + "' has a noun ('" + q.noun + "') but asks for a quantity with a unit",
                              "give a noun to plain counts only; an answer with a unit carries its unit");
+        // Values are compared in SI base units: a metric declared in GB/s or % would be graded
+        // against its number read as B/s or as a ratio, a correct answer off by 10^9 or 100x.
+        if (numeric && units::dimension_of(m->unit) && !units::is_base_unit(m->unit))
+            throw InputError(at("expected.metric"), "question '" + q.id + "' grades metric '" + m->name + "', which lesson " + info.id +
+                                                        " declares in '" + m->unit + "', not in its SI base unit '" +
+                                                        *units::dimension_of(m->unit) + "': the grader compares values in base units",
+                             "declare the metric in " + *units::dimension_of(m->unit) + " and set its value in it (lab prints prefixes and "
+                             "percentages itself); `lab validate` names every such metric");
         if (numeric) {
             auto metric_dim = units::dimension_of(m->unit);
             auto q_dim = units::dimension_of(q.unit.empty() ? m->unit : q.unit);
@@ -672,8 +680,8 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
             std::vector<std::string> written;  // the zero tolerances written: one of them is the key at fault
             for (const char* k : {"rel", "abs", "factor"})
                 if (q.key_lines.count(std::string("tolerance.") + k)) written.push_back(std::string("tolerance.") + k);
-            throw InputError(at(written.size() == 1 ? written[0] : "tolerance"), "question '" + q.id + "' compares a measured value (metric '" + m->name +
-                                                  "') exactly: a correct 3.949 would be marked wrong against 3.95",
+            throw InputError(at(written.size() == 1 ? written[0] : "tolerance"), "question '" + q.id + "' compares metric '" + m->name +
+                                                  "' exactly, a number a student reads off rounded: a correct 3.949 would be marked wrong against 3.95",
                              "add a tolerance such as rel: 0.05");
         }
     }

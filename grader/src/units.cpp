@@ -406,6 +406,11 @@ std::optional<std::string> dimension_of(const std::string& unit) {
     return known->dimension;
 }
 
+bool is_base_unit(const std::string& unit) {
+    const Known* known = find_unit(trim(unit));
+    return known && known->factor == 1 && trim(unit) == known->dimension;
+}
+
 double from_unit(double value, const std::string& unit) { return value * require_unit(unit).factor; }
 
 double to_unit(double si_value, const std::string& unit) { return si_value / require_unit(unit).factor; }

@@ -34,6 +34,10 @@ struct Quantity {
 // "FLOP/s", "" -> ""), or nullopt for a unit this module does not know.
 std::optional<std::string> dimension_of(const std::string& unit);
 
+// Whether a unit is the SI base unit of its dimension, as run records and metric declarations
+// hold values: "B/s", "s", "ratio", "" (a count) are; "GB/s", "us", "%" are not.
+bool is_base_unit(const std::string& unit);
+
 // value [unit] -> the SI base unit: from_unit(1.2, "TB/s") == 1.2e12, from_unit(80, "%") == 0.8,
 // from_unit(6.5, "GiB") == 6.5 * 2^30. Throws UnitError for an unknown unit.
 double from_unit(double value, const std::string& unit);

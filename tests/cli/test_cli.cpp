@@ -581,6 +581,15 @@ TEST_CASE("a lesson declaring a metric twice is refused by lab run and lab info,
     }
 }
 
+TEST_CASE("lab validate refuses a metric declared in a prefixed unit or in %, and says what to declare", "[usage]") {
+    PluginFolder p("prefixed_unit");
+    auto r = run_lab({"validate", "99.08"}, p.env());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("metric 'add_gbps' has unit 'GB/s', which is not an SI base unit") &&
+                          Catch::Contains("metric 'share' has unit '%'") && Catch::Contains("declare GB/s as B/s"));
+}
+
 TEST_CASE("lab validate finds a lesson by its ID", "[usage]") {
     auto r = run_lab({"validate", "02.05"});
     INFO(r.err);

@@ -96,13 +96,13 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
          10, "applies to cpu"},
         // A measured value compared exactly: at the zero tolerance written, or the question's line
         // where none is written.
-        {"no tolerance on a measured value", head + ridge, 4, "compares a measured value"},
-        {"rel: 0 on its own line", head + ridge + "    points: 2\n    tolerance:\n      rel: 0\n", 10, "compares a measured value"},
-        {"factor: 1", head + ridge + "    tolerance: {factor: 1}\n", 8, "compares a measured value"},
-        {"rel: 0 and abs: 0", head + ridge + "    tolerance:\n      rel: 0\n      abs: 0\n", 8, "compares a measured value"},
+        {"no tolerance on a measured value", head + ridge, 4, "compares metric 'ridge_point' exactly"},
+        {"rel: 0 on its own line", head + ridge + "    points: 2\n    tolerance:\n      rel: 0\n", 10, "compares metric 'ridge_point' exactly"},
+        {"factor: 1", head + ridge + "    tolerance: {factor: 1}\n", 8, "compares metric 'ridge_point' exactly"},
+        {"rel: 0 and abs: 0", head + ridge + "    tolerance:\n      rel: 0\n      abs: 0\n", 8, "compares metric 'ridge_point' exactly"},
         {"a zero tolerance shared through an anchor",
          head + "  - {id: c, prompt: p, type: integer, expected: {value: 41}, tolerance: &t {rel: 0}}\n" + ridge + "    tolerance: *t\n", 9,
-         "question 'ridge_point' compares a measured value"},
+         "question 'ridge_point' compares metric 'ridge_point' exactly"},
         // An anchored tolerance fine where written (150 of a count) but not where an alias uses it
         // (150 percentage points): the alias's line, not the anchor's, in another question.
         {"a tolerance shared through an anchor that does not fit the alias's question",
@@ -241,6 +241,28 @@ TEST_CASE("a spec for another lesson than its plugin is refused", "[grading]") {
     const std::string msg = input_error([&] { check_spec_against(s, lesson("02.01").info); });
     CHECK_THAT(msg, Catch::Contains("02.01"));
     CHECK_THAT(msg, Catch::StartsWith(s.file + ":1: "));  // at its `lesson:` line
+}
+
+TEST_CASE("a question on a metric declared in a prefixed unit or in % is refused: the grader compares base units", "[grading]") {
+    // A metric declared in GB/s (or %) showed right everywhere and graded a correct '7.14 GB/s'
+    // "off by exactly 10^9": the grader reads a declared value as its dimension's base unit.
+    Grading g;
+    for (const char* unit : {"GB/s", "%", "us"}) {
+        CAPTURE(unit);
+        lab::LessonInfo info = lesson("02.05").info;
+        for (auto& m : info.metrics)
+            if (m.name == "ridge_point") m.unit = unit;
+        const std::string q = std::string(R"(  - id: ridge_point
+    prompt: "Ridge?"
+    unit: ")") + unit + R"("
+    expected: {metric: ridge_point}
+    tolerance: {rel: 0.05}
+)";
+        GradingSpec s = g.spec(spec_yaml(q, "02.05"), false);
+        const std::string msg = input_error([&] { check_spec_against(s, info); });
+        CHECK_THAT(msg, Catch::Contains("declares in '" + std::string(unit) + "', not in its SI base unit") &&
+                            Catch::Contains("fix: declare the metric in"));
+    }
 }
 
 TEST_CASE("applies_to written as one device kind rather than a list still restricts the question", "[grading]") {

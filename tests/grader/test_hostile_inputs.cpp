@@ -292,7 +292,7 @@ TEST_CASE("grading specs that would crash the grader or mark honest answers wron
         {"a due month 13", spec(ridge + "    tolerance: {rel: 0.05}\n", "due: 2026-13-45\n"), 4, "due: 2026-13-45 is not a date"},
         {"a due day the month lacks", spec(ridge + "    tolerance: {rel: 0.05}\n", "due: 2026-02-29\n"), 4, "not a date"},
         {"a due date that is no date", spec(ridge + "    tolerance: {rel: 0.05}\n", "due: next friday\n"), 4, "not a date"},
-        {"no tolerance on a measured value", spec(ridge), 5, "compares a measured value (metric 'ridge_point') exactly"},
+        {"no tolerance on a measured value", spec(ridge), 5, "compares metric 'ridge_point' exactly, a number"},
         {"rel: 0 on a measured value", spec(ridge + "    tolerance: {rel: 0}\n"), 10, "add a tolerance such as rel: 0.05"},
         {"rel: 0 and abs: 0", spec(ridge + "    tolerance: {rel: 0, abs: 0}\n"), 10, "exactly"},
         {"factor 1", spec(ridge + "    tolerance: {factor: 1}\n"), 10, "exactly"},

@@ -170,6 +170,11 @@ TEST_CASE("a bare number is read in the question's unit", "[units]") {
     CHECK(q.dimension == dimension);
 }
 
+TEST_CASE("a metric's unit must be its dimension's SI base unit", "[units]") {
+    for (const char* base : {"s", "B", "B/s", "FLOP", "FLOP/s", "FLOP/B", "Hz", "W", "ratio", ""}) CHECK(is_base_unit(base));
+    for (const char* other : {"GB/s", "us", "ms", "%", "GiB", "GFLOP/s", "MHz", "furlong"}) CHECK_FALSE(is_base_unit(other));
+}
+
 TEST_CASE("GB and GiB differ by 7%", "[units]") {
     const double gb = parse_claim("80 GB", "GB").value;
     const double gib = parse_claim("80 GiB", "GB").value;
