@@ -151,7 +151,9 @@ const char* kSpec = R"(# Grading spec for lesson {{ID}}. Keys: `lab check-spec -
 # configs/grading/ (meson install does) or point LAB_CONFIG_DIR at a copy of configs holding it.
 lesson: "{{ID}}"
 accept_quick: true
-show_expected: after_due_date
+# Expected values stay hidden; to show them to students after the due day (UTC), write
+# show_expected: after_due_date and due: "YYYY-MM-DD".
+show_expected: never
 questions:
   - id: scale_bandwidth
     prompt: "What bandwidth did the scale kernel reach?"
@@ -207,7 +209,9 @@ fs::path scaffold_lesson(const std::string& id, const std::string& title, const 
     // The title lands in a C++ string literal and a YAML comment: one line of printable text.
     const bool control = std::any_of(title.begin(), title.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
     if (title.empty() || title.find('"') != std::string::npos || title.find('\\') != std::string::npos || control)
-        throw UsageError("give a --title of one line, without quotes, backslashes or control characters");
+        throw UsageError("the --title must be one line without double quotes (\"), backslashes or control characters: it goes "
+                         "into a C++ string literal and the spec's YAML\n  fix: write it plainly, e.g. --title \"Cache blocking\" "
+                         "(single quotes and apostrophes are fine)");
     const std::string stem = scaffold_stem(id);
     fs::path folder = dir / ("lesson_" + stem);
     if (fs::exists(folder)) throw InputError(folder.string(), "already exists", "choose another --dir, or remove it");

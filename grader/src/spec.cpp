@@ -127,8 +127,17 @@ void check_keys(const Ctx& c, const YAML::Node& map, const char* where) {
         if (std::string(k.where) == where) allowed.insert(k.key);
     std::string list;
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    std::string previous_value;  // the scalar before this key, to spot a decimal comma
     for (const auto& kv : map) {
         std::string key = kv.first.as<std::string>();
+        const bool digits = !key.empty() && std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        // `{rel: 0,05}`: in a flow mapping the comma ends `rel: 0` and `05` becomes a key.
+        if (!allowed.count(key) && digits && !previous_value.empty() &&
+            std::all_of(previous_value.begin(), previous_value.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+            throw InputError(c.at(kv.first), "'" + previous_value + "," + key + "' in a " + std::string(where) +
+                                                 " reads as " + previous_value + " and a key '" + key + "': a decimal comma",
+                             "write a decimal point: " + previous_value + "." + key);
+        previous_value = kv.second.IsScalar() ? kv.second.Scalar() : "";
         if (!allowed.count(key))
             throw InputError(c.at(kv.first),
                              std::string("unknown key '") + excerpt(key) + "' in " + (std::string("aeiou").find(where[0]) != std::string::npos ? "an " : "a ") + where +
@@ -387,8 +396,11 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     else throw InputError(c.at(e), "'expected' needs 'metric' or 'value'", write_expected);
     if (q["unit"]) {
         out.unit = get<std::string>(c, q["unit"], "unit");
-        if (!units::dimension_of(out.unit))
-            throw InputError(c.at(q["unit"]), "unknown unit '" + out.unit + "'", "use SI units such as s, us, GB/s, TFLOP/s, FLOP/B, %");
+        if (!units::dimension_of(out.unit)) {
+            const std::string hint = units::unit_hint(out.unit);
+            throw InputError(c.at(q["unit"]), "unknown unit '" + out.unit + "'" + (hint.empty() ? "" : ": " + hint),
+                             "use SI units such as s, us, GB/s, TFLOP/s, FLOP/B, %");
+        }
     }
     if (q["noun"]) {
         out.noun = get<std::string>(c, q["noun"], "noun");
@@ -495,7 +507,10 @@ GradingSpec read_spec(const Ctx& c, const YAML::Node& root, bool default_accept_
     for (const auto& kv : root)
         if (kv.first.IsScalar() && kv.first.Scalar() == "lesson") s.lesson_line = kv.first.Mark().line + 1;
     if (root["accept_quick"]) s.accept_quick = get<bool>(c, root["accept_quick"], "accept_quick");
-    if (root["show_expected"]) s.show_expected = get<std::string>(c, root["show_expected"], "show_expected");
+    if (root["show_expected"]) {
+        s.show_expected = get<std::string>(c, root["show_expected"], "show_expected");
+        s.show_expected_line = root["show_expected"].Mark().line + 1;
+    }
     if (s.show_expected != "never" && s.show_expected != "after_due_date" && s.show_expected != "always")
         throw InputError(c.at(root["show_expected"]), "show_expected must be never, after_due_date or always",
                          "write one of them (after_due_date needs a due: date)");
@@ -572,6 +587,11 @@ bool has_tolerance(const Tolerance& t) {
 
 std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo& info) {
     std::vector<std::string> out;
+    // Written out, after_due_date is meant to show the values some day: with no due date, never.
+    if (spec.show_expected_line > 0 && spec.show_expected == "after_due_date" && spec.due.empty())
+        out.push_back(spec.file + ":" + std::to_string(spec.show_expected_line) +
+                      ": show_expected: after_due_date, but the spec has no due date, so expected values are never shown\n  fix: "
+                      "add due: \"YYYY-MM-DD\" (UTC), or write show_expected: never");
     for (const auto& q : spec.questions) {
         auto at = [&](const std::string& key) { return spec.file + ":" + std::to_string(q.line_of(key)) + ": question '" + q.id + "'"; };
         for (const auto& d : info.metrics) {
@@ -589,6 +609,9 @@ std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo
             out.push_back(at("expected.metric") + " grades metric '" + d.name + "', which lesson " + info.id +
                           " does not mark graded, so `lab run` shows its value to every student\n  fix: " + how + ", or ask another metric");
         }
+        if (q.points == 0)
+            out.push_back(at("points") + " is worth 0 points: it is graded and shown, but counts for nothing\n  fix: give it points, "
+                                         "or remove it if that is not meant");
         if (q.type != QuestionType::choice && q.type != QuestionType::regime && !q.options.empty())
             out.push_back(at("options") + " lists options, which only choice and regime questions read: they are ignored\n  fix: remove "
                                "them, or make it type: choice");

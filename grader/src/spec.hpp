@@ -75,6 +75,7 @@ struct GradingSpec {
     std::vector<Question> questions;
     std::string file;
     int lesson_line = 0;                            // the line of `lesson:` (0: unknown)
+    int show_expected_line = 0;                     // the line of `show_expected:` (0: not written)
 };
 
 // One key of the schema: what it means and its default, for `lab check-spec --keys` and docs.

@@ -266,6 +266,11 @@ std::string hint_for(std::string_view unit) {
         }
     }
     if (squeezed != unit && find_unit(squeezed)) return fmt::format("write '{}' without spaces", squeezed);
+    // "GBps", "MBps": per second spelt "ps".
+    if (unit.size() > 2 && unit.substr(unit.size() - 2) == "ps") {
+        const std::string per = std::string(unit.substr(0, unit.size() - 2)) + "/s";
+        if (find_unit(per)) return fmt::format("write '{}' (per second as /s)", per);
+    }
     std::vector<std::string> candidates;
     for (const auto& [spelling, known] : known_units())
         // A count's bare prefix is no likely meaning of another unit's slip ("m" is not "M").
@@ -399,6 +404,8 @@ NumberAndRest read_number(std::string_view claim, std::string_view examples) {
 }
 
 }  // namespace
+
+std::string unit_hint(const std::string& unit) { return hint_for(trim(unit)); }
 
 std::optional<std::string> dimension_of(const std::string& unit) {
     const Known* known = find_unit(trim(unit));

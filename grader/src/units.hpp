@@ -34,6 +34,10 @@ struct Quantity {
 // "FLOP/s", "" -> ""), or nullopt for a unit this module does not know.
 std::optional<std::string> dimension_of(const std::string& unit);
 
+// What an unknown unit was likely meant to be ("Gb/s is gigabits per second; write GB/s ...",
+// "write 'GB/s' (per second as /s)"), or "" when nothing is likely.
+std::string unit_hint(const std::string& unit);
+
 // Whether a unit is the SI base unit of its dimension, as run records and metric declarations
 // hold values: "B/s", "s", "ratio", "" (a count) are; "GB/s", "us", "%" are not.
 bool is_base_unit(const std::string& unit);

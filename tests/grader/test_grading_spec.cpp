@@ -265,6 +265,40 @@ TEST_CASE("a question on a metric declared in a prefixed unit or in % is refused
     }
 }
 
+TEST_CASE("check-spec's warnings: after_due_date with no due date, a question worth 0 points", "[grading]") {
+    Grading g;
+    const std::string q = R"(  - id: ridge_point
+    prompt: "Ridge?"
+    unit: FLOP/B
+    expected: {metric: ridge_point}
+    tolerance: {rel: 0.05}
+    points: 0
+)";
+    GradingSpec s = g.spec(spec_yaml(q, "02.05", "after_due_date"), false);
+    const auto w = spec_warnings(s, lesson("02.05").info);
+    REQUIRE(w.size() == 2);
+    CHECK_THAT(w[0], Catch::Contains("show_expected: after_due_date, but the spec has no due date, so expected values are never shown"));
+    CHECK_THAT(w[1], Catch::Contains("question 'ridge_point' is worth 0 points"));
+    // With a due date and points, nothing to say.
+    std::string paid = q;
+    paid.replace(paid.find("points: 0"), 9, "points: 2");
+    CHECK(spec_warnings(g.spec(spec_yaml(paid, "02.05", "after_due_date", "due: \"2026-12-31\"\n"), false), lesson("02.05").info).empty());
+}
+
+TEST_CASE("a decimal comma in a tolerance and a unit spelt GBps or Gb/s are named", "[grading]") {
+    Grading g;
+    auto msg = [&](const std::string& tolerance, const std::string& unit) {
+        return input_error([&] {
+            g.spec(spec_yaml("  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: \"" + unit + "\"\n    expected: {metric: ridge_point}\n    tolerance: " +
+                                 tolerance + "\n", "02.05"), false);
+        });
+    };
+    CHECK_THAT(msg("{rel: 0,05}", "FLOP/B"), Catch::Contains("'0,05' in a tolerance reads as 0 and a key '05': a decimal comma") &&
+                                                 Catch::Contains("fix: write a decimal point: 0.05"));
+    CHECK_THAT(msg("{rel: 0.05}", "GBps"), Catch::Contains("unknown unit 'GBps': write 'GB/s' (per second as /s)"));
+    CHECK_THAT(msg("{rel: 0.05}", "Gb/s"), Catch::Contains("Gb/s is gigabits per second; write GB/s"));
+}
+
 TEST_CASE("applies_to written as one device kind rather than a list still restricts the question", "[grading]") {
     // `applies_to: cuda` (a scalar) iterates as nothing in yaml-cpp, so the question silently
     // applies to every device. It should mean [cuda] or be refused.
