@@ -116,3 +116,15 @@ TEST_CASE("the terminal plot's y axis lines up when a tick label has a multi-byt
     CHECK(std::count(bars.begin(), bars.end(), bars.front()) == 10);
     CHECK(text.find("µs") != std::string::npos);
 }
+
+TEST_CASE("the terminal plot shows a cell two series share as '=' and labels the middle of its y axis", "[plot]") {
+    // 02.04's fp64 points landed on its fp32 ones and hid them: a reader saw 3 of 8.
+    Plot p{.name = "sweep", .title = "Rate against AI", .x = {.label = "AI", .unit = "FLOP/B", .log = true},
+           .y = {.label = "rate", .unit = "FLOP/s", .log = true}};
+    p.series = {{.name = "fp32", .x = {1, 10, 100}, .y = {1e9, 1e10, 1e11}}, {.name = "fp64", .x = {1, 100}, .y = {1e9, 5e10}}};
+    const std::string text = plot::render_plot_terminal(p, {}, 40, 11);
+    CHECK(std::count(text.begin(), text.end(), '=') == 2);  // the shared point, and its legend entry
+    CHECK(text.find("  = points of more than one series") != std::string::npos);
+    CHECK(std::count(text.begin(), text.end(), '*') == 1 + 2);  // fp32's own points left, and its legend entry
+    CHECK(text.find("10 GFLOP/s |") != std::string::npos);       // the middle row's tick, 10^10 on 10^9..10^11
+}
