@@ -32,7 +32,7 @@ void place_ceilings(const RooflineChart& chart, Layout& m) {
             continue;
         }
         const double ridge = m.bandwidth > 0 ? c.flops_per_s / m.bandwidth : 0;
-        m.ceilings.push_back({c.name, c.flops_per_s, positive_finite(ridge) ? ridge : 0});
+        m.ceilings.push_back({c.name, c.flops_per_s, positive_finite(ridge) ? ridge : 0, c.note});
     }
     for (std::size_t i = 0; i < m.ceilings.size(); ++i) {
         const int ii = static_cast<int>(i);

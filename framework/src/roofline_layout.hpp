@@ -19,6 +19,7 @@ struct Ceiling {
     std::string name;
     double flops = 0;
     double ridge = 0;  // FLOP/B where the slope meets this ceiling; 0 without a bandwidth ceiling
+    std::string note;  // ComputeCeiling::note
 };
 
 struct Layout {

@@ -13,6 +13,9 @@ namespace lab::plot {
 struct ComputeCeiling {
     std::string name;          // "fp32.simt"
     double flops_per_s = 0;    // > 0
+    // Why this roof is not a plain calibrated one ("not trusted", "raised to dgemm's rate"): the
+    // roof is drawn dashed and its label says so, so it does not look authoritative.
+    std::string note = "";
 };
 
 struct Point {

@@ -186,9 +186,9 @@ Roofs draw_roofs(Svg& s, const Layout& m, const RooflineChart& chart) {
         const bool main = static_cast<int>(i) == m.ridge_index;
         const double x0 = c.ridge > 0 ? s.x_of(c.ridge) : kLeft;
         s.put("<line class=\"ceiling\" data-name=\"{}\" data-value=\"{}\" x1=\"{:.1f}\" y1=\"{:.1f}\" "
-              "x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{}\"/>\n",
+              "x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n",
               xml_escape(c.name), c.flops, x0, s.y_of(c.flops), kRight, s.y_of(c.flops),
-              main ? "#222" : "#666", main ? 2.5 : 1.5);
+              main ? "#222" : "#666", main ? 2.5 : 1.5, c.note.empty() ? "" : " stroke-dasharray=\"8 4\"");
         cover(x0, s.y_of(c.flops), kRight, s.y_of(c.flops));
     }
     if (m.bandwidth > 0) {
@@ -223,7 +223,7 @@ void label_ceilings(Svg& s, const Layout& m, std::vector<Box>& taken, const std:
     });
     for (std::size_t i : order) {
         const auto& c = m.ceilings[i];
-        const std::string label = fmt::format("{} {}", c.name, si(c.flops, "FLOP/s", false));
+        const std::string label = fmt::format("{} {}{}", c.name, si(c.flops, "FLOP/s", false), c.note.empty() ? "" : " (" + c.note + ")");
         const double y = s.y_of(c.flops);
         const double x0 = c.ridge > 0 ? s.x_of(c.ridge) : kLeft;
         const double w = text_width(label);

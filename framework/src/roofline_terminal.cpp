@@ -181,7 +181,8 @@ void write_roof_key(Text& t, const RooflineChart& chart, const Layout& m, bool d
     for (std::size_t i = 0; i < m.ceilings.size(); ++i) {
         const auto& c = m.ceilings[i];
         const bool main = static_cast<int>(i) == m.ridge_index;
-        t.line(fmt::format("  {} {} {}", main ? '=' : '-', ascii_only(c.name), si(c.flops, "FLOP/s", true)));
+        t.line(fmt::format("  {} {} {}{}", main ? '=' : '-', ascii_only(c.name), si(c.flops, "FLOP/s", true),
+                           c.note.empty() ? "" : " (" + ascii_only(c.note) + ")"));
     }
     if (m.bandwidth > 0)
         t.line(fmt::format("  / {}{}{}", ascii_only(chart.bandwidth_label), chart.bandwidth_label.empty() ? "" : " ",

@@ -37,7 +37,16 @@ plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, co
                                    const std::set<std::string>& withheld) {
     plot::RooflineChart c;
     c.title = info.id + " " + info.title + " (" + raw.facts.name + ")";
-    for (const auto& [pipe, ceiling] : raw.ceilings.flops_per_s) c.compute.push_back({pipe, ceiling.value});
+    for (const auto& [pipe, ceiling] : raw.ceilings.flops_per_s) {
+        // Raised to a workload's own rate, or not trusted: said on the roof (run_table's status
+        // has the long form under the ceilings).
+        std::string note;
+        if (ceiling.source.rfind("raised to the rate of workload '", 0) == 0)
+            note = "raised to the rate of " + ceiling.source.substr(32, ceiling.source.size() - 33);
+        else if (!ceiling.trusted)
+            note = "not trusted";
+        c.compute.push_back({pipe, ceiling.value, note});
+    }
     c.bandwidth_bytes_per_s = raw.ceilings.peak_bandwidth();
     c.bandwidth_label = "DRAM (best bandwidth kernel)";
     c.ridge_pipe = raw.ceilings.has_flops("fp32.simt") ? "fp32.simt" : "";

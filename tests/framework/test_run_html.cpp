@@ -15,6 +15,7 @@
 #include "html_dom.hpp"
 #include "lesson_host.hpp"
 #include "run_html.hpp"
+#include "roofline_plot.hpp"
 #include "run_plots.hpp"
 #include "run_record.hpp"
 #include "run_table.hpp"
@@ -336,4 +337,21 @@ TEST_CASE("a workload timed once says so in the noise column, rather than a spre
     CHECK(rows[1].noise.back() == '%');
     HtmlDom dom(run.page({}));
     CHECK_THAT(dom.text("//table[@class='workloads']/tbody/tr[1]/td[4]"), Catch::StartsWith("1 sample"));
+}
+
+TEST_CASE("a roof raised to a workload's rate or not trusted is drawn dashed and says so", "[report]") {
+    // Drawn like a calibrated roof, fp64 'raised to dgemm' put dgemm on its own roof by
+    // construction, and a roof measured under load looked authoritative.
+    Recorded run(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json");
+    run.raw.ceilings.flops_per_s["fp64.simt"].source = "raised to the rate of workload 'dgemm'";
+    run.raw.ceilings.flops_per_s["fp32.simt"].trusted = false;
+    run.raw.ceilings.flops_per_s["fp32.simt"].source = "calibration";
+    const plot::RooflineChart chart = roofline_chart(run.lesson->info, run.raw, run.derivation, {});
+    const std::string svg = plot::render_svg(chart);
+    CHECK_THAT(svg, Catch::Contains("(raised to the rate of dgemm)") && Catch::Contains("(not trusted)"));
+    CHECK_THAT(svg, Catch::Matches("[\\s\\S]*class=\"ceiling\" data-name=\"fp64.simt\"[^>]*stroke-dasharray=[\\s\\S]*"));
+    CHECK_THAT(plot::render_terminal(chart), Catch::Contains("fp64.simt") && Catch::Contains("(raised to the rate of dgemm)"));
+    // A plain calibrated roof says nothing more.
+    run.raw.ceilings.flops_per_s["fp32.simt"].trusted = true;
+    CHECK_THAT(plot::render_svg(roofline_chart(run.lesson->info, run.raw, run.derivation, {})), !Catch::Contains("(not trusted)"));
 }
