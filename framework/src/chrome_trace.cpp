@@ -31,14 +31,14 @@ nlohmann::json metadata(const char* what, int pid, int tid, const std::string& n
     return {{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
 }
 
-// A correlation as Kineto writes it, in args and as a flow ID: an integer. IDs that are not
-// numbers stay strings, which the trace format also accepts.
-nlohmann::json correlation_json(const std::string& correlation) {
+// An arg as Kineto writes it: a whole number (a correlation, also as a flow ID; bytes; a count)
+// as an integer, anything else as the text it is (the trace format accepts either).
+nlohmann::json integer_or_text(const std::string& text) {
     std::uint64_t n = 0;
-    const char* end = correlation.data() + correlation.size();
-    auto [p, ec] = std::from_chars(correlation.data(), end, n);
-    if (ec == std::errc() && p == end && !correlation.empty()) return n;
-    return correlation;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, n);
+    if (ec == std::errc() && p == end && !text.empty() && (text.size() == 1 || text[0] != '0')) return n;
+    return text;
 }
 
 }  // namespace
@@ -73,7 +73,9 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
     std::map<std::string, const TraceEvent*> launch_of, work_of;
     for (const TraceEvent* e : sorted) {
         nlohmann::json args = nlohmann::json::object();
-        for (const auto& [k, v] : e->args) args[k] = k == "correlation" ? correlation_json(v) : nlohmann::json(v);
+        // A whole number (a correlation, bytes, a sample count) is written as one, as Kineto does:
+        // a viewer sums and sorts numbers, not strings. Anything else stays text.
+        for (const auto& [k, v] : e->args) args[k] = integer_or_text(v);
         timed.push_back({{"ph", "X"},
                          {"cat", e->category},
                          {"name", e->name},
@@ -89,7 +91,7 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
         auto w = work_of.find(correlation);
         if (w == work_of.end()) continue;
         const TraceEvent* work = w->second;
-        nlohmann::json id = correlation_json(correlation);
+        nlohmann::json id = integer_or_text(correlation);
         timed.push_back({{"ph", "s"}, {"cat", "launch"}, {"name", "launch"}, {"id", id},
                          {"pid", kHostPid}, {"tid", launch->track}, {"ts", to_us(launch->start_s)}});
         // "bp": "e" binds the arrow's head to the slice enclosing it (the kernel), not the next one.

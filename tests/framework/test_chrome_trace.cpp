@@ -173,7 +173,8 @@ TEST_CASE("event arguments are kept", "[trace]") {
     const json* kernel = find_named(complete, "vector_add(float*, float const*, int)");
     REQUIRE(kernel);
     CHECK((*kernel)["args"]["grid"] == "128,1,1");
-    // A correlation is an integer, as Kineto writes it; other arguments stay as the device gave them.
+    // Whole numbers (a correlation, bytes) are integers, as Kineto writes them; other arguments
+    // stay as the device gave them.
     CHECK((*kernel)["args"]["correlation"] == 42);
     CHECK((*kernel)["args"]["correlation"].is_number_unsigned());
     const json* launch = find_named(complete, "cudaLaunchKernel");
@@ -181,7 +182,8 @@ TEST_CASE("event arguments are kept", "[trace]") {
     CHECK((*launch)["args"]["correlation"] == 42);
     const json* copy = find_named(complete, "memcpy HtoD");
     REQUIRE(copy);
-    CHECK((*copy)["args"]["bytes"] == "4096");
+    CHECK((*copy)["args"]["bytes"] == 4096);
+    CHECK((*copy)["args"]["bytes"].is_number_unsigned());
     const json* sync = find_named(complete, "synchronize");
     REQUIRE(sync);
     CHECK((*sync)["args"].is_object());
