@@ -240,7 +240,7 @@ bool in_workload_table(const Derivation& d, const std::string& metric) {
 // The lesson's other derived values, in declaration order (`check.*` helpers are for `lab
 // check`, not for people).
 html::Table values_table(const RunPage& p) {
-    html::Table t{{"value", "", "what it is"}, {}, "values"};
+    html::Table t{{"metric", "value", "what it is"}, {}, "values"};
     for (const auto& decl : p.info.metrics) {
         if (record::is_check_helper(decl.name) || in_workload_table(p.derivation, decl.name)) continue;
         const MetricValue* v = p.derivation.find(decl.name);

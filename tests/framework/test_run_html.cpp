@@ -85,6 +85,9 @@ TEST_CASE("every recorded fixture run renders as a page with each section and ev
         // 02.04's in-place kernels beat the read references measured after them: said, once.
         if (run.raw.lesson_id == "02.04") CHECK(dom.count("//p[@class='note'][starts-with(., 'A ref above 100%')]") == 1);
         CHECK(dom.count("//table[@class='ceilings']/tbody/tr") >= 3);
+        // Each column of the derived values has its heading: the names', the values', the meanings'.
+        if (dom.count("//table[@class='values']") == 1)
+            CHECK(dom.texts("//table[@class='values']/thead/tr/th") == std::vector<std::string>{"metric", "value", "what it is"});
         CHECK(dom.count("//ul[@class='experiments']/li") == static_cast<int>(run.lesson->info.experiments.size()));
         // The roofline and each of the lesson's own plots, as `lab run --plots` draws them.
         const auto plots = run_plots(run.lesson->info, run.raw, run.derivation, run.withheld());
