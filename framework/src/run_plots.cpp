@@ -10,17 +10,19 @@ namespace lab {
 
 namespace {
 
-// Whether the ridge's value may be printed on the plot: unless a withheld (graded) value is that
-// ridge, as 02.05's ridge_point is. Hidden for every lesson that withholds anything, it read "?"
-// beside teaching text that printed it (02.04), and in lessons that never ask it (02.10, 02.12).
-bool ridge_shown(const RawRun& raw, const Derivation& d, const std::set<std::string>& withheld, const std::string& pipe) {
+// Whether the fp32 ridge's value may be printed on the plot. It is one of 02.05's answers and the
+// device has the same ridge in every lesson, so it is withheld unless the view is revealed or the
+// run shows it anyway: a shown metric of this run is that ridge (02.04's teaching prints it, and
+// a "ridge ? FLOP/B" beside it read as a contradiction).
+bool ridge_shown(const LessonInfo& info, const RawRun& raw, const Derivation& d, const std::set<std::string>& withheld,
+                 const std::string& pipe) {
+    if (withheld.empty() && !record::withheld_metrics(info, false, raw.device_kind).empty()) return true;  // --reveal
     const double peak = raw.ceilings.peak_flops(pipe), bw = raw.ceilings.peak_bandwidth();
-    if (!(peak > 0 && bw > 0)) return true;
+    if (!(peak > 0 && bw > 0)) return false;
     const double ridge = peak / bw;
-    for (const auto& name : withheld)
-        if (const MetricValue* m = d.find(name); m && m->kind != MetricKind::category && std::fabs(m->number - ridge) <= 1e-6 * ridge)
-            return false;
-    return true;
+    for (const auto& m : d.metrics)
+        if (!withheld.count(m.name) && m.kind != MetricKind::category && std::fabs(m.number - ridge) <= 1e-6 * ridge) return true;
+    return false;
 }
 
 // The measured regime as the derivation states it, or "" when withheld.
@@ -50,7 +52,7 @@ plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, co
     c.bandwidth_bytes_per_s = raw.ceilings.peak_bandwidth();
     c.bandwidth_label = "DRAM (best bandwidth kernel)";
     c.ridge_pipe = raw.ceilings.has_flops("fp32.simt") ? "fp32.simt" : "";
-    c.show_ridge_value = ridge_shown(raw, d, withheld, c.ridge_pipe);
+    c.show_ridge_value = ridge_shown(info, raw, d, withheld, c.ridge_pipe);
     for (const auto& wd : d.workloads)
         c.points.push_back({wd.workload, wd.placement.ai, wd.placement.flops_per_s, shown_regime(d, withheld, wd.workload),
                             !withheld.count(wd.workload + ".ai"), !withheld.count(wd.workload + ".flops_per_s"),
