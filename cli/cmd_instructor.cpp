@@ -35,14 +35,8 @@ std::string format_number(double value, const std::string& unit) {
 // The grading spec `lab validate` reads: --spec, else <ID>.yaml beside the plugin or in the
 // folder above it (an out-of-tree lesson's source folder, with the plugin in build/), else the
 // course's configs/grading/<ID>.yaml.
-fs::path find_spec(const fs::path& plugin_as_given, const std::string& id) {
-    // Absolute first: `lab validate lab_02_13.so` from inside build/ has no parent to look in.
-    const fs::path plugin = fs::absolute(plugin_as_given);
-    for (const fs::path& dir : {plugin.parent_path(), plugin.parent_path().parent_path()}) {
-        fs::path candidate = (dir.empty() ? fs::path(".") : dir) / (id + ".yaml");
-        if (fs::exists(candidate)) return candidate;
-    }
-    return paths::config_dir() / "grading" / (id + ".yaml");
+fs::path find_spec(const fs::path& plugin, const std::string& id) {
+    return grader::spec_beside_plugin(plugin, id).value_or(paths::config_dir() / "grading" / (id + ".yaml"));
 }
 
 // Another lesson lab finds under the same ID (another title): "\"The Roofline\" (PATH)", or "".

@@ -638,6 +638,16 @@ void check_spec_sweeps(const GradingSpec& spec, Lesson& lesson) {
     }
 }
 
+std::optional<std::filesystem::path> spec_beside_plugin(const std::filesystem::path& plugin_as_given, const std::string& id) {
+    // Absolute first: `lab validate lab_02_13.so` from inside build/ has no parent to look in.
+    const std::filesystem::path plugin = std::filesystem::absolute(plugin_as_given);
+    for (const std::filesystem::path& dir : {plugin.parent_path(), plugin.parent_path().parent_path()}) {
+        std::filesystem::path candidate = (dir.empty() ? std::filesystem::path(".") : dir) / (id + ".yaml");
+        if (std::filesystem::exists(candidate)) return candidate;
+    }
+    return std::nullopt;
+}
+
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
     if (spec.lesson != info.id)
         throw InputError(spec.lesson_line > 0 ? spec.file + ":" + std::to_string(spec.lesson_line) : spec.file,

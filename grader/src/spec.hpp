@@ -115,6 +115,10 @@ bool has_tolerance(const Tolerance& t);
 // Checks the spec against the lesson's declarations: the lesson ID, every metric named exists,
 // the question type fits the metric's kind, the unit's dimension fits the metric's unit, and a
 // number question on a number metric (a measured value) has a tolerance.
+// <ID>.yaml beside a lesson plugin or in the folder above it (an out-of-tree lesson's source
+// folder, with the plugin in build/), or nullopt when neither exists.
+std::optional<std::filesystem::path> spec_beside_plugin(const std::filesystem::path& plugin, const std::string& id);
+
 void check_spec_against(const GradingSpec& spec, const LessonInfo& info);
 
 // Checks each `sweep_param` against the parameter names the lesson's workloads carry

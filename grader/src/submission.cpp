@@ -14,9 +14,16 @@ GradingContext::GradingContext(std::optional<CourseKey> key)
 
 const LoadedLesson& GradingContext::lesson(const std::string& id) { return host_.lesson(id); }
 
-std::filesystem::path GradingContext::spec_file(const std::string& id) const {
+std::filesystem::path GradingContext::spec_file(const std::string& id) {
     if (auto it = spec_files_.find(id); it != spec_files_.end()) return it->second;
-    return paths::config_dir() / "grading" / (id + ".yaml");
+    const std::filesystem::path installed = paths::config_dir() / "grading" / (id + ".yaml");
+    if (std::filesystem::exists(installed)) return installed;
+    try {
+        if (auto beside = spec_beside_plugin(lesson(id).identity.file, id)) return *beside;
+    } catch (const std::exception&) {
+        // no such lesson: spec() says so, naming the installed path
+    }
+    return installed;
 }
 
 const GradingSpec& GradingContext::spec(const std::string& id) {

@@ -27,7 +27,10 @@ public:
     const GradingSpec& spec(const std::string& id);
     const CourseConfig& course() const { return course_; }
     const std::optional<CourseKey>& key() const { return key_; }
-    std::filesystem::path spec_file(const std::string& id) const;
+    // --spec's file; else configs/grading/<ID>.yaml; else, where that is missing, <ID>.yaml beside
+    // the lesson's plugin or in the folder above it (an instructor's lesson not yet installed, as
+    // `lab validate` finds it).
+    std::filesystem::path spec_file(const std::string& id);
     // Reads lesson `id`'s spec from `file` instead of the configuration folder (`--spec`: an
     // instructor trying a spec before installing it). Before the first spec(id).
     void use_spec_file(const std::string& id, std::filesystem::path file) { spec_files_[id] = std::move(file); }

@@ -883,6 +883,27 @@ TEST_CASE("lab answers for a lesson without a spec says each way to point lab at
     CHECK(count_of(r.err, "fix:") == 1);
 }
 
+TEST_CASE("lab answers and lab submit read a lesson's spec from its source folder where lab's configs have none", "[grading-cli][grading]") {
+    // An instructor's lesson not yet installed: the plugin in src/build/ (on LAB_PLUGIN_PATH, as
+    // the scaffold says), the spec in src/, where `lab validate` already found it.
+    ConfigsWithoutSpec configs;
+    lab_test::TempDir d;
+    fs::create_directories(d / "src/build");
+    fs::copy_file(lab_test::build_root() / "labs/02_05/lab_02_05.so", d / "src/build/lab_02_05.so");
+    fs::copy_file(lab_test::source_root() / "tests/fixtures/grading/02.05.yaml", d / "src/02.05.yaml");
+    auto env = configs.env();
+    env["LAB_PLUGIN_PATH"] = (d / "src/build").string();
+    auto t = run_lab({"answers", "02.05", "--run", fixture_run_file().string()}, env);
+    INFO(t.err);
+    REQUIRE(t.exit_code == 0);
+    CHECK_THAT(t.out, Catch::Contains("  ridge_point:"));
+    lab_test::write_file(d / "a.yaml", t.out);
+    auto r = run_lab({"submit", "02.05", (d / "a.yaml").string(), "--run", fixture_run_file().string()}, env);
+    INFO(r.err);
+    CHECK(r.exit_code != 2);  // graded (blank answers score 0), not refused for want of a spec
+    CHECK_THAT(r.out, Catch::Contains("ridge_point"));
+}
+
 // A gradebook of zeros that blames the students ("could not be read") for the operator's missing
 // or broken spec is worse than none: exit 2 and nothing written, with --lesson (as before) or
 // without it.
