@@ -155,7 +155,7 @@ Ceilings provenance_for_cache(Ceilings ceilings, const std::string& lesson_id, c
     };
     for (auto* table : {&ceilings.flops_per_s, &ceilings.bandwidth_bytes_per_s})
         for (auto& [key, c] : *table) {
-            const bool remeasured = c.source.rfind("re-measured in this run", 0) == 0, raised = c.source.rfind("raised to the rate of workload", 0) == 0;
+            const bool remeasured = c.source.rfind("re-measured in this run", 0) == 0, raised = c.source.rfind(kRaisedSourcePrefix, 0) == 0;
             if (!remeasured && !raised) continue;
             rewrite(c.source, "in this run", "in a run of lesson " + lesson_id);
             rewrite(c.source, "of workload", "of lesson " + lesson_id + "'s workload");

@@ -43,8 +43,8 @@ plot::RooflineChart roofline_chart(const LessonInfo& info, const RawRun& raw, co
         // Raised to a workload's own rate, or not trusted: said on the roof (run_table's status
         // has the long form under the ceilings).
         std::string note;
-        if (ceiling.source.rfind("raised to the rate of workload '", 0) == 0)
-            note = "raised to the rate of " + ceiling.source.substr(32, ceiling.source.size() - 33);
+        if (const std::string workload = raising_workload(ceiling); !workload.empty())
+            note = "raised to the rate of " + workload;
         else if (!ceiling.trusted)
             note = "not trusted";
         c.compute.push_back({pipe, ceiling.value, note});

@@ -67,7 +67,7 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
         WorkloadRow r{w.name, params_text(w), format::duration(m.time.median),
                       // One sample has no spread: "0.0%" would read as perfectly steady.
                       m.time.samples == 1 ? std::string("1 sample") : format::spread(m.time.noise),
-                      format::quantity(w.flops, ""), format::quantity(w.bytes, "B"), m.time.noise_met, {}, {}, {}, {}, {}, {}};
+                      format::quantity(w.flops, ""), format::quantity(w.bytes, "B"), m.time.noise_met, {}, {}, {}, {}, {}, {}, false, {}};
         const roofline::Placement* p = nullptr;
         for (const auto& wd : d.workloads)
             if (wd.workload == w.name) p = &wd.placement;

@@ -85,15 +85,15 @@ const std::vector<KeyDoc>& schema() {
 }
 
 std::string option_key(const std::string& s) {
-    // Separators as they arrive pasted from a document: the no-break, thin and narrow no-break
-    // spaces, the Unicode hyphens and the en dash ("memory\u00a0bound", "compute\u2011bound").
-    static const std::string_view wide[] = {"\u00a0", "\u2009", "\u202f", "\u2010", "\u2011", "\u2013"};
+    // Separators as they arrive pasted from a document: the blanks a claim's number may carry
+    // (units::leading_blank: no-break, thin, narrow no-break spaces), the Unicode hyphens and the
+    // en dash ("memory\u00a0bound", "compute\u2011bound").
+    static const std::string_view dashes[] = {"\u2010", "\u2011", "\u2013"};
     std::string out;
     for (std::size_t i = 0; i < s.size();) {
-        std::size_t sep = 0;
         const char ch = s[i];
-        if (ch == ' ' || ch == '-' || ch == '_' || ch == '\t') sep = 1;
-        for (std::string_view w : wide)
+        std::size_t sep = ch == '-' || ch == '_' ? 1 : units::leading_blank(std::string_view(s).substr(i));
+        for (std::string_view w : dashes)
             if (!sep && s.compare(i, w.size(), w) == 0) sep = w.size();
         if (sep) {
             if (!out.empty() && out.back() != '_') out += '_';

@@ -407,6 +407,8 @@ NumberAndRest read_number(std::string_view claim, std::string_view examples) {
 
 std::string unit_hint(const std::string& unit) { return hint_for(trim(unit)); }
 
+std::size_t leading_blank(std::string_view s) { return blank_length(s); }
+
 std::optional<std::string> dimension_of(const std::string& unit) {
     const Known* known = find_unit(trim(unit));
     if (!known) return std::nullopt;

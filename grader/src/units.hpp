@@ -7,7 +7,9 @@
 
 #include <optional>
 #include <stdexcept>
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace lab::units {
 
@@ -37,6 +39,10 @@ std::optional<std::string> dimension_of(const std::string& unit);
 // What an unknown unit was likely meant to be ("Gb/s is gigabits per second; write GB/s ...",
 // "write 'GB/s' (per second as /s)"), or "" when nothing is likely.
 std::string unit_hint(const std::string& unit);
+
+// The byte length of the blank at the front of `s` (0: none): ASCII blanks and the no-break,
+// thin and narrow no-break spaces that copy-paste out of documents carries.
+std::size_t leading_blank(std::string_view s);
 
 // Whether a unit is the SI base unit of its dimension, as run records and metric declarations
 // hold values: "B/s", "s", "ratio", "" (a count) are; "GB/s", "us", "%" are not.

@@ -105,31 +105,38 @@ TEST_CASE("hot mode times a batch sized from the warm-up and reports time per in
     CHECK(dev.flushes == 0);
 }
 
-TEST_CASE("a slow first invocation does not shrink the hot batch", "[engine]") {
+namespace {
+
+// A hot workload whose first call takes `first_s` and every later one 1 µs, batched at 1 ms.
+Measurement measure_after_slow_first(double first_s) {
     ScriptedDevice dev;
     Workload w;
-    w.name = "cold start";
+    w.name = "slow first call";
     EngineSettings s = fast_settings();
     s.hot_batch_s = 1e-3;
     int calls = 0;
-    // The first call pays page faults (50 µs); every later one costs 1 µs.
-    Measurement m = measure_workload(dev, w, [&](Stream&) { dev.stream_.now += (calls++ == 0) ? 50e-6 : 1e-6; }, s);
+    return measure_workload(dev, w, [&](Stream&) { dev.stream_.now += (calls++ == 0) ? first_s : 1e-6; }, s);
+}
+
+}  // namespace
+
+TEST_CASE("a slow first invocation does not shrink the hot batch", "[engine]") {
+    // The first call pays page faults (50 µs).
+    Measurement m = measure_after_slow_first(50e-6);
     CHECK(m.time.batch >= 500);
     CHECK_THAT(m.time.median, WithinRel(1e-6, 1e-6));
 }
 
 TEST_CASE("a first invocation long enough to time alone is tried again before the batch is left at one", "[engine]") {
-    ScriptedDevice dev;
-    Workload w;
-    w.name = "preempted";
-    EngineSettings s = fast_settings();
-    s.hot_batch_s = 1e-3;
-    int calls = 0;
-    // The first call waits out a preemption (5 ms, longer than a whole batch); every later one costs 1 µs.
-    Measurement m = measure_workload(dev, w, [&](Stream&) { dev.stream_.now += (calls++ == 0) ? 5e-3 : 1e-6; }, s);
+    // The first call waits out a preemption (5 ms, longer than a whole batch).
+    Measurement m = measure_after_slow_first(5e-3);
     CHECK(m.time.batch >= 500);
     CHECK_THAT(m.time.median, WithinRel(1e-6, 1e-6));
     // A kernel that is long every time is still timed one call at a time.
+    Workload w;
+    w.name = "slow";
+    EngineSettings s = fast_settings();
+    s.hot_batch_s = 1e-3;
     ScriptedDevice slow_dev;
     Measurement slow = measure_workload(slow_dev, w, [&](Stream&) { slow_dev.stream_.now += 5e-3; }, s);
     CHECK(slow.time.batch == 1);

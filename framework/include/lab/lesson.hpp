@@ -23,6 +23,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lab/counters.hpp"
@@ -151,6 +152,14 @@ inline void set_best_bandwidth(Ceilings& c) {
     c.bandwidth_bytes_per_s["best"] = best;
 }
 
+// A ceiling's source when a workload's own rate raised it: "raised to the rate of workload 'x'".
+inline constexpr std::string_view kRaisedSourcePrefix = "raised to the rate of workload '";
+// The workload that raised a ceiling to its own rate, or "" when none did.
+inline std::string raising_workload(const Ceiling& c) {
+    if (c.source.rfind(kRaisedSourcePrefix, 0) != 0 || c.source.size() <= kRaisedSourcePrefix.size()) return "";
+    return c.source.substr(kRaisedSourcePrefix.size(), c.source.size() - kRaisedSourcePrefix.size() - 1);
+}
+
 // The ceilings a run holds its workloads against (DESIGN.md, "Trusting ceilings"): a ceiling is
 // never below what the same machine was seen to do, so each FLOP/s and bandwidth ceiling is the
 // largest of its starting value and every in-run measurement of it, and "bandwidth.best" is the
@@ -170,7 +179,7 @@ inline Ceilings effective_ceilings(const Ceilings& start, const std::vector<Ceil
         if (rate > target.value) {
             target.value = rate;
             target.unit = table == &c.flops_per_s ? "FLOP/s" : "B/s";
-            target.source = cm.purpose == "evidence" ? "raised to the rate of workload '" + cm.workloads.front() + "'"
+            target.source = cm.purpose == "evidence" ? std::string(kRaisedSourcePrefix) + cm.workloads.front() + "'"
                                                      : "re-measured in this run (" + cm.purpose + ")";
             // The method says how this value was measured, not how the one it replaces was: the
             // kernel's description stays, its statistics are the re-measure's.
