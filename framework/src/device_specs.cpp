@@ -3,6 +3,7 @@
 // file and 1-based line and says how to fix it: a spec that silently loads wrong numbers would
 // show students a wrong datasheet peak beside their measurement.
 #include "device_specs.hpp"
+#include "suggest.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -36,23 +37,6 @@ std::string join(const std::vector<std::string>& items) {
     std::string out;
     for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
     return out;
-}
-
-// Edit distance, only to suggest the allowed key a misspelt one was meant to be.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] =
-                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
 }
 
 // Where errors in one file point. yaml-cpp counts lines from 0; editors and people count from 1.
@@ -250,12 +234,8 @@ DeviceSpec load_one(const fs::path& path) {
         const std::string name = key.IsScalar() ? key.Scalar() : describe(key);
         if (std::find(kAllowedKeys.begin(), kAllowedKeys.end(), name) == kAllowedKeys.end()) {
             std::string fix = "allowed keys: " + join(kAllowedKeys);
-            const auto nearest = std::min_element(
-                kAllowedKeys.begin(), kAllowedKeys.end(), [&](const auto& a, const auto& b) {
-                    return edit_distance(name, a) < edit_distance(name, b);
-                });
-            if (edit_distance(name, *nearest) <= std::max<std::size_t>(1, name.size() / 3))
-                fix = "did you mean '" + *nearest + "'? " + fix;
+            if (const std::string nearest = did_you_mean(name, kAllowedKeys); !nearest.empty())
+                fix = "did you mean '" + nearest + "'? " + fix;
             throw InputError(where, "unknown key '" + name + "'", fix);
         }
         // yaml-cpp keeps both copies of a repeated key and lookups see only one; refuse it so the

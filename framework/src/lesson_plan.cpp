@@ -16,7 +16,9 @@
 
 #include <lab/random_bits.hpp>
 #include "lesson_host.hpp"
+#include "paths.hpp"
 #include "run_record.hpp"
+#include "suggest.hpp"
 #include "xy_plot.hpp"
 
 namespace lab {
@@ -391,6 +393,30 @@ std::vector<std::string> unanswerable_graded(const LessonInfo& info, const Deriv
     return problems;
 }
 
+// Teaching text placeholders that name no declared metric: render_teaching prints "n/a" for
+// them, which reads as a metric this device lacks, so a misspelt {name} would pass unseen.
+std::vector<std::string> unknown_placeholders(const LessonInfo& info, const Derivation& d) {
+    std::vector<std::string> known;
+    for (const auto& m : info.metrics) known.push_back(m.name);
+    std::vector<std::string> problems;
+    for (const auto& line : d.teaching) {
+        for (std::size_t open = line.find('{'); open != std::string::npos; open = line.find('{', open + 1)) {
+            const std::size_t close = line.find('}', open);
+            if (close == std::string::npos) break;
+            std::string name = line.substr(open + 1, close - open - 1);
+            const bool shipped = name.rfind("shipped:", 0) == 0;
+            if (shipped) name = name.substr(8);
+            // {shipped:X} names a metric holding a file's name, or the file's name itself.
+            if (std::find(known.begin(), known.end(), name) != known.end() || (shipped && !paths::shipped_file(name).empty())) continue;
+            problems.push_back(fmt::format("teaching text \"{}\" names {{{}}}, which is {}: `lab run` would print {} there{}",
+                                           line.size() > 60 ? line.substr(0, 57) + "..." : line, line.substr(open + 1, close - open - 1),
+                                           shipped ? "neither a declared metric nor a file lab ships" : "no metric info() declares",
+                                           shipped ? "'" + name + " (not shipped with this lab)'" : "n/a", did_you_mean_text(name, known)));
+        }
+    }
+    return problems;
+}
+
 // Graded values shown under another name: for each (graded, shown) pair of numbers, on how many
 // replays they were equal, and whether any replay told them apart.
 struct LeakTally {
@@ -484,6 +510,7 @@ PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
                 derived_runs.push_back(run);
                 for (const auto& p : declared_vs_produced(info, d, run)) add(where, p);
                 for (const auto& p : unanswerable_graded(info, d)) add(where, p);
+                for (const auto& p : unknown_placeholders(info, d)) add(where, p);
                 tally_leaks(info, d, leaks);
                 std::set<std::string> plot_names;
                 for (const auto& plot : d.plots) {

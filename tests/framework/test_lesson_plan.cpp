@@ -25,6 +25,7 @@ public:
     enum class Copy { none, shown, graded, check_helper, cpu_only_coincidence, zeros, twins, seed_variant };
     Copy copy = Copy::none;
     bool copy_bandwidth = false;  // a graded own metric equal to the placement's shown bytes_per_s
+    std::vector<std::string> teaching;  // the teaching text derive() writes
 
     LessonInfo info() const override {
         LessonInfo i{.id = "99.01", .title = "Ridge"};
@@ -79,6 +80,7 @@ public:
                 break;
         }
         if (copy_bandwidth) d.set("scale_bandwidth", d.find("scale.bytes_per_s")->number);
+        d.teaching = teaching;
     }
 };
 
@@ -137,4 +139,20 @@ TEST_CASE("no leak is warned of where nothing is given away", "[plan]") {
     INFO(joined(c.problems) + joined(c.warnings));
     CHECK(c.problems.empty());
     CHECK(c.warnings.empty());
+}
+
+// render_teaching prints "n/a" for a {name} no metric has (as it does for a metric of another
+// device), so a misspelt placeholder would read as a missing measurement in every student's run.
+TEST_CASE("the plan replay refuses a teaching placeholder that names no declared metric, with the near name", "[plan]") {
+    RidgeLesson lesson;
+    lesson.teaching = {"the ridge is {ridge_ia} and scale moved {scale.bytes_per_s}", "see {shipped:no_such_capture.json}",
+                       "see {shipped:a100_simple_add.json.gz}, ridge {ridge_ai}, {scale.measured_regime}"};
+    const PlanCheck c = check_plan_and_leaks(lesson, lesson.declarations());
+    INFO(joined(c.problems));
+    REQUIRE(c.problems.size() == 2);
+    CHECK_THAT(c.problems[0], Catch::Contains("names {ridge_ia}, which is no metric info() declares: `lab run` would print n/a there "
+                                              "(did you mean 'ridge_ai'?)") &&
+                                  Catch::Contains("(on every model device and run type)"));
+    CHECK_THAT(c.problems[1], Catch::Contains("names {shipped:no_such_capture.json}, which is neither a declared metric nor a file lab "
+                                              "ships"));
 }
