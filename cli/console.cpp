@@ -149,7 +149,11 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     // row). Parameters that would widen every row (02.07's seven sizes) are listed under the
     // table instead, one workload per line.
     constexpr std::size_t kParamsInTable = 24;
-    const std::vector<std::string> heads = {"time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "ref"};
+    // The roofline columns only where a workload is placed on the roofline: 02.03's latency and
+    // bandwidth sweeps are not, and six empty columns only push the table past the terminal.
+    const bool any_placed = std::any_of(rows.begin(), rows.end(), [](const WorkloadRow& r) { return r.regime.has_value(); });
+    std::vector<std::string> heads = {"time", "noise", "FLOP", "bytes"};
+    if (any_placed) heads.insert(heads.end(), {"FLOP/s", "B/s", "AI", "roof", "ref"});
     auto cells = [](const WorkloadRow& r) {
         std::vector<std::string> c = {r.time, r.noise + (r.noise_met ? "" : "*"), r.flops, r.bytes};
         if (r.regime)
@@ -158,7 +162,7 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     };
     std::vector<std::size_t> width;
     for (const auto& h : heads) width.push_back(std::max<std::size_t>(h.size(), 5));
-    std::size_t name_w = 8, params_w = 6, regime_w = 6;
+    std::size_t name_w = 8, params_w = 6, regime_w = any_placed ? 6 : 0;
     for (const auto& r : rows) {
         name_w = std::max(name_w, r.name.size()), params_w = std::max(params_w, r.params.size());
         if (r.regime) regime_w = std::max(regime_w, r.regime->text.size());
@@ -167,7 +171,7 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     }
     // The widest row as it would be with the parameters in it: past the terminal's width (a file's:
     // 100 columns), the parameters go under the table, so a row is never folded by the terminal.
-    std::size_t row_w = name_w + 1 + params_w + 2 + regime_w;
+    std::size_t row_w = name_w + 1 + params_w + (any_placed ? 2 + regime_w : 0);
     for (const std::size_t w : width) row_w += w + 1;
     const int columns = terminal_columns();
     const bool params_below = params_w > kParamsInTable || row_w > static_cast<std::size_t>(columns > 0 ? columns : 100);
@@ -177,11 +181,14 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
         if (!regime.empty()) text += "  " + regime;
         return text + "\n";
     };
-    out << line("workload", "params", heads, "regime");
+    out << line("workload", "params", heads, any_placed ? "regime" : "");
     for (const WorkloadRow& r : rows) out << line(r.name, r.params, cells(r), r.regime ? r.regime->text : "");
-    out << "(time: median per invocation; noise: relative stddev, * = noise target not met in the time limit;\n"
-           " roof: of the ceilings above; ref: of the ceilings measured right after the kernel, which decide\n"
-           " its regime)\n";
+    out << wrap_hanging(std::string("(time: median per invocation; noise: relative stddev, * = noise target not met in the time limit") +
+                            (any_placed ? "; roof: of the ceilings above; ref: of the ceilings measured right after the kernel, which "
+                                          "decide its regime)"
+                                        : ")"),
+                        1, columns > 0 ? columns : 100)
+        << "\n";
     if (std::any_of(rows.begin(), rows.end(), [](const WorkloadRow& r) { return r.reference_above_roof; }))
         out << wrap_hanging(std::string("(") + kReferenceAboveRoofNote + ")", 1, terminal_columns()) << "\n";
     // The references themselves: with them the ref column, and so the regime, can be worked out

@@ -161,23 +161,33 @@ Cell derived(const std::optional<DerivedCell>& c) {
 }
 
 std::string measurements_html(const RunPage& p) {
-    html::Table t{{"workload", "params", "time", "noise", "FLOP", "bytes", "FLOP/s", "B/s", "AI", "roof", "ref", "regime"}, {}, "workloads"};
     const std::vector<WorkloadRow> rows = workload_rows(p.raw, p.derivation, p.withheld);
+    // The roofline columns only where a workload is placed on the roofline (not 02.03's sweeps).
+    const bool any_placed = std::any_of(rows.begin(), rows.end(), [](const WorkloadRow& r) { return r.regime.has_value(); });
+    html::Table t{{"workload", "params", "time", "noise", "FLOP", "bytes"}, {}, "workloads"};
+    if (any_placed) t.header.insert(t.header.end(), {"FLOP/s", "B/s", "AI", "roof", "ref", "regime"});
     for (const WorkloadRow& r : rows) {
-        Cell regime = derived(r.regime);
-        regime.css_class = r.regime && r.regime->withheld ? "withheld" : "";
-        t.rows.push_back({{r.name, "mono"}, {r.params, "mono"}, {r.time, "num"}, {r.noise + (r.noise_met ? "" : "*"), "num"},
-                          {r.flops, "num"}, {r.bytes, "num"}, derived(r.flops_per_s), derived(r.bytes_per_s), derived(r.ai),
-                          derived(r.roof_fraction), derived(r.reference_fraction), regime});
+        std::vector<Cell> row = {{r.name, "mono"}, {r.params, "mono"}, {r.time, "num"}, {r.noise + (r.noise_met ? "" : "*"), "num"},
+                                 {r.flops, "num"}, {r.bytes, "num"}};
+        if (any_placed) {
+            Cell regime = derived(r.regime);
+            regime.css_class = r.regime && r.regime->withheld ? "withheld" : "";
+            row.insert(row.end(), {derived(r.flops_per_s), derived(r.bytes_per_s), derived(r.ai), derived(r.roof_fraction),
+                                   derived(r.reference_fraction), regime});
+        }
+        t.rows.push_back(std::move(row));
     }
     std::string refs;
     for (const WorkloadRow& r : rows)
         if (!r.references.empty()) refs += "<li><code>" + escape(r.name) + "</code>: " + escape(r.references) + "</li>";
     std::string out = "<section id=\"measurements\">\n<h2>Measurements</h2>\n" + html::table(t);
-    out += "<p class=\"note\">time: median per invocation; noise: relative standard deviation of the samples, * = the noise "
-           "target was not met within the time limit; roof: the fraction of the roof at the workload's arithmetic intensity, of the "
-           "run's ceilings; ref: the same fraction of the ceilings measured right after the workload, which its measured regime is "
-           "decided by (on a busy machine the two differ).</p>\n";
+    out += std::string("<p class=\"note\">time: median per invocation; noise: relative standard deviation of the samples, * = the "
+                       "noise target was not met within the time limit") +
+           (any_placed ? "; roof: the fraction of the roof at the workload's arithmetic intensity, of the run's ceilings; ref: the same "
+                         "fraction of the ceilings measured right after the workload, which its measured regime is decided by (on a busy "
+                         "machine the two differ)"
+                       : "") +
+           ".</p>\n";
     if (!refs.empty()) out += "<p class=\"note\">The ceilings measured right after each workload (its ref):</p>\n<ul class=\"references\">" + refs + "</ul>\n";
     if (std::any_of(rows.begin(), rows.end(), [](const WorkloadRow& r) { return r.reference_above_roof; }))
         out += "<p class=\"note\">" + escape(std::string(1, std::toupper(kReferenceAboveRoofNote[0])) + (kReferenceAboveRoofNote + 1)) + ".</p>\n";

@@ -361,6 +361,23 @@ TEST_CASE("a run's view fits a 100-column terminal: parameters under the table, 
     CHECK_THAT(file.out, Catch::Contains("\nparams\n  read "));
 }
 
+TEST_CASE("a run's table shows the roofline columns only where a workload is placed on the roofline", "[usage]") {
+    // 02.03's sweeps are not placed: six empty columns (FLOP/s ... regime) pushed its table to 97
+    // columns and its parameters under it. Without them it fits 80 columns, parameters in the rows.
+    auto sweeps = run_lab({"show", (lab_test::source_root() / "tests/fixtures/runs/cpu/02.03-quick-reveal.json").string()}, {{"COLUMNS", "80"}});
+    REQUIRE(sweeps.exit_code == 0);
+    CHECK_THAT(sweeps.out, Catch::Matches("[\\s\\S]*\\nworkload +params +time +noise +FLOP +bytes\\n[\\s\\S]*"));
+    CHECK_THAT(sweeps.out, Catch::Matches("[\\s\\S]*\\nread_4k +bytes=4096 reps=8192 +[0-9.]+ µs[\\s\\S]*"));
+    CHECK_THAT(sweeps.out, !Catch::Contains("roof: of the ceilings above") && !Catch::Contains("\nparams\n"));
+    // The legend is folded to the terminal's width.
+    std::istringstream lines(sweeps.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("(time:", 0) == 0) CHECK(line.size() <= 80);
+    auto placed = run_lab({"show", (lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json").string()}, {{"COLUMNS", "100"}});
+    CHECK_THAT(placed.out, Catch::Matches("[\\s\\S]*\\nworkload +time +noise +FLOP +bytes +FLOP/s +B/s +AI +roof +ref +regime\\n[\\s\\S]*"));
+    CHECK_THAT(placed.out, Catch::Contains("roof: of the ceilings above"));
+}
+
 TEST_CASE("a run's view lists the ceilings measured right after each kernel, which decide its regime", "[usage]") {
     // 02.12's fixture: each mystery judged against a launch, FLOP/s and bandwidth re-measured after
     // it. Without them a student cannot work out the ref column or an overhead verdict from the

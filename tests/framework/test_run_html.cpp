@@ -80,6 +80,9 @@ TEST_CASE("every recorded fixture run renders as a page with each section and ev
         }
         CHECK(dom.text("//h1").find(run.lesson->info.title) != std::string::npos);
         CHECK(dom.count("//table[@class='workloads']/tbody/tr") == static_cast<int>(run.raw.measurements.size()));
+        // The roofline columns where a workload is placed on the roofline: not 02.03's sweeps.
+        const int columns = dom.count("//table[@class='workloads']/thead/tr/th");
+        CHECK(columns == (run.raw.lesson_id == "02.03" ? 6 : 12));
         // The ceilings each verdict was judged against, where the run measured them after its workloads.
         if (run.raw.lesson_id == "02.12") CHECK(dom.count("//ul[@class='references']/li[starts-with(., 'mystery_1: launch ')]") == 1);
         // 02.04's in-place kernels beat the read references measured after them: said, once.
