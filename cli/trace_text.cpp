@@ -1,12 +1,13 @@
-// `lab trace`'s text (see trace_text.hpp). Every line stays within 100 columns: long names are
-// cut, never wrapped (a gap's list of calls goes on to a next line between two calls), and the
-// JSON keeps them whole.
+// `lab trace`'s text (see trace_text.hpp). Every line stays within the terminal's width (in a
+// file, 100 columns; never under 64): long names are cut, never wrapped (a gap's list of calls
+// goes on to a next line between two calls), and the JSON keeps them whole.
 #include "trace_text.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "console.hpp"
 #include "format.hpp"
 #include "trace_summary.hpp"
 
@@ -25,6 +26,26 @@ std::uint64_t count(const json& v) { return v.get<std::uint64_t>(); }
 std::string plural(std::uint64_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 std::string cut(const std::string& s, std::size_t width) { return s.size() <= width ? s : s.substr(0, width - 3) + "..."; }
 
+// The columns the text may use: the terminal's, or 100 in a file; under 64 the fixed-width rows
+// (launch latency's) would fold anyway, so names are not cut shorter than that leaves them.
+std::size_t text_width() {
+    const int terminal = terminal_columns();
+    return std::max<std::size_t>(64, terminal > 0 ? static_cast<std::size_t>(terminal) : 100);
+}
+
+// Prose, folded to the width under a hanging indent (wrap_hanging).
+std::string fold(const std::string& text, std::size_t indent) { return wrap_hanging(text, indent, static_cast<int>(text_width())); }
+
+std::size_t columns(const std::string& s);
+
+// A table row and the remark that explains it: beside it where the width allows, else on the
+// next line under the row's values.
+std::string row_with_remark(const std::string& row, const std::string& remark, std::size_t indent) {
+    if (remark.empty()) return row + "\n";
+    if (columns(row) + 2 + columns(remark) <= text_width()) return row + "  " + remark + "\n";
+    return row + "\n" + fold(std::string(indent, ' ') + remark, indent) + "\n";
+}
+
 // lab's traces are often of a CPU device, which a reader would not take for a GPU.
 std::string device_word(const json& j) { return j["format"] == "lab" ? "device" : "GPU"; }
 
@@ -36,15 +57,20 @@ void span(std::ostream& o, const json& j) {
     o << fmt::format("\n\n{} span {}: busy {}, idle {} ({} idle)\n", device_word(j), us(j["span_us"]), us(j["gpu_busy_us"]), us(j["gpu_idle_us"]),
                      format::percent(j["idle_fraction"].get<double>()));
     if (j["untraced_us"].get<double>() > 0)
-        o << fmt::format("  (lab measured for {} more without tracing: left out of the span;\n   each workload has a traced window)\n",
-                         us(j["untraced_us"]));
+        o << fold(fmt::format("  (lab measured for {} more without tracing: left out of the span; each workload has a traced window)",
+                              us(j["untraced_us"])),
+                  3)
+          << "\n";
     // Counted as idle, lab's first touch made a quick 02.05 look a third idle: the device was
     // busy, on lab's preparation rather than the lesson's work, and the host was waiting for it.
     if (j["setup_us"].get<double>() > 0) {
         std::string names;
         for (const auto& n : j["setup_names"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
-        o << fmt::format("  (lab's own setup on the device, {}: {}; left out of the span:\n", us(j["setup_us"]), cut(names, 40));
-        o << "   the device was preparing buffers, neither running the lesson's work nor idle)\n";
+        o << fold(fmt::format("  (lab's own setup on the device, {}: {}; left out of the span: the device was preparing buffers, neither "
+                              "running the lesson's work nor idle)",
+                              us(j["setup_us"]), cut(names, 40)),
+                  3)
+          << "\n";
     }
     // One stream: its busy time is the line above.
     if (j["streams"].size() < 2) return;
@@ -61,14 +87,14 @@ std::size_t columns(const std::string& s) {
     return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-// The host's calls during a gap, on as many lines as the 100 columns need: none is cut off.
+// The host's calls during a gap, on as many lines as the width needs: none is cut off.
 void gap_calls(std::ostream& o, const json& calls, const std::string& pad) {
     std::string line;
     const char* head = "calls  ";
     for (const auto& c : calls) {
         std::string call = cut(c["name"].get<std::string>(), 28) + " " + us(c["overlap_us"]);
         if (count(c["count"]) > 1) call += fmt::format(" ({} calls)", count(c["count"]));
-        if (!line.empty() && pad.size() + 7 + columns(line) + 2 + columns(call) > 100) {
+        if (!line.empty() && pad.size() + 7 + columns(line) + 2 + columns(call) > text_width()) {
             o << pad << head << line << ",\n";
             line.clear(), head = "       ";
         }
@@ -83,8 +109,9 @@ void gap_calls(std::ostream& o, const json& calls, const std::string& pad) {
 void gap(std::ostream& o, const json& g, const char* offset_key, const std::string& window = "") {
     const std::string pad(25, ' ');  // under "after"
     const double dur = g["dur_us"].get<double>();
-    o << fmt::format("  {:>8} at +{:<9} after  {}\n", us(dur), us(g[offset_key]), cut(g["after"]["short_name"].get<std::string>(), 68));
-    o << pad << "before " << cut(g["before"]["short_name"].get<std::string>(), 68) << "\n";
+    const std::size_t name_w = text_width() - pad.size() - 7;
+    o << fmt::format("  {:>8} at +{:<9} after  {}\n", us(dur), us(g[offset_key]), cut(g["after"]["short_name"].get<std::string>(), name_w));
+    o << pad << "before " << cut(g["before"]["short_name"].get<std::string>(), name_w) << "\n";
     const double share = g["host_op"].is_null() ? 0 : std::min(1.0, g["host_op"]["overlap_us"].get<double>() / dur);
     if (!window.empty()) {
         const bool copy = g.value("next_to_copy", false), sync = g.value("next_to_sync", false);
@@ -94,7 +121,7 @@ void gap(std::ostream& o, const json& g, const char* offset_key, const std::stri
         if (share >= trace::kHostOpMinShare && g["host_op"]["name"] == window) return gap_calls(o, g["host_calls"], pad);
     }
     if (share >= trace::kHostOpMinShare)
-        o << pad << fmt::format("host   {} ({} of the gap)\n", cut(g["host_op"]["name"].get<std::string>(), 52), format::percent(share));
+        o << pad << fmt::format("host   {} ({} of the gap)\n", cut(g["host_op"]["name"].get<std::string>(), name_w - 16), format::percent(share));
     else
         o << pad << fmt::format("host   no traced op covers {} of the gap\n", format::percent(trace::kHostOpMinShare));
     gap_calls(o, g["host_calls"], pad);
@@ -138,14 +165,15 @@ void gaps(std::ostream& o, const json& j) {
     // With workload windows, the reader is told that this list is not theirs: between workloads,
     // loading the model, lab's own work.
     if (j.contains("windows") && !j["windows"].empty())
-        o << "\nlargest idle gaps in the whole trace, loading and the time between workloads included\n"
-             "(no kernel, copy or memset on any stream), with what the host was doing:\n";
+        o << "\n" << fold("largest idle gaps in the whole trace, loading and the time between workloads included (no kernel, copy or "
+                           "memset on any stream), with what the host was doing:", 0) << "\n";
     else
-        o << "\nlargest idle gaps (no kernel, copy or memset on any stream), with what the host was doing:\n";
+        o << "\n" << fold("largest idle gaps (no kernel, copy or memset on any stream), with what the host was doing:", 0) << "\n";
     // In a lab trace the span leaves untraced time out but the offsets, to find a gap in a viewer,
     // cannot: a gap "at +10 s" of a 2.5 s span is not an error.
     if (j["untraced_us"].get<double>() > 0 || j["setup_us"].get<double>() > 0)
-        o << "  (at +T: T after the first " << device_word(j) << " event, on the trace's clock, untraced and setup time included)\n";
+        o << fold("  (at +T: T after the first " + device_word(j) + " event, on the trace's clock, untraced and setup time included)", 3)
+          << "\n";
     for (const auto& g : j["idle_gaps"]) gap(o, g, "offset_us");
 }
 
@@ -154,45 +182,48 @@ void launches(std::ostream& o, const json& j) {
         o << "\nlaunch latency: - (no kernel's launch call is in the trace)\n";
         return;
     }
-    o << fmt::format("\nlaunch latency (median of a kernel's start - its launch call's start): {} over {}\n", us(j["launch_latency_us"]),
-                     plural(count(j["launches_matched"]), "kernel", "kernels"));
+    o << "\n" << fold(fmt::format("launch latency (median of a kernel's start - its launch call's start): {} over {}", us(j["launch_latency_us"]),
+                                   plural(count(j["launches_matched"]), "kernel", "kernels")), 2) << "\n";
     if (const auto left = j.value("launches_left_out_calibrate", 0); left > 0)
         o << fmt::format("  (the lesson's kernels: {} of lab's calibrate.*, re-measuring the ceilings, left out)\n",
                          plural(left, "launch", "launches"));
     // The median mixes two things a student should not compare: the cost of a launch, and the
     // time a kernel waited for the work queued before it.
     auto row = [&](const char* what, const json& l, const char* means) {
-        o << fmt::format("  {:<19} {:>5}  median {:>8}  p90 {:>8}  {}\n", what, count(l["count"]), us(l["median_us"]), us(l["p90_us"]), means);
+        o << row_with_remark(fmt::format("  {:<19} {:>5}  median {:>8}  p90 {:>8}", what, count(l["count"]), us(l["median_us"]), us(l["p90_us"])),
+                             means, 4);
     };
     row("onto an idle stream", j["launch_latency_idle"], "call to start, nothing queued");
     row("behind earlier work", j["launch_latency_queued"], "queue delay: waited for earlier work");
-    o << "  (onto an idle stream: the stream's earlier work had ended when the launch call began)\n";
+    o << fold("  (onto an idle stream: the stream's earlier work had ended when the launch call began)", 3) << "\n";
     // 02.11's launch overhead is an empty kernel's time per launch, launched back to back without
     // tracing: a reader who set the two side by side compared different measurements.
-    o << "  (one traced launch's delay from call to start: not `lab run 02.11`'s launch overhead, an\n"
-         "   empty kernel's time per launch, launched back to back untraced; the two do not compare)\n";
+    o << fold("  (one traced launch's delay from call to start: not `lab run 02.11`'s launch overhead, an empty kernel's time per "
+              "launch, launched back to back untraced; the two do not compare)",
+              3)
+      << "\n";
 }
 
 void kernels(std::ostream& o, const json& j) {
     const auto& k = j["kernels"];
-    o << fmt::format("\nkernels: {} of {}, {} in all", plural(count(k["count"]), "launch", "launches"),
-                     plural(count(k["distinct"]), "kernel", "kernels"), us(k["total_us"]));
+    const std::string head = fmt::format("kernels: {} of {}, {} in all", plural(count(k["count"]), "launch", "launches"),
+                                         plural(count(k["distinct"]), "kernel", "kernels"), us(k["total_us"]));
     if (k["top"].empty()) {
-        o << "\n";
+        o << "\n" << head << "\n";
         return;
     }
-    o << "; busy: share of the " << device_word(j) << "'s busy time\n";
+    o << "\n" << fold(head + "; busy: share of the " + device_word(j) + "'s busy time", 2) << "\n";
     o << fmt::format("  {:>9} {:>7} {:>9} {:>7}  {}\n", "total", "count", "mean", "busy", "kernel");
     bool calibrate = false;
     for (const auto& t : k["top"]) {
         o << fmt::format("  {:>9} {:>7} {:>9} {:>7}  {}\n", us(t["total_us"]), count(t["count"]), us(t["mean_us"]),
                          t["busy_fraction"].is_null() ? "-" : format::percent(t["busy_fraction"].get<double>()),
-                         t["short_name"].get<std::string>());
+                         cut(t["short_name"].get<std::string>(), text_width() - 39));
         calibrate = calibrate || t["name"].get<std::string>().rfind("calibrate.", 0) == 0;
     }
     // They can top a lab trace's table, and a reader of the lesson would take them for its kernels.
     if (calibrate && j["format"] == "lab")
-        o << "  calibrate.*: lab re-measuring the device's ceilings during the run, not the lesson's work\n";
+        o << fold("  calibrate.*: lab re-measuring the device's ceilings during the run, not the lesson's work", 4) << "\n";
 }
 
 void copies(std::ostream& o, const json& j) {
@@ -222,13 +253,13 @@ void syncs(std::ostream& o, const json& j) {
     // Most of a lab trace's sync time can be its allocations waiting for their first touch.
     if (s["host_setup_us"].get<double>() > 0) {
         const std::string setup = fmt::format("{} of it while lab's setup ran", us(s["host_setup_us"]));
-        line += columns(line) + 2 + columns(setup) > 100 ? ",\n  " + setup : ", " + setup;
+        line += ", " + setup;
     }
-    o << line << "\n";
+    o << fold(line, 2) << "\n";
     for (const auto& [kind, n] : s["by_kind"].items()) {
         const bool device_side = !trace::host_waits(kind);
-        o << fmt::format("  {:<28} {:>5}  {:>9}{}\n", cut(kind, 28), count(n), us(s["us_by_kind"][kind]),
-                         device_side ? "   a stream waits on the device: the host does not" : "");
+        o << row_with_remark(fmt::format("  {:<28} {:>5}  {:>9}", cut(kind, 28), count(n), us(s["us_by_kind"][kind])),
+                             device_side ? "a stream waits on the device: the host does not" : "", 4);
     }
 }
 
@@ -237,23 +268,26 @@ void counters(std::ostream& o, const json& j) {
     double f32 = 0, f64 = 0, f16 = 0;
     for (const auto& r : j["counter_ranges"]) f32 += r["flop_fp32"].get<double>(), f64 += r["flop_fp64"].get<double>(), f16 += r["flop_fp16"].get<double>();
     const double all = f32 + f64 + f16;
-    o << fmt::format("\nhardware-counter ranges: {}; FLOP from FMA/add/mul instruction counts (an FMA is 2):\n  {} in all",
-                     j["counter_ranges"].size(), format::quantity(all, "FLOP"));
+    std::string text = fmt::format("hardware-counter ranges: {}; FLOP from FMA/add/mul instruction counts (an FMA is 2): {} in all",
+                                   j["counter_ranges"].size(), format::quantity(all, "FLOP"));
     // Each precision as a count, not only a share: a 0.7% share of 80 GFLOP is 560 M give or take 40 M.
     auto part = [&](const char* name, double v) {
         return fmt::format("{} {}{}", name, format::quantity(v, "FLOP"), all > 0 ? fmt::format(" ({:.1f}%)", 100 * v / all) : "");
     };
-    o << ": " << part("fp32", f32) << ", " << part("fp64", f64) << ", " << part("fp16", f16);
-    o << "\n  per range: lab trace --json (counter_ranges)";
-    o << "\n  tensor-core work does not show in these counters; without DRAM byte counters there is no AI.\n";
+    text += ": " + part("fp32", f32) + ", " + part("fp64", f64) + ", " + part("fp16", f16);
+    o << "\n" << fold(text, 2) << "\n  per range: lab trace --json (counter_ranges)\n";
+    o << fold("  tensor-core work does not show in these counters; without DRAM byte counters there is no AI.", 2) << "\n";
 }
 
 }  // namespace
 
 void print_trace(std::ostream& o, const json& j, const std::string& file) {
-    o << "trace " << file << " (" << j["format"].get<std::string>() << ")";
-    if (!j["device"]["name"].is_null()) o << "   device " << j["device"]["name"].get<std::string>();
-    if (!j["device"]["sms"].is_null()) o << ", " << j["device"]["sms"].get<int>() << " SMs";
+    const std::string head = "trace " + file + " (" + j["format"].get<std::string>() + ")";
+    std::string device;
+    if (!j["device"]["name"].is_null()) device = "device " + j["device"]["name"].get<std::string>();
+    if (!j["device"]["sms"].is_null()) device += fmt::format(", {} SMs", j["device"]["sms"].get<int>());
+    // A long path puts the device on a line of its own rather than past the width.
+    o << head << (device.empty() ? "" : columns(head) + 3 + columns(device) > text_width() ? "\n" + device : "   " + device);
     span(o, j);
     windows(o, j);
     gaps(o, j);

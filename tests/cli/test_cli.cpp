@@ -348,8 +348,7 @@ TEST_CASE("a run's view fits a 100-column terminal: parameters under the table, 
     std::istringstream lines(r.out);
     std::size_t widest = 0;
     for (std::string line; std::getline(lines, line);) {
-        std::size_t chars = 0;
-        for (unsigned char c : line) chars += (c & 0xC0) != 0x80;
+        const std::size_t chars = lab_test::display_columns(line);
         INFO(line);
         CHECK(chars <= 100);
         widest = std::max(widest, chars);

@@ -180,13 +180,6 @@ TEST_CASE("the answers template names every question, the student and the run's 
 
 namespace {
 
-// Code points, as a terminal counts columns ("µ" is one).
-std::size_t code_points(const std::string& s) {
-    std::size_t n = 0;
-    for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    return n;
-}
-
 // The text of `line` from code-point column `col` on.
 std::string from_column(const std::string& line, std::size_t col) {
     std::size_t n = 0;
@@ -229,8 +222,8 @@ TEST_CASE("the console table stays aligned whatever the length of an answer", "[
         if (lines[i].rfind("question ", 0) == 0) header = i;
     REQUIRE(header < lines.size());
     const std::string& h = lines[header];
-    const std::size_t verdict_col = code_points(h.substr(0, h.find("verdict")));
-    const std::size_t points_end = code_points(h.substr(0, h.find("points") + 6));
+    const std::size_t verdict_col = lab_test::display_columns(h.substr(0, h.find("verdict")));
+    const std::size_t points_end = lab_test::display_columns(h.substr(0, h.find("points") + 6));
     for (const auto& q : r.results) {
         CAPTURE(q.question.id);
         std::string row;

@@ -38,6 +38,13 @@ LabResult run_lab_in(const std::filesystem::path& dir, const std::vector<std::st
 
 std::string read_file(const std::filesystem::path& p);
 
+// The columns a line of UTF-8 takes in a terminal: its code points ("µ" is one).
+inline std::size_t display_columns(const std::string& s) {
+    std::size_t n = 0;
+    for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
 // An audit verdict that says the re-measure was compared with the run: reproduces,
 // does_not_reproduce, or inconclusive (the slower run was measured beside other work). Which
 // one an honest run gets is the machine's business, never asserted.
