@@ -241,6 +241,33 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
         CHECK(keyless["score"] == 0);
         CHECK_THAT(keyless.dump(), Catch::Contains("no course key"));
     }
+
+    SECTION("an autograder zip from make_autograder.sh works where Gradescope unpacks it") {
+        // Gradescope unpacks the zip into /autograder/source: the repository lands in its source/
+        // folder, the key beside it. Packed by hand as the docs once said, setup.sh found no
+        // repository and run_autograder no key.
+        const fs::path root = c.dir / "gs";
+        const fs::path zip = c.dir / "autograder-02.05.zip";
+        REQUIRE(shell("bash '" + (lab_test::source_root() / "grader/gradescope/make_autograder.sh").string() + "' 02.05 '" + zip.string() +
+                      "' --key '" + c.key.string() + "' >/dev/null 2>&1") == 0);
+        REQUIRE(shell("python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' '" + zip.string() + "' '" +
+                      (root / "source").string() + "'") == 0);
+        CHECK(fs::exists(root / "source/source/meson.build"));
+        CHECK(fs::exists(root / "source/course.key"));
+        CHECK(shell("AUTOGRADER_ROOT='" + root.string() + "' bash '" + (root / "source/setup.sh").string() + "' --check | grep -qx 'lab repository: " +
+                    (root / "source/source").string() + "'") == 0);
+        // The zip's own run_autograder: its lesson set by make_autograder.sh, the key found in the zip.
+        fs::create_directories(root / "submission");
+        fs::copy_file(subs / "alice/run.json", root / "submission/run.json");
+        lab_test::write_file(root / "submission/answers.yaml", right_answers(rec));
+        lab_test::write_file(root / "submission_metadata.json", R"({"users": [{"email": "alice@uni.edu", "name": "A"}]})");
+        REQUIRE(shell("env -u LAB_COURSE_KEY -u LAB_PRACTICE -u LAB_LESSON AUTOGRADER_ROOT='" + root.string() + "' LAB_CONFIG_DIR='" +
+                      (c.dir / "configs").string() + "' PATH='" + lab_test::lab_executable().parent_path().string() +
+                      ":/usr/bin:/bin' bash '" + (root / "source/run_autograder").string() + "' >/dev/null 2>&1") == 0);
+        const json zipped = json::parse(lab_test::read_file(root / "results/results.json"));
+        CHECK(zipped["score"] == graded["score"]);
+        CHECK(zipped["extra_data"]["mode"] == "course");
+    }
 }
 
 TEST_CASE("an audit's summary counts each verdict under its own name, with what to do about it", "[integrity-cli]") {
