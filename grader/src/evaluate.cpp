@@ -678,7 +678,7 @@ GradeReport grade(const Submission& s) {
             bool known = false;
             std::string listed;
             for (const auto& o : q.options) {
-                known = known || option_key(o) == answer_key(r.claim);
+                known = known || choice_key(o) == choice_key(answer_key(r.claim));
                 listed += (listed.empty() ? "" : ", ") + o;
             }
             if (!known) {
@@ -690,10 +690,11 @@ GradeReport grade(const Submission& s) {
                 std::vector<std::string> accepted;
                 for (std::size_t b = 0, e; b <= want.size(); b = e + 4) {
                     e = std::min(want.find(" or ", b), want.size());
-                    accepted.push_back(option_key(want.substr(b, e - b)));
+                    accepted.push_back(choice_key(want.substr(b, e - b)));
                 }
-                r.verdict = std::find(accepted.begin(), accepted.end(), answer_key(r.claim)) != accepted.end() ? Verdict::correct
-                                                                                                                : Verdict::wrong;
+                r.verdict = std::find(accepted.begin(), accepted.end(), choice_key(answer_key(r.claim))) != accepted.end()
+                                ? Verdict::correct
+                                : Verdict::wrong;
                 if (accepted.size() > 1) r.feedback = "the run sits on the boundary between " + want + ": either is accepted";
             }
         } else {

@@ -107,6 +107,12 @@ std::string option_key(const std::string& s) {
     return out;
 }
 
+std::string choice_key(const std::string& s) {
+    std::string key = option_key(s);
+    key.erase(std::remove(key.begin(), key.end(), '_'), key.end());
+    return key;
+}
+
 namespace {
 
 struct Ctx {
@@ -378,7 +384,7 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
     }
     for (std::size_t i = 0; i < out.options.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
-            if (option_key(out.options[i]) == option_key(out.options[j]))
+            if (choice_key(out.options[i]) == choice_key(out.options[j]))
                 throw InputError(c.at(q["options"][i]),
                                  "options '" + out.options[j] + "' and '" + out.options[i] +
                                      "' are one answer to the grader (case, spaces, hyphens and underscores are not compared)",
@@ -480,7 +486,7 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
             for (std::size_t b = 0, end; b <= v.size(); b = end + 4) {
                 end = std::min(v.find(" or ", b), v.size());
                 if (std::none_of(out.options.begin(), out.options.end(),
-                                 [&](const std::string& o) { return option_key(o) == option_key(v.substr(b, end - b)); }))
+                                 [&](const std::string& o) { return choice_key(o) == choice_key(v.substr(b, end - b)); }))
                     throw InputError(c.at(e["value"]), "'" + v + "' is not one of the options (or two of them joined by ' or ')",
                                      "expect one of the options, spelt as in options:");
             }

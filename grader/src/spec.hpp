@@ -95,10 +95,13 @@ const std::vector<KeyDoc>& schema();
 GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_quick,
                       const std::string& default_show_expected);
 
-// A choice as the grader compares it: case, spaces, hyphens and underscores do not matter, as
-// in regimes (`throughput bound`, `Overhead-bound` and `overhead_bound` are one option). A spec
-// whose options are one answer under this comparison is refused.
+// A word answer's words as the grader reads them: case does not matter, and runs of spaces,
+// hyphens and underscores are one `_`, as in regimes (`Overhead-bound` is `overhead_bound`).
 std::string option_key(const std::string& s);
+
+// A choice's option as the grader matches it: option_key with the separators dropped, so
+// `MX-FP4`, `mx fp4` and `mx_fp4` are the option `mxfp4`, as `throughput bound` is `throughput_bound`.
+std::string choice_key(const std::string& s);
 
 // The regimes a regime question offers (the answers template lists them): its `options`, written
 // as the regimes' names; else, for a predicted regime (a side of the ridge: *.predicted_regime),

@@ -363,6 +363,19 @@ TEST_CASE("choice and yes/no questions with constant expected values", "[grading
         CHECK(res.feedback.find("either is accepted") != std::string::npos);
     }
     CHECK(result(g.grade(both, run, {{"verdict", "latency_bound"}}), "verdict").verdict == Verdict::wrong);
+
+    // An option written without separators (02.08's mxfp4) is matched with them too, as
+    // docs/student.md says: spaces, hyphens and underscores do not matter.
+    GradingSpec formats = g.spec(spec_yaml(R"(  - id: largest
+    prompt: "Which format lost most?"
+    type: choice
+    options: [fp16, mxfp4, nvfp4]
+    expected: {value: mxfp4}
+)"));
+    for (const char* claim : {"MX-FP4", "mx fp4", "mx_fp4", "MXFP4.", "mx\u2011fp4"})
+        CHECK(result(g.grade(formats, run, {{"largest", claim}}), "largest").verdict == Verdict::correct);
+    CHECK(result(g.grade(formats, run, {{"largest", "NV-FP4"}}), "largest").verdict == Verdict::wrong);
+    CHECK(result(g.grade(formats, run, {{"largest", "fp 8"}}), "largest").verdict == Verdict::invalid);
 }
 
 // ---------------------------------------------------------------------------------------------
