@@ -482,6 +482,15 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
         // FLOP question it is that many FLOP. Bytes carry their unit in every table, and "552 M"
         // of bytes could mean MB or MiB: the student is asked to say which.
         if (known->dimension.empty() && want.dimension == "FLOP") known = find_unit(std::string(unit) + "FLOP");
+        // An intensity worked from such counts ("2 M" FLOP over "8 B") is "250 k": that many
+        // FLOP/B, as a bare number in an AI question is (02.12's mysteries).
+        if (known->dimension.empty() && want.dimension == "FLOP/B" && known->factor != 1) {
+            q.value = number * known->factor;
+            q.dimension = want.dimension;
+            q.note = fmt::format("'{}' was read as {:g} FLOP/B", claim, q.value);
+            if (!std::isfinite(q.value)) throw UnitError(fmt::format("'{}' is out of the range the grader can read", claim));
+            return q;
+        }
         if (known->dimension.empty() && (want.dimension == "B" || want.dimension == "B/s"))
             throw UnitError(fmt::format("cannot read '{}': '{}' alone is a plain count's prefix, and does not say decimal or "
                                         "binary bytes; write {} {}B{} (decimal) or {} {}iB{} (binary)",

@@ -213,6 +213,12 @@ TEST_CASE("a count may carry the decimal prefix lab prints counts with", "[gradi
     CHECK_THROWS_WITH(parse_claim("5 m", "s"), !Catch::Contains("plain count"));
     // A word after a count: what to write instead.
     CHECK_THROWS_WITH(parse_claim("12853 tokens", ""), Catch::Contains("plain count") && Catch::Contains("(12853)"));
+    // An intensity worked from such counts ("2 M" FLOP over "8 B" in 02.12's table) is that many
+    // FLOP/B, as a bare number in an AI question is; in a time it is still refused.
+    CHECK(parse_claim("250 k", "FLOP/B").value == Approx(250000));
+    CHECK(parse_claim("24M", "FLOP/B").value == Approx(24e6));
+    CHECK(parse_claim("250 k", "FLOP/B").dimension == "FLOP/B");
+    CHECK_THROWS_WITH(parse_claim("250 k", "s"), Catch::Contains("expected"));
 }
 
 TEST_CASE("02.11's threshold takes 78.7 k and its noun; another word or unit is unreadable, with a reason", "[grading]") {
