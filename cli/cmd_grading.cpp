@@ -403,20 +403,24 @@ int cmd_grade(const Args& args) {
 
 int cmd_check_spec(const Args& args) {
     po::options_description opts("options");
-    opts.add_options()("file", po::value<std::string>(), "a grading spec (configs/grading/<ID>.yaml)")(
+    opts.add_options()("file", po::value<std::string>(), "a grading spec (configs/grading/<ID>.yaml), or a lesson ID for the one lab grades it with")(
         "keys", "list the spec's keys, each with its meaning and default");
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
-    if (!parse("check-spec", "lab check-spec FILE | --keys", args, opts, pos, vm)) return 0;
+    if (!parse("check-spec", "lab check-spec FILE|ID | --keys", args, opts, pos, vm)) return 0;
     if (vm.count("keys")) {
         for (const auto& k : grader::schema())
             std::cout << fmt::format("{:<10} {:<18} {}  (default: {})\n", k.where, k.key, k.meaning, k.default_value);
         return 0;
     }
-    if (!vm.count("file")) throw UsageError("give a spec file, or --keys: lab check-spec FILE | --keys");
+    if (!vm.count("file")) throw UsageError("give a spec file (or a lesson ID), or --keys: lab check-spec FILE|ID | --keys");
     grader::GradingContext ctx;
-    const std::string file = vm["file"].as<std::string>();
+    std::string file = vm["file"].as<std::string>();
+    // A lesson ID ("02.10") names the spec lab grades that lesson with, as `lab submit` finds it.
+    if (const std::filesystem::path as_given = file;
+        !std::filesystem::exists(as_given) && file.find('/') == std::string::npos && as_given.extension() != ".yaml" && as_given.extension() != ".yml")
+        file = ctx.spec_file(file).string();
     grader::GradingSpec spec = grader::load_spec(file, ctx.course().accept_quick, ctx.course().show_expected);
     try {
         ctx.lesson(spec.lesson);
@@ -440,7 +444,7 @@ int cmd_check_spec(const Args& args) {
     // a spec that prints this line is one the grader will load as it is.
     std::cout << fmt::format("{}: lesson {}, {} questions, {:g} points; every metric is declared by the plugin and every "
                              "measured value has a tolerance\n",
-                             vm["file"].as<std::string>(), spec.lesson, spec.questions.size(), points);
+                             file, spec.lesson, spec.questions.size(), points);
     return 0;
 }
 

@@ -261,18 +261,27 @@ std::string answer_key(const std::string& claim) {
     return key;
 }
 
-// "12853 tokens" in a question whose noun is token: the claim without the noun (singular or
-// plural, any case), else the claim as written.
-std::string without_noun(const std::string& claim, const std::string& noun) {
-    if (noun.empty()) return claim;
+// "12853 tokens" in a question whose noun is token: the claim without its last word when that is
+// one of the nouns (singular or plural, any case), else the claim as written.
+std::string without_last_noun(const std::string& claim, const std::vector<std::string>& nouns) {
     const std::size_t end = claim.find_last_not_of(" \t");
     if (end == std::string::npos) return claim;
     const std::size_t blank = claim.find_last_of(" \t", end);
     if (blank == std::string::npos) return claim;
-    const std::string word = lower(claim.substr(blank + 1, end - blank)), n = lower(noun);
-    const bool plural_y = n.size() > 1 && n.back() == 'y' && word == n.substr(0, n.size() - 1) + "ies";
-    if (word == n || word == n + "s" || word == n + "es" || plural_y) return claim.substr(0, blank);
+    const std::string word = lower(claim.substr(blank + 1, end - blank));
+    for (const auto& noun : nouns) {
+        const std::string n = lower(noun);
+        const bool plural_y = n.size() > 1 && n.back() == 'y' && word == n.substr(0, n.size() - 1) + "ies";
+        if (word == n || word == n + "s" || word == n + "es" || plural_y) return claim.substr(0, blank);
+    }
     return claim;
+}
+
+// The claim without its nouns: one ("41 syncs") or two ("41 sync events", "14 kernel ranges").
+std::string without_noun(const std::string& claim, const std::vector<std::string>& nouns) {
+    if (nouns.empty()) return claim;
+    const std::string once = without_last_noun(claim, nouns);
+    return once == claim ? claim : without_last_noun(once, nouns);
 }
 
 // How a claim read leniently was read ("10.9 GFLOPs" as GFLOP/s): said whatever the verdict, so a
@@ -301,7 +310,7 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     else r.expected = units::format(expected, dim, digits);
     units::Quantity claim;
     try {
-        claim = units::parse_claim(without_noun(r.claim, q.noun), unit);
+        claim = units::parse_claim(without_noun(r.claim, q.nouns), unit);
     } catch (const units::UnitError& e) {
         r.verdict = Verdict::invalid;
         r.feedback = e.what();

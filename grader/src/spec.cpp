@@ -62,8 +62,9 @@ const std::vector<KeyDoc>& schema() {
         {"question", "hint", "shown to the student when the answer is not correct", "none"},
         {"question", "unit", "the unit a bare number is read in (GB/s, us, %, ...); its dimension must match the metric's",
          "the metric's SI unit"},
-        {"question", "noun", "count questions (integer, or number with no unit): what is counted, singular (token); an answer "
-         "may end with it or its plural (12853 tokens)", "none (a word after a count is refused with a message)"},
+        {"question", "noun", "count questions (integer, or number with no unit): what is counted, singular (token), or a list "
+         "of words for it ([sync, event]); an answer may end with them or their plurals (12853 tokens, 41 sync events)",
+         "none (a word after a count is refused with a message)"},
         {"question", "applies_to", "device kinds the question applies to ([cpu], [cuda]); elsewhere it is void", "all"},
         {"tolerance", "rel", "relative tolerance, a fraction below 1 (0.1 = 10%; wider: use factor)", "0"},
         {"tolerance", "abs", "absolute tolerance, in the question's unit (at most 100 in a % question)", "0"},
@@ -409,11 +410,22 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         }
     }
     if (q["noun"]) {
-        out.noun = get<std::string>(c, q["noun"], "noun");
-        const bool word = !out.noun.empty() && std::all_of(out.noun.begin(), out.noun.end(), [](char ch) {
-            return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-        });
-        if (!word) throw InputError(c.at(q["noun"]), "noun: '" + excerpt(out.noun) + "' is not one word of letters", "write it singular, such as noun: token");
+        // One word, or a list of them: what a student may call the thing counted ("41 syncs",
+        // "41 sync events"); the first is the one the answers template names.
+        const YAML::Node& n = q["noun"];
+        if (n.IsSequence()) {
+            for (std::size_t i = 0; i < n.size(); ++i) out.nouns.push_back(get<std::string>(c, n[i], "noun"));
+            if (out.nouns.empty()) throw InputError(c.at(n), "noun: an empty list", "write one word, such as noun: token, or a list of them");
+        } else {
+            out.nouns.push_back(get<std::string>(c, n, "noun"));
+        }
+        out.noun = out.nouns.front();
+        for (const auto& word_text : out.nouns) {
+            const bool word = !word_text.empty() && std::all_of(word_text.begin(), word_text.end(), [](char ch) {
+                return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+            });
+            if (!word) throw InputError(c.at(n), "noun: '" + excerpt(word_text) + "' is not one word of letters", "write it singular, such as noun: token");
+        }
         if (out.type != QuestionType::number && out.type != QuestionType::integer)
             throw InputError(c.at(q["noun"]), "'noun' applies to count questions (integer or number) only",
                              "remove it, or make the question type: integer");

@@ -55,6 +55,7 @@ struct Question {
     std::string hint;
     std::string unit;                   // the unit a bare number is read in ("GB/s", "us", "%")
     std::string noun;                   // a count's noun ("token"): "12853 tokens" reads as 12853
+    std::vector<std::string> nouns;     // every noun the count may end with (noun first): "41 sync events"
     std::vector<std::string> applies_to;  // device kinds; empty = all
     int line = 0;                       // where it starts in the spec file (its `- id:` line)
     // The line of each key the question writes ("type", "unit", "tolerance", ...; nested ones as

@@ -166,7 +166,7 @@ TEST_CASE("a usage error says 'lab:' once", "[usage]") {
         {{"run", "02.05", "--frob"}, "unrecognised option '--frob'"},
         {{"answers", "02.05"}, "'--run' is required"},
         {{"submit", "02.05"}, "the answers file is missing"},
-        {{"check-spec"}, "give a spec file, or --keys"},
+        {{"check-spec"}, "give a spec file (or a lesson ID), or --keys"},
         {{"model", "tiny", "--dtype", "fp7"}, "unknown --dtype 'fp7'"},
         {{"model", "tiny", "--batch", "0"}, "--batch and --seq must be at least 1"},
         {{"model", "tiny", "--memory", "lots"}, "--memory 'lots'"},

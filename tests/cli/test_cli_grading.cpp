@@ -432,6 +432,10 @@ TEST_CASE("lab check-spec accepts a good spec and refuses a broken one with its 
 
     auto shipped = run_lab({"check-spec", (lab_test::source_root() / "configs/grading/02.01.yaml").string()});
     CHECK(shipped.exit_code == 0);
+    // A lesson ID checks the spec lab grades that lesson with.
+    auto by_id = run_lab({"check-spec", "02.10"});
+    CHECK(by_id.exit_code == 0);
+    CHECK_THAT(by_id.out, Catch::Contains("configs/grading/02.10.yaml: lesson 02.10,"));
 
     auto [file, line, fragment] = GENERATE(table<std::string, int, std::string>({
         {"broken/02.05-wrong-dimension.yaml", 8, "another dimension"},  // at its `unit: GB/s`

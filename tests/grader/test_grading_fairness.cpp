@@ -239,6 +239,22 @@ TEST_CASE("02.11's threshold takes 78.7 k and its noun; another word or unit is 
     CHECK(verdict(num(n) + " Element").verdict == Verdict::correct);
     CHECK_THAT(verdict(num(n) + " tokens").feedback, Catch::Contains("plain count"));
     CHECK(verdict(num(n) + " GB").verdict == Verdict::invalid);
+
+    // A list of nouns: each, alone or two together ("41 sync events"); the first names the count.
+    GradingSpec several = g.spec(spec_yaml(R"(  - id: threshold_elements
+    prompt: "How many elements must an update touch?"
+    type: number
+    noun: [element, value]
+    expected: {metric: threshold_elements}
+    tolerance: {rel: 0.1}
+)", "02.11"));
+    REQUIRE(several.questions[0].noun == "element");
+    for (const char* words : {" values", " element values", " Value"}) {
+        CAPTURE(words);
+        CHECK(result(g.grade(several, run, {{"threshold_elements", num(n) + words}}), "threshold_elements").verdict == Verdict::correct);
+    }
+    CHECK(result(g.grade(several, run, {{"threshold_elements", num(n) + " values values values"}}), "threshold_elements").verdict ==
+          Verdict::invalid);
 }
 
 TEST_CASE("a noun is for counts only", "[grading]") {
@@ -252,6 +268,7 @@ TEST_CASE("a noun is for counts only", "[grading]") {
 )";
     CHECK_THAT(input_error([&] { g.spec(spec_yaml(q)); }), Catch::Contains("'noun' applies to plain counts"));
     CHECK_THAT(input_error([&] { g.spec(spec_yaml(kRidge + "    noun: two words\n")); }), Catch::Contains("not one word"));
+    CHECK_THAT(input_error([&] { g.spec(spec_yaml(kRidge + "    noun: [sync, two words]\n")); }), Catch::Contains("not one word"));
 }
 
 TEST_CASE("02.07's shipped spec: the hand-worked context to 3 s.f. or one token, the batch exactly", "[grading]") {
@@ -269,6 +286,35 @@ TEST_CASE("02.07's shipped spec: the hand-worked context to 3 s.f. or one token,
     CHECK(verdict("kv_exceeds_weights_context", fmt::format("{:.0f}", std::round(t * 1.02))) == Verdict::wrong);
     CHECK(verdict("max_batch", fmt::format("{:.0f} sequences", b)) == Verdict::correct);
     CHECK(verdict("max_batch", fmt::format("{:.0f}", b + 1)) == Verdict::wrong);
+    // The KV cache's bytes: three figures right, two figures half right (a student's 3.2 GB for
+    // 3.22 GB scored 0 under a 0.5% tolerance the prompt never stated), GB taken for GiB wrong.
+    const double kv = run.number("question_kv_bytes");
+    auto figures = [](double v, int n) { const double p = std::pow(10, std::floor(std::log10(v)) - (n - 1)); return std::round(v / p) * p; };
+    CHECK(verdict("kv_cache_bytes", fmt::format("{:g} GB", figures(kv, 3) / 1e9)) == Verdict::correct);
+    const Verdict two = verdict("kv_cache_bytes", fmt::format("{:g} GB", figures(kv, 2) / 1e9));
+    CHECK((two == Verdict::correct || two == Verdict::partial));
+    CHECK(verdict("kv_cache_bytes", fmt::format("{:g} GB", figures(kv / 1.073741824, 3) / 1e9)) == Verdict::wrong);
+    CHECK(verdict("kv_cache_bytes", fmt::format("{:g} GB", figures(kv * 4, 3) / 1e9)) == Verdict::wrong);
+}
+
+TEST_CASE("02.10's and 02.12's shipped trace counts read what the thing counted is called", "[grading]") {
+    Grading g;
+    Run r10 = fixture_run("02.10-quick-reveal.json");
+    GradingSpec s10 = g.spec(lab_test::read_file(lab_test::source_root() / "configs/grading/02.10.yaml"));
+    for (const char* claim : {"41", "41 syncs", "41 events", "41 sync events"}) {
+        CAPTURE(claim);
+        CHECK(result(g.grade(s10, r10, {{"trace_syncs", claim}}), "trace_syncs").verdict == Verdict::correct);
+    }
+    // lab trace prints 99.7%: "100%" is two figures of it, half right.
+    CHECK(result(g.grade(s10, r10, {{"trace_idle", "99.7%"}}), "trace_idle").verdict == Verdict::correct);
+    CHECK(result(g.grade(s10, r10, {{"trace_idle", "100 %"}}), "trace_idle").verdict == Verdict::partial);
+    CHECK(result(g.grade(s10, r10, {{"trace_idle", "98%"}}), "trace_idle").verdict == Verdict::wrong);
+    Run r12 = fixture_run("02.12-quick-reveal.json");
+    GradingSpec s12 = g.spec(lab_test::read_file(lab_test::source_root() / "configs/grading/02.12.yaml"));
+    for (const char* claim : {"14", "14 ranges", "14 kernels", "14 kernel ranges"}) {
+        CAPTURE(claim);
+        CHECK(result(g.grade(s12, r12, {{"trace_zero_flop_ranges", claim}}), "trace_zero_flop_ranges").verdict == Verdict::correct);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
