@@ -4,11 +4,13 @@
 #include "trace_text.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "console.hpp"
 #include "format.hpp"
+#include "kernel_names.hpp"
 #include "trace_summary.hpp"
 
 namespace lab::cli {
@@ -275,7 +277,24 @@ void counters(std::ostream& o, const json& j) {
         return fmt::format("{} {}{}", name, format::quantity(v, "FLOP"), all > 0 ? fmt::format(" ({:.1f}%)", 100 * v / all) : "");
     };
     text += ": " + part("fp32", f32) + ", " + part("fp64", f64) + ", " + part("fp16", f16);
-    o << "\n" << fold(text, 2) << "\n  per range: lab trace --json (counter_ranges)\n";
+    o << "\n" << fold(text, 2) << "\n";
+    // Ranges that count no FLOP at all: tensor-core work, or kernels that only move data. Which
+    // kernels they are says which of the two.
+    std::map<std::string, int> zero;  // full kernel name -> ranges
+    int zeros = 0;
+    for (const auto& r : j["counter_ranges"])
+        if (r["flop_fp32"].get<double>() + r["flop_fp64"].get<double>() + r["flop_fp16"].get<double>() == 0)
+            ++zeros, ++zero[r["name"].get<std::string>()];
+    if (zeros > 0) {
+        std::vector<std::string> full;
+        for (const auto& [name, n] : zero) full.push_back(name);
+        const std::vector<std::string> shorts = trace::short_kernel_names(full, 48);
+        std::string which;
+        for (std::size_t i = 0; i < full.size(); ++i)
+            which += (which.empty() ? "" : ", ") + shorts[i] + (zero[full[i]] > 1 ? fmt::format(" x{}", zero[full[i]]) : "");
+        o << fold(fmt::format("  no FLOP counted in {} of {} ranges: {}", zeros, j["counter_ranges"].size(), which), 4) << "\n";
+    }
+    o << "  per range: lab trace --json (counter_ranges)\n";
     o << fold("  tensor-core work does not show in these counters; without DRAM byte counters there is no AI.", 2) << "\n";
 }
 

@@ -213,6 +213,9 @@ TEST_CASE("02.12's trace answers are what lab trace reads from the shipped trace
     CHECK(expected.at("trace_fp32_share") == Approx(100 * f32 / all).epsilon(1e-6));
     CHECK(expected.at("trace_fp16_flop") == f16);
     CHECK(expected.at("trace_zero_flop_ranges") == zero);
+    // The text says the count too, with the kernels: the lesson tells a student to read it there.
+    auto text = run_lab({"trace", shipped.string()});
+    CHECK_THAT(text.out, Contains(fmt::format("no FLOP counted in {} of 77 ranges: vectorized_elementwise_kernel x{}", zero, zero)));
 }
 
 // 02.10's trace questions: constant answers in its spec, which are what `lab trace` reads from the
