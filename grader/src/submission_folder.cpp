@@ -243,6 +243,9 @@ std::vector<Pairing> pair_files(const FolderContents& c, const fs::path& folder)
         if (lessons.size() == 1) {
             p.lesson = *lessons.begin();
             p.run = c.runs[*last].file;
+            // Whose it is, from the run: the row is the student's (a roster finds it), and beside
+            // a gradable pair of theirs it is one more submission, not a second row of the student.
+            p.student = c.runs[*last].student;
             for (std::size_t i = 0; i < c.runs.size(); ++i) used[i] = true;
         }
         rows.push_back(std::move(p));

@@ -68,6 +68,28 @@ TEST_CASE("a resubmission is graded against the run its answers are bound to, wh
         CHECK(std::find(e.ignored.begin(), e.ignored.end(), "zz-old-answers.yaml") != e.ignored.end());
         CHECK(std::find(e.ignored.begin(), e.ignored.end(), "runs/02.05-2026-12-01T16-40-05Z.json") != e.ignored.end());
     }
+    SECTION("a later answers file that cannot be read gives way to the gradable pair: one row, not two") {
+        // The newer pair's answers are indented with a tab. Its row had no student, so the
+        // student had two rows (graded and error, flagged duplicate_student).
+        Run latest = newer;
+        latest.record["started_at"] = "2099-01-01T00:00:00Z";
+        latest.reseal();
+        lab_test::write_file(lee / "runs/02.05-2026-12-01T16-41-30Z.json", latest.record.dump(1));
+        std::string broken = right_answers(latest);
+        broken.replace(broken.find("\n  ") + 1, 2, "\t");
+        lab_test::write_file(lee / "aa-answers.yaml", broken);
+        lab_test::write_file(lee / "zz-answers.yaml", right_answers(older));
+        const BatchResult r = c.grade();
+        const auto rows = rows_of(r, "alice");
+        REQUIRE(rows.size() == 1);
+        const BatchEntry& e = *rows[0];
+        CAPTURE(e.reason());
+        CHECK(e.student == "alice");
+        CHECK(e.status() == "practice");
+        CHECK(e.report.run_digest == older.digest());
+        CHECK_FALSE(has(e, "duplicate_student"));
+        CHECK(std::find(e.ignored.begin(), e.ignored.end(), "aa-answers.yaml") != e.ignored.end());
+    }
     SECTION("bound to neither: an error naming both files, not a grade against the wrong run") {
         lab_test::write_file(lee / "answers.yaml", right_answers(newer, "sha256:" + std::string(64, '0')));
         const BatchResult r = c.grade();
