@@ -11,6 +11,9 @@ namespace lab::cli {
 
 namespace {
 
+// A workload's key among the deciding measurements ("workload triad n=1048576").
+const std::string kWorkloadKey = "workload ";
+
 std::string workload_key(const Workload& w) {
     std::string key = w.name;
     for (const auto& p : w.params) key += fmt::format(" {}={:g}", p.name, p.value);
@@ -37,7 +40,7 @@ int threads_of(const RawRun& run) {
 // A ceiling row, allowed x/÷ `allowed`: a rate, so the lower one is the slower run's, or (`time`:
 // the launch cost) a time, so the larger is; its record's conditions travel.
 AuditRow ceiling_row(const std::string& key, const Ceiling& submitted, const Ceiling& audited, const RawRun& s_run,
-                     const RawRun& a_run, double allowed, const DecidingCeilings& deciding, bool time = false) {
+                     const RawRun& a_run, double allowed, const DecidingMeasurements& deciding, bool time = false) {
     const std::string name = key.rfind("flops.", 0) == 0 ? key.substr(6) : key;
     AuditRow r = row("ceiling " + name, submitted.value, audited.value, allowed);
     r.submission_slower = time ? r.ratio >= 1 : r.ratio > 0 && r.ratio < 1;
@@ -55,7 +58,7 @@ double distance(const AuditRow& r) { return r.ratio > 0 ? std::fabs(std::log(r.r
 std::string problem_text(const AuditRow& r) {
     if (!(r.ratio > 0)) return r.what + ": not a positive number in one of the runs";
     std::string p = fmt::format("{}: {:.3g}x the re-measure (allowed x/÷ {:.2g})", r.what, r.ratio, r.allowed);
-    if (!r.decides) return p + ", a ceiling no graded value depends on: information, not a verdict";
+    if (!r.decides) return p + ", no graded value depends on it: information, not a verdict";
     if (!r.slower_under_load()) return p;
     const char* side = r.submission_slower ? "submission" : "re-measure";
     const std::string load = r.slower_load >= 0 ? fmt::format("other processes used {:.2g} CPUs", r.slower_load) : "its load unknown";
@@ -80,7 +83,7 @@ const AuditRow* AuditComparison::worst() const {
     return w;
 }
 
-AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, double tolerance, const DecidingCeilings& deciding) {
+AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, double tolerance, const DecidingMeasurements& deciding) {
     AuditComparison c;
     std::map<std::string, const Measurement*> mine;
     for (const auto& m : audited.measurements) mine[workload_key(m.workload)] = &m;
@@ -96,6 +99,7 @@ AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, dou
         r.submission_slower = r.ratio >= 1;
         r.slower_load = r.submission_slower ? m.load : it->second->load;
         r.slower_threads = threads_of(r.submission_slower ? submitted : audited);
+        r.decides = !deciding || deciding->count(kWorkloadKey + key) > 0;
         c.rows.push_back(r);
         mine.erase(it);
     }
@@ -129,7 +133,7 @@ AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, dou
     return c;
 }
 
-std::set<std::string> deciding_ceilings(const RawRun& submitted, const std::vector<std::string>& graded_metrics,
+std::set<std::string> deciding_measurements(const RawRun& submitted, const std::vector<std::string>& graded_metrics,
                                         const std::function<Derivation(const RawRun&)>& derive) {
     // The graded values as text, exactly (a derivation is deterministic), "-" where absent.
     auto graded = [&](const RawRun& r) {
@@ -175,6 +179,12 @@ std::set<std::string> deciding_ceilings(const RawRun& submitted, const std::vect
             r.ceilings.launch_s.value /= f;  // a rate scaled by f is a time scaled by 1/f
             scale_measured(r, [](const std::string& c) { return c == "launch"; }, f);
         });
+    // Each workload: its times scaled by 1/f (its rate by f).
+    for (std::size_t i = 0; i < submitted.measurements.size(); ++i)
+        probe(kWorkloadKey + workload_key(submitted.measurements[i].workload), [i](RawRun& r, double f) {
+            TimeStats& t = r.measurements[i].time;
+            for (double* v : {&t.median, &t.min, &t.max, &t.mean, &t.stddev}) *v /= f;
+        });
     return out;
 }
 
@@ -187,7 +197,7 @@ std::string hardware_mismatch(const RawRun& submitted, const RawRun& audited) {
     return "";
 }
 
-void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tolerance, const DecidingCeilings& deciding) {
+void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tolerance, const DecidingMeasurements& deciding) {
     a.comparison = compare_runs(submitted, again, tolerance, deciding);
     if (std::string other = hardware_mismatch(submitted, again); !other.empty()) {
         a.verdict = "other_hardware";

@@ -52,7 +52,7 @@ struct AuditRow {
     double ratio = 0;        // submitted / audited
     double allowed = 0;      // x/÷ factor allowed
     bool within = false;
-    // A ceiling no graded value depends on (deciding_ceilings): shown, never a verdict.
+    // A ceiling no graded value depends on (deciding_measurements): shown, never a verdict.
     bool decides = true;
     bool submission_slower = false;  // the submission's time was longer, or its ceiling lower
     // The slower run's conditions: other processes' CPUs while it was measured (-1 unknown), its
@@ -81,20 +81,23 @@ struct AuditComparison {
     const AuditRow* worst() const;       // the deciding row furthest from its factor
 };
 
-// Ceilings by the keys deciding_ceilings returns: "flops.<pipe>", "bandwidth.best", "launch". nullopt:
-// every ceiling decides (no grading spec or derivation to tell which do).
-using DecidingCeilings = std::optional<std::set<std::string>>;
+// Ceilings and workloads by the keys deciding_measurements returns: "flops.<pipe>",
+// "bandwidth.best", "launch", "workload <name> <param>=<v>...". nullopt: every row decides (no
+// grading spec or derivation to tell which do).
+using DecidingMeasurements = std::optional<std::set<std::string>>;
 
 AuditComparison compare_runs(const RawRun& submitted, const RawRun& audited, double tolerance = kAuditTolerance,
-                             const DecidingCeilings& deciding = std::nullopt);
+                             const DecidingMeasurements& deciding = std::nullopt);
 
-// The ceilings of `submitted` that a graded value depends on: re-deriving the run with that
-// ceiling and its in-run measurements x10 and ÷10 (`derive`, the lesson's own derivation; all
-// bandwidth kernels for "bandwidth.best") changes the value of one of
-// `graded_metrics` (the metrics the lesson's grading spec asks about). A ceiling no graded value
-// reads cannot have earned a point, so a difference in it is information, not a verdict: 02.01
-// grades fp32 kernels, and its fp64 ceiling (measured for an ungraded chain) must not fail a run.
-std::set<std::string> deciding_ceilings(const RawRun& submitted, const std::vector<std::string>& graded_metrics,
+// The ceilings and workloads of `submitted` that a graded value depends on: re-deriving the run
+// with that ceiling and its in-run measurements, or that workload's times, x10 and ÷10 (`derive`,
+// the lesson's own derivation; all bandwidth kernels for "bandwidth.best") changes the value of
+// one of `graded_metrics` (the metrics the lesson's grading spec asks about). A measurement no
+// graded value reads cannot have earned a point, so a difference in it is information, not a
+// verdict: 02.01 grades fp32 kernels, and its fp64 ceiling (measured for an ungraded chain) must
+// not fail a run; 02.02's questions are arithmetic, and a busy laptop's slow workloads must not
+// fail an honest student's run there.
+std::set<std::string> deciding_measurements(const RawRun& submitted, const std::vector<std::string>& graded_metrics,
                                         const std::function<Derivation(const RawRun&)>& derive);
 
 // "" when the audit's machine can stand for the submission's: the same device kind and name.
@@ -115,12 +118,12 @@ struct Audited {
     double seconds = 0;  // the re-measure's own run time
 };
 
-// The ceilings that decide for one submission of `lesson` (cmd_audit: from its grading spec and
-// the lesson's derivation).
-using CeilingsThatDecide = std::function<DecidingCeilings(const std::string& lesson, const RawRun& submitted)>;
+// The ceilings and workloads that decide for one submission of `lesson` (cmd_audit: from its
+// grading spec and the lesson's derivation).
+using MeasurementsThatDecide = std::function<DecidingMeasurements(const std::string& lesson, const RawRun& submitted)>;
 
 // The verdict on a submission measured again as `again`.
-void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tolerance, const DecidingCeilings& deciding = std::nullopt);
+void judge(Audited& a, const RawRun& submitted, const RawRun& again, double tolerance, const DecidingMeasurements& deciding = std::nullopt);
 
 // The audit as JSON (`--json`, `--out`), and as the console table; the exit code (1 when any
 // submission does not reproduce).

@@ -47,7 +47,7 @@ std::size_t sample_size(const std::string& text, std::size_t n) {
 }
 
 // Each task re-run here, one after another, in lab's child process like any run.
-std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tolerance, const CeilingsThatDecide& deciding) {
+std::vector<Audited> audit_here(const std::vector<AuditTask>& tasks, double tolerance, const MeasurementsThatDecide& deciding) {
     std::vector<Audited> results;
     int n = 0;
     for (const AuditTask& t : tasks) {
@@ -161,13 +161,13 @@ int cmd_audit(const Args& args) {
     }
     print_selection(std::cerr, tasks, refused, gradable, seed, vm.count("slurm") && cluster.dry_run);
     // Which ceilings decide, per submission: those its graded values depend on (audit.hpp).
-    const CeilingsThatDecide deciding = [&ctx](const std::string& lesson, const RawRun& submitted) -> DecidingCeilings {
+    const MeasurementsThatDecide deciding = [&ctx](const std::string& lesson, const RawRun& submitted) -> DecidingMeasurements {
         try {
             std::vector<std::string> graded;
             for (const auto& q : ctx.spec(lesson).questions)
                 if (!q.expected.metric.empty()) graded.push_back(q.expected.metric);
             const LoadedLesson& l = ctx.lesson(lesson);
-            return deciding_ceilings(submitted, graded, [&l](const RawRun& r) { return derive_run(l, r); });
+            return deciding_measurements(submitted, graded, [&l](const RawRun& r) { return derive_run(l, r); });
         } catch (const std::exception&) {
             return std::nullopt;  // no spec or derivation here: every ceiling decides, as before
         }

@@ -161,7 +161,7 @@ slurm::Script array_script(const Work& w, const slurm::Request& r, const std::ve
 }  // namespace
 
 ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const fs::path& submissions, unsigned seed,
-                              const slurm::Request& r, double tolerance, const CeilingsThatDecide& deciding) {
+                              const slurm::Request& r, double tolerance, const MeasurementsThatDecide& deciding) {
     const Work w{r.work};
     ClusterAudit out;
     std::error_code ec;

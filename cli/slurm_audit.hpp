@@ -27,6 +27,6 @@ struct ClusterAudit {
 };
 
 ClusterAudit audit_on_cluster(const std::vector<AuditTask>& sample, const std::filesystem::path& submissions, unsigned seed,
-                              const slurm::Request& cluster, double tolerance, const CeilingsThatDecide& deciding);
+                              const slurm::Request& cluster, double tolerance, const MeasurementsThatDecide& deciding);
 
 }  // namespace lab::cli

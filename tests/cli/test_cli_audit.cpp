@@ -3,6 +3,7 @@
 // excuses a difference, and which submissions an audit leaves out because grading refuses them.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -33,7 +34,7 @@ const std::vector<std::string> kGraded0201 = {"mystery_a.measured_regime", "myst
                                               "mystery_c.doubling_ratio", "per_element_ratio"};
 
 std::set<std::string> deciding_0201(const lab::RawRun& run) {
-    return lab::cli::deciding_ceilings(run, kGraded0201, [](const lab::RawRun& r) { return lesson_02_01().lesson->derivation(r); });
+    return lab::cli::deciding_measurements(run, kGraded0201, [](const lab::RawRun& r) { return lesson_02_01().lesson->derivation(r); });
 }
 
 // `run` with every workload and ceiling measured quietly (no load), as a quiet audit machine.
@@ -44,7 +45,7 @@ lab::RawRun quiet(lab::RawRun run) {
     return run;
 }
 
-lab::cli::Audited judged(const lab::RawRun& submitted, const lab::RawRun& again, const lab::cli::DecidingCeilings& deciding) {
+lab::cli::Audited judged(const lab::RawRun& submitted, const lab::RawRun& again, const lab::cli::DecidingMeasurements& deciding) {
     lab::cli::Audited a;
     lab::cli::judge(a, submitted, again, lab::cli::kAuditTolerance, deciding);
     return a;
@@ -65,6 +66,29 @@ TEST_CASE("a run flagged as a copy that reproduces is told not to say who made i
     CHECK_THAT(sampled.detail, !Contains("who made"));
 }
 
+TEST_CASE("an audit's workload rows decide only for workloads a graded value depends on", "[integrity-cli]") {
+    // 02.02's questions are arithmetic from the student's seed: no workload's time changes a
+    // grade. A review's honest run on a busy 2-vCPU VM was 6.7x and 9.4x its re-measure on two
+    // workloads, past what the recorded load excuses, and read does_not_reproduce (exit 1).
+    static const lab::LoadedLesson l0202 = lab::load_lesson(lab_test::build_root() / "labs/02_02/lab_02_02.so");
+    const lab::RawRun run = lab::record::raw_run_from_record(
+        lab::record::read_record(lab_test::source_root() / "tests/fixtures/runs/cpu/02.02-quick-reveal.json"));
+    const std::vector<std::string> graded = {"question_flops", "question_weight_bytes", "dominant_short", "dominant_long"};
+    const auto deciding = lab::cli::deciding_measurements(run, graded, [](const lab::RawRun& r) { return l0202.lesson->derivation(r); });
+    CAPTURE(std::vector<std::string>(deciding.begin(), deciding.end()));
+    CHECK(std::none_of(deciding.begin(), deciding.end(), [](const std::string& k) { return k.rfind("workload ", 0) == 0; }));
+    lab::RawRun busy = run;
+    for (auto& m : busy.measurements) m.time.median *= 9.4, m.load = 1.8;
+    const auto a = judged(busy, quiet(run), deciding);
+    CHECK(a.verdict == "reproduces");
+    CHECK_THAT(a.comparison.notes.front(), Contains("no graded value depends on it"));
+    // Without the spec's view every workload decides, and the same run does not reproduce.
+    CHECK(judged(busy, quiet(run), std::nullopt).verdict == "does_not_reproduce");
+    // 02.01's regimes are read from its workloads' times: those decide.
+    const std::set<std::string> d0201 = deciding_0201(fixture_02_01());
+    CHECK(d0201.count("workload mystery_a work=1.67772e+07"));
+}
+
 TEST_CASE("an audit's ceiling rows decide only for ceilings a graded value depends on", "[integrity-cli]") {
     const lab::RawRun run = fixture_02_01();
     REQUIRE(run.ceilings.flops_per_s.count("fp64.simt"));  // measured for 02.01's chain, which no question grades
@@ -75,7 +99,7 @@ TEST_CASE("an audit's ceiling rows decide only for ceilings a graded value depen
     CHECK(deciding.count("flops.fp32.simt"));
     CHECK(deciding.count("bandwidth.best"));
     // No graded metric: no ceiling decides.
-    CHECK(lab::cli::deciding_ceilings(run, {}, [](const lab::RawRun& r) { return lesson_02_01().lesson->derivation(r); }).empty());
+    CHECK(lab::cli::deciding_measurements(run, {}, [](const lab::RawRun& r) { return lesson_02_01().lesson->derivation(r); }).empty());
 
     // The review's case: the submission's fp64 ceiling came from a calibration under load (not
     // trusted), 0.385x the re-measure's; every workload agrees.
@@ -86,7 +110,7 @@ TEST_CASE("an audit's ceiling rows decide only for ceilings a graded value depen
 
     const auto informed = judged(submitted, again, deciding);
     CHECK(informed.verdict == "reproduces");
-    CHECK_THAT(informed.detail, Contains("ceiling fp64.simt: 0.385x") && Contains("no graded value depends on: information, not a verdict"));
+    CHECK_THAT(informed.detail, Contains("ceiling fp64.simt: 0.385x") && Contains("no graded value depends on it: information, not a verdict"));
 
     SECTION("a deciding ceiling marked not trusted is excused where the submission's side was slower, and said so") {
         const auto excused = judged(submitted, again, std::nullopt);  // every ceiling decides
