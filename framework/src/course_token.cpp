@@ -6,6 +6,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -67,6 +68,13 @@ CourseKey load_course_key(const std::filesystem::path& file) {
     std::stringstream ss;
     ss << in.rdbuf();
     CourseKey k{trimmed(ss.str()), file.string()};
+    // A key is one line. A roster or the tokens file (`lab token --out`) given in its place was
+    // read as a long key, and then every student's token failed to verify, each row blaming the
+    // student.
+    if (const auto lines = std::count(k.secret.begin(), k.secret.end(), '\n') + 1; lines > 1)
+        throw InputError(file.string(), "this is not a course key: it has " + std::to_string(lines) +
+                                            " lines (a course key is one line; is this a roster or the tokens file?)",
+                         "give the key `lab token --new-key FILE` wrote (64 hex digits) with --key or $LAB_COURSE_KEY");
     if (k.secret.size() < kMinKeyChars)
         throw InputError(file.string(), "the course key is " + std::to_string(k.secret.size()) + " characters; at least " +
                                             std::to_string(kMinKeyChars) + " are needed",

@@ -457,6 +457,17 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     for (const auto& e : result.entries)
         if (!e.missing) handed_in.push_back(e.student);
     for (auto& w : roster_mismatch_warnings(options.roster, handed_in, options.roster_rule)) result.warnings.push_back(std::move(w));
+    // Every token refused and none verified: the key (or the course's salt) is the likelier
+    // mistake than a whole class of forged tokens, and each row's reason blames the student.
+    int unverified = 0, graded = 0;
+    for (const auto& e : result.entries) {
+        graded += e.status() == "graded";
+        unverified += e.reason().find("was not issued by this course's key") != std::string::npos;
+    }
+    if (unverified >= 1 && graded == 0)
+        result.warnings.push_back(fmt::format("none of the {} runs with a course token verified with this key: is it this course's key "
+                                              "(the one `lab token` issued the tokens with), and configs/course.yaml this course's?",
+                                              unverified));
 
     // A row not graded still has the maximum, so score / max works in a spreadsheet.
     for (auto& e : result.entries)

@@ -114,6 +114,14 @@ TEST_CASE("lab token makes a private course key once and a roster's tokens", "[i
         CHECK(d.exit_code == 2);
         CHECK_THAT(d.err, Catch::Contains("dup.csv:3") && Catch::Contains("line 1"));
     }
+    SECTION("a roster or the tokens file given as the key is refused, not read as a long key") {
+        lab_test::write_file(c.dir / "tokens.csv", "student,token\nalice,alice.ABCDEFGHIJKLMNOP\n");
+        for (const fs::path& wrong : {c.dir / "tokens.csv", c.dir / "roster.csv"}) {
+            auto g = run_lab({"token", (c.dir / "roster.csv").string(), "--key", wrong.string()}, c.env());
+            CHECK(g.exit_code == 2);
+            CHECK_THAT(g.err, Catch::Contains("this is not a course key") && Catch::Contains("roster or the tokens file"));
+        }
+    }
     SECTION("a short key is refused") {
         lab_test::write_file(c.dir / "short.key", "secret\n");
         auto s = run_lab({"token", (c.dir / "roster.csv").string(), "--key", (c.dir / "short.key").string()}, c.env());
@@ -162,6 +170,14 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
     CHECK(practice.exit_code == 0);
     CHECK_THAT(practice.out, Catch::Contains("practice"));
 
+    SECTION("lab grade with another course's key: every row refused, and the key named as the likely mistake") {
+        const fs::path other = c.dir / "other.key";
+        REQUIRE(run_lab({"token", "--new-key", other.string()}, c.env()).exit_code == 0);
+        auto g = run_lab({"grade", subs.string(), "--out", (c.dir / "g.csv").string(), "--key", other.string()}, c.env());
+        CHECK_THAT(g.err, Catch::Contains("warning: none of the 1 runs with a course token verified with this key"));
+        auto right = run_lab({"grade", subs.string(), "--out", (c.dir / "g.csv").string(), "--key", c.key.string()}, c.env());
+        CHECK_THAT(right.err, !Catch::Contains("verified with this key"));
+    }
     SECTION("lab audit: a run whose times were edited does not reproduce") {
         // bob hands in alice's measurements, every time 10^4x slower (slower is always plausible;
         // no load makes an honest re-measure that far off).
