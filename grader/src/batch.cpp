@@ -425,6 +425,19 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     for (const auto& e : result.entries)
         if (!e.lesson.empty()) lessons.insert(e.lesson);
     const std::string class_lesson = !options.lesson.empty() ? options.lesson : lessons.size() == 1 ? *lessons.begin() : "";
+    // A row no file names a student or lesson for (an empty folder, a folder of two students'
+    // files) is of the class's lesson, and the student of the roster its folder is named for,
+    // when it names one: an import by the student column finds it, and that student is not also
+    // "missing".
+    for (auto& e : result.entries) {
+        if (e.missing || e.ok) continue;
+        if (e.lesson.empty()) e.lesson = class_lesson;
+        if (!e.student.empty()) continue;
+        std::vector<std::string> named;
+        for (const auto& who : options.roster)
+            if (folder_names_student(e.folder, who)) named.push_back(who);
+        if (named.size() == 1) e.student = named.front();
+    }
     for (const auto& who : options.roster) {
         const bool handed_in = std::any_of(result.entries.begin(), result.entries.end(), [&](const BatchEntry& e) {
             return normalise_student(e.student) == who || folder_names_student(e.folder, who);
