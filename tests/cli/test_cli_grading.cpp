@@ -698,7 +698,8 @@ TEST_CASE("run_autograder grades the run the answers are bound to when a student
     // A file missing: said, with every question at 0.
     fs::remove(root / "submission/runs/02.05-2026-12-01T16-40-05Z.json");
     json missing = grade(answers_for(older));
-    CHECK_THAT(missing["output"].get<std::string>(), Catch::Contains("missing a run record"));
+    CHECK_THAT(missing["output"].get<std::string>(), Catch::Contains("missing a run record") &&
+                                                         Catch::Contains("; your answers file (") && Catch::Contains(") arrived"));
     CHECK(missing["tests"].size() == questions + 1);
     // An upload that carried nothing is named, so the student knows what to send again.
     lab_test::write_file(root / "submission/runs/02.05-run.json", "");

@@ -283,6 +283,19 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
         const json zipped = json::parse(lab_test::read_file(root / "results/results.json"));
         CHECK(zipped["score"] == graded["score"]);
         CHECK(zipped["extra_data"]["mode"] == "course");
+
+        // LAB_IDENTITY set to a field the tokens were not issued by: the student is refused (the
+        // run is not theirs by that field), and the instructors are told which setting to fix.
+        lab_test::write_file(root / "submission_metadata.json", R"({"users": [{"email": "alice@uni.edu", "name": "A", "sid": "1001"}]})");
+        REQUIRE(shell("env -u LAB_COURSE_KEY -u LAB_PRACTICE -u LAB_LESSON LAB_IDENTITY=sid AUTOGRADER_ROOT='" + root.string() +
+                      "' LAB_CONFIG_DIR='" + (c.dir / "configs").string() + "' PATH='" + lab_test::lab_executable().parent_path().string() +
+                      ":/usr/bin:/bin' bash '" + (root / "source/run_autograder").string() + "' >/dev/null 2>&1") == 0);
+        const json by_sid = json::parse(lab_test::read_file(root / "results/results.json"));
+        CHECK(by_sid["score"] == 0);
+        const json& last = by_sid["tests"].back();
+        CHECK(last["visibility"] == "hidden");
+        CHECK_THAT(last["output"].get<std::string>(), Catch::Contains("this submitter's email_local, while LAB_IDENTITY reads their sid") &&
+                                                          Catch::Contains("set LAB_IDENTITY=email_local"));
     }
 }
 
