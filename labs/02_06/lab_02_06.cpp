@@ -6,6 +6,7 @@
 // GPU, and the lesson's own GEMV at B = 1. Questions: AI and regime at B = 1, the crossover, and
 // a Llama-2-7B fp16 decode step's lower bound at a per-student context (lab model's formula).
 #include <lab/lab.hpp>
+#include <lab/cpu_vector_matrix.hpp>
 #include <lab/random_fill.hpp>
 #include <lab/transformer.hpp>
 
@@ -21,7 +22,7 @@ using namespace lab;
 using lab_02_06::DecodeKernels;
 
 // The CPU GEMV: each thread streams a contiguous band of W's rows, front to back, into its own
-// partial y (in L1), then one pass adds the partials: W is read exactly once, sequentially.
+// partial y, then one pass adds the partials: W is read exactly once, sequentially.
 class DecodeCpu : public DecodeKernels {
 public:
     explicit DecodeCpu(Device& dev) : dev_(dev) {}
@@ -31,17 +32,12 @@ public:
         scratch_.push_back(dev_.allocate(sizeof(float) * n * static_cast<std::size_t>(threads)));
         float* partial = scratch_.back()->as<float>();
         const float *W = static_cast<const float*>(w), *X = static_cast<const float*>(x);
+        const auto band = cpu::vector_matrix_band_for(dev_.facts().simd);
         return [=](Stream& st) {
             st.launch([=](int t, int nt) {
                 std::size_t r0, r1;
                 cpu::share(n, t, nt, r0, r1);
-                float* __restrict acc = partial + static_cast<std::size_t>(t) * n;
-                std::fill(acc, acc + n, 0.0f);
-                for (std::size_t r = r0; r < r1; ++r) {
-                    const float xr = X[r];
-                    const float* __restrict row = W + r * n;
-                    for (std::size_t j = 0; j < n; ++j) acc[j] += xr * row[j];
-                }
+                band(W, X, partial + static_cast<std::size_t>(t) * n, n, r0, r1);
             });
             st.launch([=](int t, int nt) {  // y = the sum of the threads' partials, each its columns
                 std::size_t j0, j1;
@@ -80,7 +76,7 @@ double ridge_batch(double ridge, double e, double d) { return d > ridge * e ? ri
 class WhyDecodeIsMemoryBound : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.06", .title = "Why Decode Is Memory Bound", .version = "2.0.0"};
+        LessonInfo i{.id = "02.06", .title = "Why Decode Is Memory Bound", .version = "2.0.1"};
         i.objectives = {
             "Explain why LLM decode at small batch is memory bound: every weight is read once per step whatever the batch.",
             "Find the batch where a GEMM turns compute bound, from the measured time curve and from the ridge point.",
