@@ -173,19 +173,8 @@ int cmd_run(const Args& args) {
     RunView view{info, raw, derivation, withheld,
                  there ? "(measured by job " + there->job + " on the cluster)"
                  : here->result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
-    std::vector<std::string> plot_lines;  // a written file, or why a plot was not drawn
-    if (vm.count("plots")) {
-        const fs::path dir = vm["plots"].as<std::string>();
-        for (const RunPlot& p : run_plots(info, raw, derivation, withheld)) {
-            if (p.svg.empty()) {
-                plot_lines.push_back(p.name + " not drawn: " + p.not_drawn);
-                continue;
-            }
-            const fs::path svg = dir / (p.name + "-" + req.id + ".svg");
-            write_file_atomically(svg, p.svg);
-            plot_lines.push_back(svg.string());
-        }
-    }
+    // A written file, or why a plot was not drawn.
+    const std::vector<std::string> plot_lines = vm.count("plots") ? write_plot_files(vm["plots"].as<std::string>(), view) : std::vector<std::string>{};
     write_file_atomically(out, rec.dump(2) + "\n");
     // The page names the record it was made from, so it is written after it.
     if (!report.empty()) write_file_atomically(report, render_run_html(RunPage{info, raw, derivation, withheld, rec, out.string()}));

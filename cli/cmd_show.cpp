@@ -17,11 +17,12 @@ namespace lab::cli {
 int cmd_show(const Args& args) {
     po::options_description opts("options");
     opts.add_options()("run", po::value<std::string>()->required(), "a run record written by `lab run`")(
-        "reveal", "show graded values too (if the course allows it)")("json", "print the re-derived metrics as JSON");
+        "reveal", "show graded values too (if the course allows it)")("json", "print the re-derived metrics as JSON")(
+        "plots", po::value<std::string>(), "also write the run's plots (SVG: its roofline and the lesson's own) into this folder");
     po::positional_options_description pos;
     pos.add("run", 1);
     po::variables_map vm;
-    if (!parse("show", "lab show RUN.json [--reveal] [--json]", args, opts, pos, vm)) return 0;
+    if (!parse("show", "lab show RUN.json [--reveal] [--json] [--plots DIR]", args, opts, pos, vm)) return 0;
     const std::string file = vm["run"].as<std::string>();
     const bool reveal = vm.count("reveal") > 0;
 
@@ -44,8 +45,11 @@ int cmd_show(const Args& args) {
                   << "\n";
         return 0;
     }
-    print_run(std::cout, RunView{lesson.info, raw, d, withheld, "(recorded " + rec.value("started_at", "") + ")"});
+    const RunView view{lesson.info, raw, d, withheld, "(recorded " + rec.value("started_at", "") + ")"};
+    print_run(std::cout, view);
     std::cout << "run record: " << file << " (digest intact)\n";
+    if (vm.count("plots"))
+        for (const auto& line : write_plot_files(vm["plots"].as<std::string>(), view)) std::cout << "plot: " << line << "\n";
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "atomic_file.hpp"
 #include "console.hpp"
 #include "errors.hpp"
 #include "run_plots.hpp"
@@ -26,6 +27,23 @@ std::filesystem::path report_path(const std::string& flag, const std::filesystem
     if (out.lexically_normal() == run.lexically_normal() || fs::equivalent(out, run, ec))
         throw UsageError(flag + " " + out.string() + " is the run record itself: give the page another name");
     return out;
+}
+
+std::vector<std::string> write_plot_files(const std::filesystem::path& dir, const RunView& v) {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", "choose another --plots path");
+    std::vector<std::string> lines;
+    for (const RunPlot& p : run_plots(v.info, v.raw, v.derivation, v.withheld)) {
+        if (p.svg.empty()) {
+            lines.push_back(p.name + " not drawn: " + p.not_drawn);
+            continue;
+        }
+        const std::filesystem::path svg = dir / (p.name + "-" + v.info.id + ".svg");
+        write_file_atomically(svg, p.svg);
+        lines.push_back(svg.string());
+    }
+    return lines;
 }
 
 void print_run(std::ostream& out, const RunView& v) {

@@ -30,6 +30,10 @@ plot::RooflineChart roofline_chart(const RunView& view);
 // (the `check.*` helpers, withheld but never asked, are not among them).
 std::vector<std::string> withheld_graded(const RunView& view);
 
+// Writes the run's plots (its roofline and the lesson's own) as DIR/<plot>-<ID>.svg, creating
+// DIR: each line a written file, or why a plot was not drawn. `lab run --plots`, `lab show --plots`.
+std::vector<std::string> write_plot_files(const std::filesystem::path& dir, const RunView& view);
+
 // Where an HTML page of a run goes (`lab report --out`, `lab run --report`): `out`, checked to be
 // a file name and not the run record `run` itself. UsageError naming `flag` otherwise.
 std::filesystem::path report_path(const std::string& flag, const std::filesystem::path& out, const std::filesystem::path& run);

@@ -337,6 +337,14 @@ TEST_CASE("lab show re-derives a recorded run and withholds graded values", "[us
     auto j = run_lab({"show", fixture.string(), "--json", "--reveal"});
     REQUIRE(j.exit_code == 0);
     CHECK(json::parse(j.out)["metrics"].contains("per_element_ratio"));
+    // --plots writes the SVGs lab run --plots would, into a folder it makes.
+    lab_test::TempDir d;
+    auto p = run_lab({"show", (lab_test::source_root() / "tests/fixtures/runs/cpu/02.04-quick-reveal.json").string(), "--plots",
+                      (d / "plots").string()});
+    REQUIRE(p.exit_code == 0);
+    CHECK_THAT(p.out, Catch::Contains("plot: " + (d / "plots/roofline-02.04.svg").string()));
+    for (const char* svg : {"plots/roofline-02.04.svg", "plots/intensity-02.04.svg"})
+        CHECK(lab_test::read_file(d / svg).find("<svg") != std::string::npos);
 }
 
 TEST_CASE("a run's view fits a 100-column terminal: parameters under the table, long statuses on their own line", "[usage]") {
