@@ -62,12 +62,7 @@ std::string wrap_hanging(const std::string& line, std::size_t indent, int column
 
 void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
     out << fmt::format("device    {}: {}\n", to_string(kind), f.name);
-    std::string caches;
-    for (const auto& c : f.caches) {
-        if (c.type == "Instruction") continue;
-        caches += fmt::format("{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.bytes >> 10,
-                              c.shared_by > 1 ? fmt::format(" (shared by {})", c.shared_by) : std::string());
-    }
+    const std::string caches = caches_text(f);
     const int columns = terminal_columns();
     out << wrap_hanging(fmt::format("          {} cores, {} threads used, {} kernels; {}; memory {:.1f} GiB", f.compute_units,
                                     f.threads, f.simd.empty() ? "-" : f.simd, caches,

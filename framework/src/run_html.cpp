@@ -50,16 +50,6 @@ std::string box_html(const PageBox& b) {
     return out + "</section>\n";
 }
 
-std::string caches_text(const DeviceFacts& f) {
-    std::string caches;
-    for (const auto& c : f.caches) {
-        if (c.type == "Instruction") continue;
-        caches += fmt::format("{}L{} {} KiB{}", caches.empty() ? "" : ", ", c.level, c.bytes >> 10,
-                              c.shared_by > 1 ? fmt::format(" (shared by {})", c.shared_by) : std::string());
-    }
-    return caches.empty() ? "-" : caches;
-}
-
 std::string facts_html(const RunPage& p) {
     const DeviceFacts& f = p.raw.facts;
     std::vector<std::pair<std::string, std::string>> rows = {

@@ -143,4 +143,20 @@ std::vector<std::string> withheld_twins(const LessonInfo& info, const std::set<s
     return out;
 }
 
+std::string caches_text(const DeviceFacts& f) {
+    auto size = [](std::uint64_t bytes) {
+        const char* units[] = {"B", "KiB", "MiB", "GiB"};
+        int u = 0;
+        while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) bytes /= 1024, ++u;
+        return fmt::format("{} {}", bytes, units[u]);
+    };
+    std::string caches;
+    for (const auto& c : f.caches) {
+        if (c.type == "Instruction") continue;
+        caches += fmt::format("{}L{} {}{}", caches.empty() ? "" : ", ", c.level, size(c.bytes),
+                              c.shared_by > 1 ? fmt::format(" (shared by {})", c.shared_by) : std::string());
+    }
+    return caches.empty() ? "-" : caches;
+}
+
 }  // namespace lab

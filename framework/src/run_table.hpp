@@ -68,4 +68,8 @@ std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<
 // not check.* helpers. Said under the '?' list so a '?' in the regime column is explained.
 std::vector<std::string> withheld_twins(const LessonInfo& info, const std::set<std::string>& withheld);
 
+// The device's data caches, "L1 32 KiB, L2 1 MiB, L3 32 MiB (shared by 16)": each size in the
+// largest binary unit that writes it whole (1536 KiB stays 1536 KiB), or "-" when none is known.
+std::string caches_text(const DeviceFacts& facts);
+
 }  // namespace lab

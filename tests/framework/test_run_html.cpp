@@ -363,3 +363,10 @@ TEST_CASE("a roof raised to a workload's rate or not trusted is drawn dashed and
     run.raw.ceilings.flops_per_s["fp32.simt"].trusted = true;
     CHECK_THAT(plot::render_svg(roofline_chart(run.lesson->info, run.raw, run.derivation, {})), !Catch::Contains("(not trusted)"));
 }
+
+TEST_CASE("cache sizes read in the largest binary unit that writes them whole", "[report]") {
+    DeviceFacts f;
+    f.caches = {{1, "Data", 32 << 10, 1}, {1, "Instruction", 32 << 10, 1}, {2, "Unified", 1536 << 10, 1}, {3, "Unified", 32 << 20, 16}};
+    CHECK(caches_text(f) == "L1 32 KiB, L2 1536 KiB, L3 32 MiB (shared by 16)");
+    CHECK(caches_text(DeviceFacts{}) == "-");
+}
