@@ -56,7 +56,9 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
     std::set<int> host_tracks, device_tracks;
     for (const auto& e : events) (e.host ? host_tracks : device_tracks).insert(e.track);
     for (int t : host_tracks)
-        out.push_back(metadata("thread_name", kHostPid, t, t == kLabTrack ? "lab: workloads, and what was not traced" : "thread " + std::to_string(t)));
+        out.push_back(metadata("thread_name", kHostPid, t,
+                               t == kLabTrack ? "lab: workloads, and what was not traced"
+                                              : "host thread " + std::to_string(t) + ": launches, copies, syncs"));
     for (int t : device_tracks) out.push_back(metadata("thread_name", kDevicePid, t, "stream " + std::to_string(t)));
 
     // Sorting by start keeps the file readable and lets a streaming reader assume order; stable,

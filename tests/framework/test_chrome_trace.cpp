@@ -95,7 +95,7 @@ TEST_CASE("device work goes under the device's process, one thread per stream; h
     CHECK(has("process_name", 2, 0, "NVIDIA H200"));
     CHECK(has("thread_name", 2, 7, "stream 7"));
     CHECK(has("thread_name", 2, 0, "stream 0"));
-    CHECK(has("thread_name", 1, 3, "thread 3"));
+    CHECK(has("thread_name", 1, 3, "host thread 3: launches, copies, syncs"));
     // No event of any phase is in process 0, which Perfetto keeps for the idle "swapper".
     for (const auto& e : doc["traceEvents"]) CHECK(e["pid"] != 0);
 }
