@@ -55,7 +55,7 @@ std::uint64_t reported(const DeviceFacts& f, int level) {
 class MemoryHierarchy : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "3.0.0"};
+        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "3.0.1"};
         i.objectives = {"Measure each memory level's latency (ns and cycles) and capacity from where a pointer chase's latency steps up.",
                         "See how read bandwidth changes from level to level, and what crossing each level costs against a register."};
         i.experiments = {
@@ -148,10 +148,10 @@ public:
             d.set(n + ".latency_s", s);
             d.set(n + ".latency_cycles", s * clock);
         };
-        Plot lp{.name = "latency", .title = "Latency of one load against working set",
+        Plot lp{.name = "latency", .title = "Latency of one load against working set (each point its fastest sample)",
                 .x = {.label = "working set", .unit = "B", .log = true}, .y = {.label = "latency", .unit = "s", .log = true},
                 .series = {{.name = "pointer chase", .x = size, .y = lat}}};
-        Plot bp{.name = "bandwidth", .title = "Read bandwidth against working set",
+        Plot bp{.name = "bandwidth", .title = "Read bandwidth against working set (each point its fastest sample)",
                 .x = {.label = "working set", .unit = "B", .log = true}, .y = {.label = "read", .unit = "B/s", .log = true},
                 .series = {{.name = "read, every thread", .x = bsize, .y = bw}}};
         // The levels (pointer_chase::find_levels states the rule): plateaus within 25%; L1 the first,
