@@ -286,6 +286,12 @@ void print_device(std::ostream& o, const Inputs& in, const json& j) {
                  "the bytes by the bw.best your run printed\n";
         o << row("ridge batch", j["ridge_batch"].is_null() ? std::string("none (see the notes)")
                                                            : format::number(j["ridge_batch"].get<double>()));
+        // 02.06's run predicts a ridge batch too, of one weight GEMM alone (ridge x e / 2): the
+        // whole model's here also reads the KV cache, so the two differ, and a student sees both.
+        if (!j["ridge_batch"].is_null())
+            o << "note: the ridge batch is the whole decode step's at this context, its KV-cache reads included "
+                 "(docs/arithmetic.md, section 7); one weight GEMM alone, as lesson 02.06 measures in its own dtype, reaches the "
+                 "ridge near ridge x bytes per weight / 2, so the two differ\n";
     } else {
         o << j["device_note"].get<std::string>() << "\n";
     }

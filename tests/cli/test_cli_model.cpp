@@ -66,6 +66,9 @@ TEST_CASE("lab model with a datasheet spec gives the decode bound, the ridge bat
                                                              j["decode_flops_per_token"].get<double>(), 1e-9));
     CHECK(j["memory_bytes"].get<std::uint64_t>() == 42'949'672'960ull);  // the spec's 40 GiB
     CHECK(j["max_batch"].get<std::uint64_t>() > 0);
+    // The text says whose ridge batch it is: a student compares it with 02.06's, one GEMM's.
+    const auto text = lab_test::run_lab({"model", "llama-2-7b", "--device-spec", "a100_40gb", "--context", "0"}, cache.env());
+    CHECK_THAT(text.out, Catch::Contains("the ridge batch is the whole decode step's at this context, its KV-cache reads included"));
     SECTION("--memory in GiB and in GB") {
         const json gib = model_json({"llama-2-7b", "--device-spec", "a100-40gb", "--memory", "80GiB"}, cache.env());
         const json gb = model_json({"llama-2-7b", "--device-spec", "a100_40gb", "--memory", "80 GB"}, cache.env());
