@@ -117,9 +117,11 @@ void gap(std::ostream& o, const json& g, const char* offset_key, const std::stri
     const double share = g["host_op"].is_null() ? 0 : std::min(1.0, g["host_op"]["overlap_us"].get<double>() / dur);
     if (!window.empty()) {
         const bool copy = g.value("next_to_copy", false), sync = g.value("next_to_sync", false);
-        if (sync && copy) o << pad << "cause  a host sync and a copy beside it: the device waited for the host\n";
-        else if (sync) o << pad << "cause  a host sync: the device drained, then waited for the host to launch\n";
-        else if (copy) o << pad << "cause  a copy beside it\n";
+        const char* cause = sync && copy ? "a host sync and a copy beside it: the device waited for the host"
+                            : sync        ? "a host sync: the device drained, then waited for the host to launch"
+                            : copy        ? "a copy beside it"
+                                          : nullptr;
+        if (cause) o << fold(pad + "cause  " + cause, pad.size() + 7) << "\n";
         if (share >= trace::kHostOpMinShare && g["host_op"]["name"] == window) return gap_calls(o, g["host_calls"], pad);
     }
     if (share >= trace::kHostOpMinShare)
@@ -146,15 +148,15 @@ void windows(std::ostream& o, const json& j) {
             continue;
         }
         if (shown++ == 0) {
-            o << "\nidle gaps in each workload's traced window, between its own " << device_word(j) << " events: the largest,\n";
-            o << "and the largest next to a copy or a sync (at +T: T after the window's start):\n";
+            o << "\n" << fold("idle gaps in each workload's traced window, between its own " + device_word(j) + " events: the largest, "
+                               "and the largest next to a copy or a sync (at +T: T after the window's start):", 0) << "\n";
         }
         std::string what = plural(count(w["kernels"]), "kernel", "kernels") + ", " + plural(count(w["copies"]), "copy", "copies");
         if (count(w["memsets"])) what += ", " + plural(count(w["memsets"]), "memset", "memsets");
         what += ", " + plural(count(w["syncs"]), "sync", "syncs");
         const std::string idle = count(w["gaps"]) ? fmt::format("idle {} in {}", us(w["idle_us"]), plural(count(w["gaps"]), "gap", "gaps"))
                                                    : std::string("no idle gap");
-        o << fmt::format("  {}: {} traced, {}; {}\n", cut(w["name"].get<std::string>(), 32), us(w["dur_us"]), what, idle);
+        o << fold(fmt::format("  {}: {} traced, {}; {}", cut(w["name"].get<std::string>(), 32), us(w["dur_us"]), what, idle), 4) << "\n";
         for (const auto& g : w["idle_gaps"]) gap(o, g, "window_offset_us", w["name"].get<std::string>());
     }
     if (more) o << fmt::format("  ... and {} more: lab trace --json (windows)\n", plural(more, "window", "windows"));
@@ -187,8 +189,10 @@ void launches(std::ostream& o, const json& j) {
     o << "\n" << fold(fmt::format("launch latency (median of a kernel's start - its launch call's start): {} over {}", us(j["launch_latency_us"]),
                                    plural(count(j["launches_matched"]), "kernel", "kernels")), 2) << "\n";
     if (const auto left = j.value("launches_left_out_calibrate", 0); left > 0)
-        o << fmt::format("  (the lesson's kernels: {} of lab's calibrate.*, re-measuring the ceilings, left out)\n",
-                         plural(left, "launch", "launches"));
+        o << fold(fmt::format("  (the lesson's kernels: {} of lab's calibrate.*, re-measuring the ceilings, left out)",
+                              plural(left, "launch", "launches")),
+                  3)
+          << "\n";
     // The median mixes two things a student should not compare: the cost of a launch, and the
     // time a kernel waited for the work queued before it.
     auto row = [&](const char* what, const json& l, const char* means) {
