@@ -1,5 +1,4 @@
 // Lesson 02.04, "Arithmetic Intensity": predict the regime before running.
-//
 // mixbench's sweep: one kernel doing k fused multiply-adds per element it loads, in place, over
 // an array at least 4x the last-level cache (L2 on a GPU), k = 1, 2, 4 ... 1024 (128 with
 // --quick), in each dtype the device has FMA units for (fp32 and fp64; fp16 and bf16 pairs on a
@@ -11,6 +10,7 @@
 #include <lab/cpu_kernels.hpp>
 #include <lab/lab.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels_02_04.hpp"
@@ -74,7 +74,7 @@ Named question_for(const RawRun& run) {
 class ArithmeticIntensity : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.04", .title = "Arithmetic Intensity", .version = "1.0.0"};
+        LessonInfo i{.id = "02.04", .title = "Arithmetic Intensity", .version = "1.0.1"};
         i.objectives = {"Compute a kernel's arithmetic intensity from its FLOPs and its minimum bytes moved.",
                         "Predict a kernel's regime from its AI and the ridge point, then find the turn in measured data."};
         i.experiments = {{"sweep", "k FMAs per element loaded, k = 1 .. 1024 (128 with --quick), over >= 4x the LLC/L2, "
@@ -144,12 +144,14 @@ public:
                     roof.x.push_back(kk / e), roof.y.push_back(std::min(peak, kk / e * bw));
                 }
             if (measured.x.empty()) continue;
-            // The knee: where the rising FLOP/s, extended, meet their plateau (within 15% of the
-            // best point: a busy machine's plateau is ragged); the first AI when the sweep starts
-            // on the plateau.
+            const double ridge = peak > 0 && bw > 0 ? peak / bw : 0;
+            // The roof bends at the ridge: drawn through it, not as a chord between two sampled AIs.
+            if (auto at = std::lower_bound(roof.x.begin(), roof.x.end(), ridge); at > roof.x.begin() && at < roof.x.end() && *at != ridge)
+                roof.y.insert(roof.y.begin() + (at - roof.x.begin()), peak), roof.x.insert(at, ridge);
+            // The knee: where the rising FLOP/s, extended, meet their plateau (within 15% of the best
+            // point: a busy machine's plateau is ragged); the first AI when the sweep starts on it.
             double knee = measured.x.front();
             if (auto kn = find_knee(measured.x, measured.y, kKneeTolerance)) knee = kn->x;
-            const double ridge = peak > 0 && bw > 0 ? peak / bw : 0;
             d.set(t + ".knee_ai", knee);
             d.set(t + ".ridge_ai", ridge);
             if (sw.dtype != Dtype::fp32) d.set(t + ".knee_over_ridge", ridge > 0 ? knee / ridge : 0.0);
