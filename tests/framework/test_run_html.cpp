@@ -370,3 +370,16 @@ TEST_CASE("cache sizes read in the largest binary unit that writes them whole", 
     CHECK(caches_text(f) == "L1 32 KiB, L2 1536 KiB, L3 32 MiB (shared by 16)");
     CHECK(caches_text(DeviceFacts{}) == "-");
 }
+
+TEST_CASE("02.04's plotted roof bends at the ridge, not between two sampled intensities", "[report]") {
+    const Recorded run(lab_test::source_root() / "tests/fixtures/runs/cpu/02.04-quick-reveal.json");
+    const double ridge = run.raw.ceilings.peak_flops("fp32.simt") / run.raw.ceilings.peak_bandwidth();
+    const auto plot = std::find_if(run.derivation.plots.begin(), run.derivation.plots.end(), [](const Plot& p) { return p.name == "intensity"; });
+    REQUIRE(plot != run.derivation.plots.end());
+    const auto roof = std::find_if(plot->series.begin(), plot->series.end(), [](const PlotSeries& s) { return s.name == "fp32 roof"; });
+    REQUIRE(roof != plot->series.end());
+    const auto at = std::find(roof->x.begin(), roof->x.end(), ridge);
+    REQUIRE(at != roof->x.end());
+    CHECK(roof->y[at - roof->x.begin()] == run.raw.ceilings.peak_flops("fp32.simt"));
+    CHECK(std::is_sorted(roof->x.begin(), roof->x.end()));
+}
