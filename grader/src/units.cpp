@@ -116,6 +116,7 @@ constexpr Unit kUnits[] = {
     {"ratio", "ratio", 1},
     {"%", "ratio", 0.01},
     {"x", "ratio", 1},
+    {"times", "ratio", 1},
     {"\u00d7", "ratio", 1},
     // Plain counts have no unit, but may carry the decimal prefix `lab` prints them with
     // ("78.7 k", "8.39 M" in a run table).
@@ -280,6 +281,30 @@ std::string hint_for(std::string_view unit) {
     std::string listed = candidates.front();
     for (std::size_t k = 1; k < candidates.size(); ++k) listed += " or " + candidates[k];
     return fmt::format("did you mean {}? Units are case-sensitive (B bytes, b bits; m milli, M mega)", listed);
+}
+
+// FLOP written as a word ("Gflop/s", "GFlop/s", "flop/B", "flops/byte", "Mflops"): TOP500 and many
+// texts write it so, and unlike a byte's b or a milli's m the word's case means nothing. The
+// spelling lab reads ("GFLOP/s", "FLOP/B", "MFLOPs"), or "" when `unit` is not FLOP so written. A
+// prefix's case is read the one way a FLOP count can mean (no milli-FLOP: "mflops" is mega).
+std::string flop_spelling(std::string_view unit) {
+    std::string lower;
+    for (char c : unit) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::size_t at = lower.find("flop");
+    if (at == std::string::npos || at > 1) return "";
+    std::string prefix;
+    if (at == 1) {
+        static const std::string_view kPrefixes = "kmgtp";
+        if (kPrefixes.find(lower[0]) == std::string_view::npos) return "";
+        prefix = lower[0] == 'k' ? "k" : std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(lower[0]))));
+    }
+    std::string_view rest = std::string_view(lower).substr(at + 4);
+    const bool plural = !rest.empty() && rest[0] == 's';
+    if (plural) rest.remove_prefix(1);
+    if (rest.empty()) return prefix + (plural ? "FLOPs" : "FLOP");
+    if (rest == "/s" || rest == "/sec") return prefix + "FLOP/s";
+    if (prefix.empty() && (rest == "/b" || rest == "/byte" || rest == "/bytes")) return "FLOP/B";
+    return "";
 }
 
 std::string unknown_unit_message(std::string_view unit) {
@@ -469,6 +494,12 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
         q.dimension = question->dimension;
     } else {
         const Known* known = find_unit(unit);
+        std::string spelled(unit);  // the unit as lab spells it
+        if (const std::string flop = known ? std::string() : flop_spelling(unit); !flop.empty() && find_unit(flop)) {
+            known = find_unit(flop);
+            spelled = flop;
+            q.note = fmt::format("'{}' was read as {} {}", claim, trim(claim.substr(0, claim.size() - rest.size())), flop);
+        }
         const std::string_view number_text = trim(claim.substr(0, claim.size() - rest.size()));
         if (!known && want.dimension.empty() && hint_for(unit).empty())
             // A word after a count is usually what is counted ("12853 tokens"): say what to write.
@@ -484,10 +515,12 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
         if (known->dimension.empty() && want.dimension == "FLOP") known = find_unit(std::string(unit) + "FLOP");
         // An intensity worked from such counts ("2 M" FLOP over "8 B") is "250 k": that many
         // FLOP/B, as a bare number in an AI question is (02.12's mysteries).
-        if (known->dimension.empty() && want.dimension == "FLOP/B" && known->factor != 1) {
+        // So is a ratio worked from two counts ("4.3 k" times cheaper), where the question is not in %.
+        if (known->dimension.empty() && known->factor != 1 &&
+            (want.dimension == "FLOP/B" || (want.dimension == "ratio" && trim(default_unit) != "%"))) {
             q.value = number * known->factor;
             q.dimension = want.dimension;
-            q.note = fmt::format("'{}' was read as {:g} FLOP/B", claim, q.value);
+            q.note = fmt::format("'{}' was read as {:g}{}", claim, q.value, want.dimension == "FLOP/B" ? " FLOP/B" : "");
             if (!std::isfinite(q.value)) throw UnitError(fmt::format("'{}' is out of the range the grader can read", claim));
             return q;
         }
@@ -499,8 +532,8 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
         // "FLOPs" (a plural count) and "FLOPS" (a rate) differ by the case of one letter, and
         // many a text writes one for the other. Where the other one is asked, the question's
         // reading is taken, and the note says how it was read: GFLOP or GFLOP/s is unambiguous.
-        if (unit.size() >= 5) {
-            const std::string_view tail = unit.substr(unit.size() - 5), prefix = unit.substr(0, unit.size() - 5);
+        if (const std::string_view u = spelled; u.size() >= 5) {
+            const std::string_view tail = u.substr(u.size() - 5), prefix = u.substr(0, u.size() - 5);
             const bool count_as_rate = tail == "FLOPs" && want.dimension == "FLOP/s";
             const bool rate_as_count = tail == "FLOPS" && want.dimension == "FLOP";
             const std::string read_as = std::string(prefix) + (count_as_rate ? "FLOP/s" : "FLOP");

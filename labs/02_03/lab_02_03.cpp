@@ -55,7 +55,7 @@ std::uint64_t reported(const DeviceFacts& f, int level) {
 class MemoryHierarchy : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "3.0.1"};
+        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "3.0.2"};
         i.objectives = {"Measure each memory level's latency (ns and cycles) and capacity from where a pointer chase's latency steps up.",
                         "See how read bandwidth changes from level to level, and what crossing each level costs against a register."};
         i.experiments = {
@@ -155,7 +155,7 @@ public:
                 .x = {.label = "working set", .unit = "B", .log = true}, .y = {.label = "read", .unit = "B/s", .log = true},
                 .series = {{.name = "read, every thread", .x = bsize, .y = bw}}};
         // The levels (pointer_chase::find_levels states the rule): plateaus within 25%; L1 the first,
-        // DRAM the points past 4x the LLC; L2 the first plateau 1.3x L1 or more with a point between
+        // DRAM the points at or past 4x the LLC; L2 the first plateau 1.3x L1 or more with a point between
         // the reported L1 and L2 sizes, L3 (CPU) the longest 1.3x L2 or more with one between the
         // reported L2 and L3. A 2x step missed a Zen 4's L2 (6.2 ns over L1's 3.7) and took its L3.
         if (lat.empty()) return;
@@ -208,7 +208,7 @@ public:
             "L1: {l1.latency_s} ({l1.latency_cycles} cycles at the measured clock); L2: {l2.latency_s} ({l2.latency_cycles} cycles);",
             "  DRAM: {dram.latency_s} ({dram.latency_cycles} cycles), {dram_over_l1} times L1.",
             "Levels: plateaus of the chase column below (points within 25% of the first); L1 the first; L2 the first 1.3x L1's latency",
-            "  or more with a working set between the reported L1 and L2 sizes; DRAM the points past 4x the LLC (their lower median).",
+            "  or more with a working set between the reported L1 and L2 sizes; DRAM the points at or past 4x the LLC (their lower median).",
             std::string("Capacity: where the chase first reaches halfway (log scale: the geometric mean) to the next level's latency") +
                 (cpu ? " (L2's: to L3's):" : " (L2's: to DRAM's):"),
             "  L1 {l1.capacity_bytes} (reported " + reported_kib(1) + "), L2 {l2.capacity_bytes} (reported " + reported_kib(2) +

@@ -202,6 +202,31 @@ TEST_CASE("a constant choice is one of the options as the grader compares them",
     CHECK(result(g.grade(spec, run, {{"side", "compute bound"}}), "side").verdict == Verdict::wrong);
 }
 
+TEST_CASE("FLOP written as a word reads whatever its case; a ratio may say times or carry a count's prefix", "[grading]") {
+    using lab::units::parse_claim;
+    // TOP500 writes Gflop/s; the word's case means nothing (a byte's B and a milli's m do).
+    CHECK(parse_claim("202 Gflop/s", "GFLOP/s").value == Approx(202e9));
+    CHECK(parse_claim("202 GFlop/s", "GFLOP/s").value == Approx(202e9));
+    CHECK(parse_claim("202 gflop/s", "GFLOP/s").value == Approx(202e9));
+    CHECK_THAT(parse_claim("202 Gflop/s", "GFLOP/s").note, Catch::Contains("was read as 202 GFLOP/s"));
+    CHECK(parse_claim("1.33 flop/B", "FLOP/B").value == Approx(1.33));
+    CHECK(parse_claim("6.4 flops/byte", "FLOP/B").value == Approx(6.4));
+    CHECK(parse_claim("14 Tflop", "TFLOP").value == Approx(14e12));
+    CHECK(parse_claim("3 mflops", "FLOP").value == Approx(3e6));  // no milli-FLOP: mega
+    // "Gflops" in a rate question: read as the rate, with the FLOPs/FLOPS note.
+    CHECK(parse_claim("202 Gflops", "GFLOP/s").value == Approx(202e9));
+    CHECK_THAT(parse_claim("202 Gflops", "GFLOP/s").note, Catch::Contains("FLOPs (lower-case s) is a count"));
+    // Not FLOP: still refused.
+    CHECK_THAT([] { try { parse_claim("5 Gflip/s", "GFLOP/s"); } catch (const std::exception& e) { return std::string(e.what()); } return std::string(); }(),
+               Catch::Contains("unknown unit"));
+    // 02.01's per-element ratio ("how many times cheaper"): 4.3k, 4255 times.
+    CHECK(parse_claim("4.3k", "ratio").value == Approx(4300));
+    CHECK(parse_claim("4255 times", "ratio").value == Approx(4255));
+    CHECK(parse_claim("4,250x", "ratio").value == Approx(4250));
+    // In a % question a count's prefix stays refused: 4.3k% is no answer anyone means.
+    CHECK_THROWS(parse_claim("4.3 k", "%"));
+}
+
 TEST_CASE("a count may carry the decimal prefix lab prints counts with", "[grading]") {
     using lab::units::parse_claim;
     CHECK(parse_claim("78.7 k", "").value == Approx(78700));

@@ -179,7 +179,7 @@ inline constexpr double kLevelStep = 1.3;
 
 // The levels, by this rule (02.03 states it to students):
 // - the plateaus of the curve within 25% (plateaus()); L1 is the first;
-// - DRAM is the points past 4x the LLC (shelf_from, two or more), else the last plateau, else the
+// - DRAM is the points at or past 4x the LLC (shelf_from, two or more), else the last plateau, else the
 //   last point alone;
 // - L2 is the first plateau after L1 and before the last, at kLevelStep x L1's latency or more and
 //   DRAM's / 4 or less, with a point in (reported L1, reported L2] (the sizes that fit L2 and not
