@@ -284,6 +284,31 @@ std::string without_noun(const std::string& claim, const std::vector<std::string
     return once == claim ? claim : without_last_noun(once, nouns);
 }
 
+// The significant digits of the number a claim starts with ("1.30 GB": 3, "0.0045": 2, "14": 2;
+// "1400" counts 2, its zeros taken as placeholders); 0 when it starts with none.
+int significant_digits(const std::string& claim) {
+    std::size_t i = claim.find_first_not_of(" \t+-");
+    std::string digits;
+    bool point = false;
+    for (; i < claim.size(); ++i) {
+        const char c = claim[i];
+        if (c >= '0' && c <= '9') digits += c;
+        else if (c == '.' && !point) point = true;
+        else if (c == ',' || c == '_') continue;
+        else break;
+    }
+    digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+    if (!point) digits.erase(std::min(digits.find_last_not_of('0') + 1, digits.size()));
+    return static_cast<int>(digits.size());
+}
+
+// `v` rounded to `digits` significant digits.
+double round_to_digits(double v, int digits) {
+    if (v == 0 || !std::isfinite(v)) return v;
+    const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+    return std::round(v * scale) / scale;
+}
+
 // How a claim read leniently was read ("10.9 GFLOPs" as GFLOP/s): said whatever the verdict, so a
 // student learns the spelling that cannot be misread.
 void add_reading_note(QuestionResult& r, const units::Quantity& claim) {
@@ -367,6 +392,18 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     else r.verdict = Verdict::wrong;
     r.feedback = verdict_words(r.verdict, q, unit);
     add_reading_note(r, claim);
+    // The right value rounded too far ("1.3" for 1.33, "14 TFLOP" for 13.8): said as such, in
+    // place of the hint, which would send the student looking for a mistake in their method.
+    if (r.verdict != Verdict::correct && expected != 0) {
+        const int digits = significant_digits(r.claim);
+        if (digits > 0 && digits < 3 && claim.value != 0 &&
+            std::fabs(round_to_digits(expected, digits) - claim.value) <= 1e-9 * std::fabs(claim.value)) {
+            r.feedback += fmt::format("; your answer is the expected value to {} significant figure{}: write 3 or more, as lab prints "
+                                      "them",
+                                      digits, digits == 1 ? "" : "s");
+            r.advises = true;
+        }
+    }
     if (r.verdict == Verdict::wrong)
         if (const std::string hint = unit_slip_hint(r.claim, claim, expected, q, unit); !hint.empty()) {
             r.feedback += hint;

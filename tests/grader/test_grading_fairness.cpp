@@ -202,6 +202,29 @@ TEST_CASE("a constant choice is one of the options as the grader compares them",
     CHECK(result(g.grade(spec, run, {{"side", "compute bound"}}), "side").verdict == Verdict::wrong);
 }
 
+TEST_CASE("the right value rounded too far is said to be so, in place of the hint", "[grading]") {
+    // 02.04's kernel AI 1.333 written "1.3": half credit, and the hint pointed at the formula.
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(R"(  - id: ai
+    prompt: "AI?"
+    unit: FLOP/B
+    expected: {value: 1.3333}
+    tolerance: {rel: 0.01}
+    partial: {within: 5, credit: 0.5}
+    hint: "FLOPs over the minimum bytes"
+)"));
+    auto res = [&](const std::string& claim) { return result(g.grade(spec, run, {{"ai", claim}}), "ai"); };
+    const auto two = res("1.3");
+    CHECK(two.verdict == Verdict::partial);
+    CHECK_THAT(two.feedback, Catch::Contains("your answer is the expected value to 2 significant figures: write 3 or more"));
+    CHECK(two.advises);
+    CHECK(res("1.33").verdict == Verdict::correct);
+    // A different value, or one figure that is not the rounding: no such note.
+    CHECK_THAT(res("1.29").feedback, !Catch::Contains("significant figure"));
+    CHECK_THAT(res("1.2").feedback, !Catch::Contains("significant figure"));
+}
+
 TEST_CASE("FLOP written as a word reads whatever its case; a ratio may say times or carry a count's prefix", "[grading]") {
     using lab::units::parse_claim;
     // TOP500 writes Gflop/s; the word's case means nothing (a byte's B and a milli's m do).
