@@ -32,7 +32,7 @@ std::array<int, 3> shuffle(std::uint64_t seed) {
 class WhyTheGpuWaits : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.01", .title = "Why the GPU Waits", .version = "1.0.0"};
+        LessonInfo i{.id = "02.01", .title = "Why the GPU Waits", .version = "1.0.1"};
         i.objectives = {
             "Understand the GPU as a throughput machine working against a latency-optimized CPU.",
             "Explain the three performance regimes: compute bound, memory bandwidth bound, and overhead bound.",
@@ -158,8 +158,9 @@ public:
         d.set("per_element_ratio", per_small / per_large);
 
         d.teaching = {
-            "Ceilings: compare each mystery's FLOP/s with the fp32 roof and its B/s with the DRAM roof, then",
-            "  look at what doubling its work did to its time (mystery_X_x2).",
+            "Ceilings: compare each mystery's FLOP/s with the fp32 roof and its B/s with the DRAM roof (the ref",
+            "  column: the ceilings measured right after it, which judge its regime; on a busy machine the roof",
+            "  column reads lower), then look at what doubling its work did to its time (mystery_X_x2).",
             "Mystery A is {mystery_a.measured_regime}, B is {mystery_b.measured_regime}, C is {mystery_c.measured_regime}.",
             "Doubling the work multiplied the time by A {mystery_a.doubling_ratio}, B {mystery_b.doubling_ratio}, "
             "C {mystery_c.doubling_ratio}: a time that barely rises is paying for the launch, not the work.",
