@@ -11,6 +11,7 @@
 #include <map>
 #include <utility>
 
+#include "ceiling_trust.hpp"
 #include "consistency.hpp"
 #include "course.hpp"
 #include "format.hpp"
@@ -487,7 +488,7 @@ std::vector<std::string> plausibility_problems(const nlohmann::json& record, con
             problems.push_back("workload '" + w.name + "' claims " + rate(fps, "FLOP/s") + ", above its " + w.pipe + " roof of " +
                                rate(peak, "FLOP/s") + " even with the ceilings the run measured; a run of this lab never "
                                "records that (an older lab, or an edited record): " + again);
-        if (w.level == "dram" && bw > 0 && bps > roofline::kRoofMargin * bw)
+        if (held_to_dram_roof(w, raw.facts) && bw > 0 && bps > roofline::kRoofMargin * bw)
             problems.push_back("workload '" + w.name + "' claims " + rate(bps, "B/s") + ", above the DRAM roof of " + rate(bw, "B/s") +
                                " even with the ceilings the run measured; a run of this lab never records that (an older "
                                "lab, or an edited record): " + again);

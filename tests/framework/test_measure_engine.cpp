@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "lab/backend.hpp"
+#include "ceiling_trust.hpp"
 #include "measure_engine.hpp"
 #include "run_record.hpp"
 
@@ -280,4 +281,47 @@ TEST_CASE("engine defaults differ per device and mode and quick runs are cheaper
         CHECK(full.min_samples >= 10);
         CHECK(to_json(full).at("name").get<std::string>() != to_json(quick).at("name").get<std::string>());
     }
+}
+
+namespace {
+
+// A backend that measures no ceiling on its own: a run's roof-margin check raises a beaten roof
+// to the workload's rate, since nothing can re-measure it.
+class NoProbeBackend : public Backend {
+public:
+    std::string unavailable_reason() override { return ""; }
+    std::unique_ptr<Device> open(const BackendOptions&) override { return nullptr; }
+    Ceilings calibrate(Device&, bool, const MeasureFn&, const std::function<void(const std::string&)>&) override { return {}; }
+};
+
+Measurement streaming(const std::string& name, double bytes, double seconds) {
+    Measurement m;
+    m.workload.name = name;
+    m.workload.bytes = bytes;
+    m.workload.level = "dram";
+    m.time.median = seconds;
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("a workload that fits in the last-level cache does not raise the DRAM roof it beats", "[engine]") {
+    ScriptedDevice dev;
+    dev.facts_.caches = {{3, "Unified", 32ull << 20, 2}};
+    NoProbeBackend backend;
+    Ceilings start;
+    for (const char* k : {"update", "best"}) start.bandwidth_bytes_per_s[k] = {.value = 25e9, .unit = "B/s", .trusted = true};
+    std::vector<std::string> notes;
+    InRunCeilings run(backend, dev, start, [](const Workload&, const Launch&) { return Measurement{}; },
+                      [&](const std::string& n) { notes.push_back(n); });
+    // 02.02's embedding: 262 kB at 101 GB/s, from L2.
+    const Measurement small = streaming("embedding", 262144, 262144 / 101e9);
+    run.after_workload(small, {small});
+    CHECK(run.current().peak_bandwidth() == 25e9);
+    REQUIRE(notes.size() == 1);
+    CHECK_THAT(notes[0], Catch::Contains("'embedding' ran at 101 GB/s") && Catch::Contains("so it ran from cache; the DRAM ceiling is left"));
+    // One that streams 4x the cache at that rate does raise it: the ceiling was what was wrong.
+    const Measurement large = streaming("big", 4.0 * (32ull << 20), 4.0 * (32ull << 20) / 101e9);
+    run.after_workload(large, {small, large});
+    CHECK(run.current().peak_bandwidth() > 100e9);
 }

@@ -3,6 +3,8 @@
 // the ceilings workloads are held against (bandwidth.best, in-run measurements).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <regex>
 #include <string>
 
@@ -91,6 +93,24 @@ TEST_CASE("an unedited fixture is plausible", "[grading]") {
         Run run = fixture_run(f);
         CHECK(plausibility_problems(run.record, run.raw, run.derived).empty());
     }
+}
+
+TEST_CASE("a workload beating the DRAM roof is implausible only when its bytes outgrow the last-level cache", "[grading]") {
+    // A run leaves a cache-sized workload's rate out of the DRAM roof (it ran from the cache), so
+    // the grader must not call such a record edited. 02.05's read: 268 MB, made 4x the DRAM roof.
+    Run run = fixture_run();
+    auto read = std::find_if(run.raw.measurements.begin(), run.raw.measurements.end(), [](const lab::Measurement& m) { return m.workload.name == "read"; });
+    REQUIRE(read != run.raw.measurements.end());
+    read->time.median = read->workload.bytes / (4 * run.raw.ceilings.peak_bandwidth());
+    auto dram_roof_problem = [&] {
+        for (const auto& p : plausibility_problems(run.record, run.raw, run.derived))
+            if (p.find("above the DRAM roof") != std::string::npos) return true;
+        return false;
+    };
+    run.raw.facts.caches = {{3, "Unified", 32ull << 20, 2}};
+    CHECK(dram_roof_problem());
+    run.raw.facts.caches = {{3, "Unified", 512ull << 20, 2}};   // the 268 MB fit: from the cache
+    CHECK_FALSE(dram_roof_problem());
 }
 
 TEST_CASE("answers bound to another run, student or lesson are refused as bad input", "[grading]") {
