@@ -159,7 +159,8 @@ int cmd_run(const Args& args) {
     nlohmann::json rec;
     if (here) {
         // A kernel that beat its roof made the run measure the ceiling again (its notes say so), so
-        // no placement here exceeds roofline::kRoofMargin.
+        // no placement here exceeds roofline::kRoofMargin, but a cache-sized one's bandwidth
+        // (held_to_dram_roof).
         record::RecordInputs in{info, here->raw, here->derivation, reveal, here->started_at, here->duration_s,
                                 device_spec_json(here->result.kind, here->result.facts, here->result.ceilings), here->result.engine,
                                 here->result.notes, here->token};
