@@ -121,7 +121,13 @@ void gap(std::ostream& o, const json& g, const char* offset_key, const std::stri
                             : sync        ? "a host sync: the device drained, then waited for the host to launch"
                             : copy        ? "a copy beside it"
                                           : nullptr;
-        if (cause) o << fold(pad + "cause  " + cause, pad.size() + 7) << "\n";
+        if (cause) {
+            // Folded with the label's columns as leading blanks (which fold keeps), then labelled:
+            // "cause  " keeps its two spaces, under "calls  " and "host   ".
+            const std::string label = pad + "cause  ";
+            std::string text = fold(std::string(label.size(), ' ') + cause, label.size());
+            o << text.replace(0, label.size(), label) << "\n";
+        }
         if (share >= trace::kHostOpMinShare && g["host_op"]["name"] == window) return gap_calls(o, g["host_calls"], pad);
     }
     if (share >= trace::kHostOpMinShare)
