@@ -26,12 +26,14 @@ std::vector<std::string> ceiling_keys(const Ceilings& c);
 Ceiling* find_ceiling(Ceilings& c, const std::string& key);
 
 // Whether a workload's bytes are held to the DRAM roof when it beats it: a DRAM-level workload
-// whose bytes per invocation exceed the last-level cache. One that fits can run from the cache,
-// invocation after invocation (02.02's 262 kB embedding at 4x DRAM): that says nothing about
-// DRAM, so the run does not raise the roof to its rate, and the grader does not call it forged.
+// whose bytes per invocation exceed the last-level cache, or that is timed cold (its caches
+// flushed before each invocation). One that fits and runs hot can run from the cache, invocation
+// after invocation (02.02's 262 kB embedding at 4x DRAM): that says nothing about DRAM, so the
+// run does not raise the roof to its rate, and the grader does not call it forged.
 inline bool held_to_dram_roof(const Workload& w, const DeviceFacts& facts) {
     const std::uint64_t llc = facts.last_level_cache_bytes();
-    return w.level == "dram" && w.bytes > 0 && !(llc > 0 && w.bytes <= static_cast<double>(llc));
+    const bool from_cache = w.mode == TimingMode::hot && llc > 0 && w.bytes <= static_cast<double>(llc);
+    return w.level == "dram" && w.bytes > 0 && !from_cache;
 }
 
 // Why a ceiling is not to be trusted ("" when it is): missed noise target, ran under load.

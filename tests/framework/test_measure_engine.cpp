@@ -320,6 +320,11 @@ TEST_CASE("a workload that fits in the last-level cache does not raise the DRAM 
     CHECK(run.current().peak_bandwidth() == 25e9);
     REQUIRE(notes.size() == 1);
     CHECK_THAT(notes[0], Catch::Contains("'embedding' ran at 101 GB/s") && Catch::Contains("so it ran from cache; the DRAM ceiling is left"));
+    // Timed cold (caches flushed before each invocation) it cannot have run from the cache.
+    Measurement cold = small;
+    cold.workload.mode = TimingMode::cold;
+    CHECK(held_to_dram_roof(cold.workload, dev.facts()));
+    CHECK_FALSE(held_to_dram_roof(small.workload, dev.facts()));
     // One that streams 4x the cache at that rate does raise it: the ceiling was what was wrong.
     const Measurement large = streaming("big", 4.0 * (32ull << 20), 4.0 * (32ull << 20) / 101e9);
     run.after_workload(large, {small, large});
