@@ -27,7 +27,7 @@ done
 case $identity in ""|email_local|email|sid|name) ;; *) echo "error: --identity '$identity': one of email_local, email, sid, name" >&2; exit 2 ;; esac
 
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/../.." && pwd -P)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cp "$here/setup.sh" "$stage/setup.sh"
@@ -38,7 +38,8 @@ sed -e "s/^LESSON=\"\${LAB_LESSON:-}\"/LESSON=\"\${LAB_LESSON:-$lesson}\"/" \
 chmod 755 "$stage/run_autograder" "$stage/setup.sh"
 grep -q "LAB_LESSON:-$lesson}" "$stage/run_autograder" || { echo "error: could not set the lesson in run_autograder" >&2; exit 1; }
 mkdir "$stage/source"
-if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+# This checkout's committed tree when it is a git repository of its own (not a folder inside another).
+if [ "$(git -C "$repo" rev-parse --show-toplevel 2>/dev/null)" = "$repo" ]; then
   git -C "$repo" archive HEAD | tar -x -C "$stage/source"
 else
   tar -C "$repo" --exclude='./build*' --exclude=./.git -cf - . | tar -x -C "$stage/source"
