@@ -38,7 +38,10 @@ std::size_t text_width() {
 // Prose, folded to the width under a hanging indent (wrap_hanging).
 std::string fold(const std::string& text, std::size_t indent) { return wrap_hanging(text, indent, static_cast<int>(text_width())); }
 
-std::size_t columns(const std::string& s);
+// Columns a UTF-8 string takes ("µs" is 3 bytes, 2 columns): continuation bytes take none.
+std::size_t columns(const std::string& s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
 
 // A table row and the remark that explains it: beside it where the width allows, else on the
 // next line under the row's values.
@@ -82,11 +85,6 @@ void span(std::ostream& o, const json& j) {
         if (count(s["memsets"])) what += ", " + plural(count(s["memsets"]), "memset", "memsets");
         o << fmt::format("  stream {:<8} busy {:>9}  {}\n", cut(s["stream"].get<std::string>(), 8), us(s["busy_us"]), what);
     }
-}
-
-// Columns a UTF-8 string takes ("µs" is 3 bytes, 2 columns): continuation bytes take none.
-std::size_t columns(const std::string& s) {
-    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // The host's calls during a gap, on as many lines as the width needs: none is cut off.

@@ -399,21 +399,18 @@ std::vector<std::string> unknown_placeholders(const LessonInfo& info, const Deri
     std::vector<std::string> known;
     for (const auto& m : info.metrics) known.push_back(m.name);
     std::vector<std::string> problems;
-    for (const auto& line : d.teaching) {
-        for (std::size_t open = line.find('{'); open != std::string::npos; open = line.find('{', open + 1)) {
-            const std::size_t close = line.find('}', open);
-            if (close == std::string::npos) break;
-            std::string name = line.substr(open + 1, close - open - 1);
-            const bool shipped = name.rfind("shipped:", 0) == 0;
-            if (shipped) name = name.substr(8);
+    for (const auto& line : d.teaching)
+        record::substitute_placeholders(line, [&](const std::string& written) {
+            const bool shipped = written.rfind("shipped:", 0) == 0;
+            const std::string name = shipped ? written.substr(8) : written;
             // {shipped:X} names a metric holding a file's name, or the file's name itself.
-            if (std::find(known.begin(), known.end(), name) != known.end() || (shipped && !paths::shipped_file(name).empty())) continue;
-            problems.push_back(fmt::format("teaching text \"{}\" names {{{}}}, which is {}: `lab run` would print {} there{}",
-                                           line.size() > 60 ? line.substr(0, 57) + "..." : line, line.substr(open + 1, close - open - 1),
-                                           shipped ? "neither a declared metric nor a file lab ships" : "no metric info() declares",
-                                           shipped ? "'" + name + " (not shipped with this lab)'" : "n/a", did_you_mean_text(name, known)));
-        }
-    }
+            if (std::find(known.begin(), known.end(), name) == known.end() && !(shipped && !paths::shipped_file(name).empty()))
+                problems.push_back(fmt::format("teaching text \"{}\" names {{{}}}, which is {}: `lab run` would print {} there{}",
+                                               line.size() > 60 ? line.substr(0, 57) + "..." : line, written,
+                                               shipped ? "neither a declared metric nor a file lab ships" : "no metric info() declares",
+                                               shipped ? "'" + name + " (not shipped with this lab)'" : "n/a", did_you_mean_text(name, known)));
+            return std::string();
+        });
     return problems;
 }
 

@@ -263,7 +263,7 @@ std::string shipped_path(const std::string& x, const Derivation& d, const std::s
 
 }  // namespace
 
-std::string render_teaching(const std::string& line, const Derivation& d, const std::set<std::string>& withheld) {
+std::string substitute_placeholders(const std::string& line, const std::function<std::string(const std::string&)>& value) {
     std::string out;
     std::size_t i = 0;
     while (i < line.size()) {
@@ -271,16 +271,20 @@ std::string render_teaching(const std::string& line, const Derivation& d, const 
         if (open == std::string::npos) break;
         std::size_t close = line.find('}', open);
         if (close == std::string::npos) break;
-        out += line.substr(i, open - i);
-        std::string name = line.substr(open + 1, close - open - 1);
-        if (name.rfind("shipped:", 0) == 0) out += shipped_path(name.substr(8), d, withheld);
-        else if (withheld.count(name)) out += "?";
-        else if (const MetricValue* v = d.find(name)) out += format_value(*v);
-        else out += "n/a";  // a metric this run does not have (one of another device kind): never a raw {name}
+        out += line.substr(i, open - i) + value(line.substr(open + 1, close - open - 1));
         i = close + 1;
     }
     out += line.substr(i);
     return out;
+}
+
+std::string render_teaching(const std::string& line, const Derivation& d, const std::set<std::string>& withheld) {
+    return substitute_placeholders(line, [&](const std::string& name) -> std::string {
+        if (name.rfind("shipped:", 0) == 0) return shipped_path(name.substr(8), d, withheld);
+        if (withheld.count(name)) return "?";
+        if (const MetricValue* v = d.find(name)) return format_value(*v);
+        return "n/a";  // a metric this run does not have (one of another device kind): never a raw {name}
+    });
 }
 
 json make_record(const RecordInputs& in) {

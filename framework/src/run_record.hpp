@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -59,6 +60,11 @@ bool shown_as_percent(const std::string& name, const std::string& unit);
 // "1.23 GFLOP/s", "350 ns", "1.05", "29.2%" (see shown_as_percent), "memory_bound": numbers as
 // format::quantity writes them, fractions as format::percent.
 std::string format_value(const MetricValue& v);
+
+// `line` with each {name} placeholder replaced by value(name) (name as written between the
+// braces, "shipped:" prefix included): the one reading of the placeholder syntax, for the text
+// (render_teaching) and for the check of what it names (lab validate's plan replay).
+std::string substitute_placeholders(const std::string& line, const std::function<std::string(const std::string&)>& value);
 
 // Replaces {metric.name} placeholders by formatted values, or "?" when withheld, and
 // {shipped:X} by the path where this lab finds X, a file the lessons ship for students to read
