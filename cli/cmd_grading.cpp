@@ -436,7 +436,8 @@ int cmd_check_spec(const Args& args) {
     }
     grader::check_spec_against(spec, ctx.lesson(spec.lesson).info);
     grader::check_spec_sweeps(spec, *ctx.lesson(spec.lesson).lesson);
-    const auto warnings = grader::spec_warnings(spec, ctx.lesson(spec.lesson).info);
+    auto warnings = grader::spec_warnings(spec, ctx.lesson(spec.lesson).info);
+    for (const auto& w : grader::model_value_warnings(spec, model_values(*ctx.lesson(spec.lesson).lesson, spec.lesson))) warnings.push_back(w);
     for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     double points = 0;
     for (const auto& q : spec.questions) points += q.points;

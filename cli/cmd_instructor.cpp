@@ -17,6 +17,7 @@
 #include "paths.hpp"
 #include "scaffold.hpp"
 #include "slurm_check.hpp"
+#include "evaluate.hpp"
 #include "spec.hpp"
 #include "course.hpp"
 #include "units.hpp"
@@ -98,6 +99,7 @@ int cmd_validate(const Args& args) {
             grader::check_spec_sweeps(spec, *l.lesson);
             spec_line = fmt::format("grading spec {}: {} questions, every metric declared", spec_file.string(), spec.questions.size());
             for (const auto& w : grader::spec_warnings(spec, i)) spec_line += "\n  warning: " + w;
+            for (const auto& w : grader::model_value_warnings(spec, model_values(*l.lesson, i.id))) spec_line += "\n  warning: " + w;
         } catch (const InputError& e) {
             spec_problems.push_back(e.what());
             spec_line = "grading spec " + spec_file.string() + ": does not fit the lesson (below)";

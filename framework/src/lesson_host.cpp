@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "machine_load.hpp"
 #include "paths.hpp"
+#include "suggest.hpp"
 
 namespace lab {
 
@@ -90,19 +91,41 @@ std::vector<std::string> declaration_problems(const LessonInfo& i, const std::fu
                                "as 46.6%); lab prints every value with its prefix, and the grader compares in these units");
         if (m.devices.empty()) problems.push_back("metric '" + m.name + "' is produced on no device");
     }
-    for (const auto& e : i.expectations) {
+    for (const auto& m : i.metrics)
+        if (m.graded && m.description.empty())
+            problems.push_back("graded metric '" + m.name + "' has no description: `lab info` and the answers template show it to students");
+    for (const auto& x : i.experiments)
+        if (x.description.empty()) problems.push_back("experiment '" + x.name + "' has no description: say what it runs and why");
+    std::vector<std::string> metric_names;
+    for (const auto& m : i.metrics) metric_names.push_back(m.name);
+    for (std::size_t k = 0; k < i.expectations.size(); ++k) {
+        const Expectation& e = i.expectations[k];
+        const std::string what = "expectation " + std::to_string(k) + " (on '" + e.metric + "')";
         auto m = std::find_if(i.metrics.begin(), i.metrics.end(), [&](const MetricDecl& d) { return d.name == e.metric; });
         if (m == i.metrics.end()) {
-            problems.push_back("expectation on '" + e.metric + "', which the lesson does not declare");
+            problems.push_back("expectation " + std::to_string(k) + " is on '" + e.metric + "', which the lesson does not declare" +
+                               did_you_mean_text(e.metric, metric_names));
             continue;
         }
-        if (m->kind == MetricKind::category && e.equals.empty())
-            problems.push_back("expectation on category '" + e.metric + "' needs 'equals'");
-        if (m->kind != MetricKind::category && !e.equals.empty())
-            problems.push_back("expectation on number '" + e.metric + "' uses 'equals'; give min/max");
+        if (m->kind == MetricKind::category && e.equals.empty()) problems.push_back(what + " needs 'equals': the metric is a category");
+        if (m->kind != MetricKind::category && !e.equals.empty()) problems.push_back(what + " uses 'equals' on a number; give min/max");
+        // `lab check` compares a regime's text exactly: "memory-bound" would never be met.
+        const std::string regime_suffix = "_regime";
+        if (m->kind == MetricKind::category && !e.equals.empty() && e.equals.find(',') == std::string::npos &&
+            e.metric.size() > regime_suffix.size() && e.metric.compare(e.metric.size() - regime_suffix.size(), regime_suffix.size(), regime_suffix) == 0)
+            if (const auto r = roofline::parse_regime(e.equals); !r || roofline::to_string(*r) != e.equals)
+                problems.push_back(what + " equals '" + e.equals + "', which is not a regime as lab writes it" +
+                                   (r ? " (did you mean '" + std::string(roofline::to_string(*r)) + "'?)"
+                                      : ": use compute_bound, memory_bound, overhead_bound or latency_bound"));
+        if (m->kind != MetricKind::category && e.min > e.max)
+            problems.push_back(what + " has min " + fmt::format("{:g}", e.min) + " above max " + fmt::format("{:g}", e.max) + ": no value meets it");
+        // Relative bounds are fractions of the ceiling: a workload does not run at 50x its roof.
+        if (!e.relative_to.empty() && e.min > 2)
+            problems.push_back(what + " asks for at least " + fmt::format("{:g}", e.min) + "x " + e.relative_to +
+                               ": relative bounds are fractions of the ceiling (0.5 for 50%)");
+        if (e.why.empty()) problems.push_back(what + " has no 'why': `lab check` shows it beside the result");
         if (!e.relative_to.empty() && !std::regex_match(e.relative_to, ceiling_ok))
-            problems.push_back("expectation on '" + e.metric + "' is relative to '" + e.relative_to +
-                               "': use launch, bandwidth.<kernel> or flops.<dtype>.<pipe>");
+            problems.push_back(what + " is relative to '" + e.relative_to + "': use launch, bandwidth.<kernel> or flops.<dtype>.<pipe>");
     }
     if (i.expectations.empty()) problems.push_back("no expected measurements declared (LessonInfo::expectations)");
     return problems;

@@ -395,9 +395,14 @@ std::vector<std::string> unanswerable_graded(const LessonInfo& info, const Deriv
 
 // Teaching text placeholders that name no declared metric: render_teaching prints "n/a" for
 // them, which reads as a metric this device lacks, so a misspelt {name} would pass unseen.
+std::vector<std::string> declared_names(const LessonInfo& info) {
+    std::vector<std::string> names;
+    for (const auto& m : info.metrics) names.push_back(m.name);
+    return names;
+}
+
 std::vector<std::string> unknown_placeholders(const LessonInfo& info, const Derivation& d) {
-    std::vector<std::string> known;
-    for (const auto& m : info.metrics) known.push_back(m.name);
+    const std::vector<std::string> known = declared_names(info);
     std::vector<std::string> problems;
     for (const auto& line : d.teaching)
         record::substitute_placeholders(line, [&](const std::string& written) {
@@ -513,7 +518,15 @@ PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
                 for (const auto& plot : d.plots) {
                     for (const auto& p : plot::plot_problems(plot)) add(where, p);
                     if (!plot_names.insert(plot.name).second) add(where, "two plots named '" + plot.name + "'");
+                    // A mark is hidden while its metric is withheld: one naming no declared metric
+                    // is always drawn, and gives a graded value away.
+                    for (const auto& mark : plot.marks)
+                        if (!mark.metric.empty() && std::none_of(info.metrics.begin(), info.metrics.end(), [&](const MetricDecl& m) { return m.name == mark.metric; }))
+                            add(where, "plot '" + plot.name + "': mark '" + mark.label + "' names metric '" + mark.metric +
+                                           "', which the lesson does not declare, so it is drawn even while that value is withheld" +
+                                           did_you_mean_text(mark.metric, declared_names(info)));
                 }
+                if (d.teaching.empty()) add(where, "derive() writes no teaching text (Derivation::teaching): say what the run shows");
             } catch (const std::exception& e) {
                 add(where, std::string("the lesson failed: ") + e.what());
             }
@@ -575,6 +588,23 @@ PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
     for (auto it = sometimes.begin(); it != sometimes.end();)
         it = follows_seed.count(it->first.second) ? sometimes.erase(it) : std::next(it);
     for (const auto& [key, s] : sometimes) out.warnings.push_back(leak_warning(info, key, s));
+    return out;
+}
+
+std::map<std::string, std::vector<ModelValue>> model_values(Lesson& lesson, const std::string& lesson_id) {
+    std::map<std::string, std::vector<ModelValue>> out;
+    for (DeviceKind kind : {DeviceKind::cpu, DeviceKind::cuda})
+        for (bool quick : {false, true}) {
+            const std::string where = std::string("a model ") + (kind == DeviceKind::cpu ? "CPU" : "GPU") + (quick ? " --quick" : "");
+            // The plain model times every workload alike, which gives round ratios; the varied one
+            // (each workload's times scaled by a factor of its own) gives values as a run does.
+            for (bool varied : {false, true}) try {
+                    for (const auto& v : lesson.derivation(model_run(lesson, lesson_id, kind, quick, varied)).metrics)
+                        out[v.name].push_back({where + (varied ? " (times varied)" : ""), v});
+                } catch (const std::exception&) {
+                    // A plan that fails is check_plan's to report; the values found elsewhere still count.
+                }
+        }
     return out;
 }
 

@@ -8,6 +8,7 @@
 //    them must produce every metric the lesson declares (`lab validate`, for any lesson).
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,6 +56,16 @@ struct PlanCheck {
     std::vector<std::string> warnings;   // leaks of graded values, one line each with the fix
 };
 PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info);
+
+// Each metric's values where the lesson derives it on the model devices (CPU and GPU, full and
+// quick; each as modelled and with each workload's times varied), with where ("a model CPU
+// --quick"): what `lab validate` and `lab check-spec` hold a
+// grading spec's tolerances and options against. Replays that fail are left out.
+struct ModelValue {
+    std::string where;
+    MetricValue value;
+};
+std::map<std::string, std::vector<ModelValue>> model_values(Lesson& lesson, const std::string& lesson_id);
 
 // The parameter names the lesson's workloads carry in its plan on a model CPU and GPU (full
 // runs): what a grading spec's `sweep_param` may name.

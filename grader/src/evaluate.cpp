@@ -767,4 +767,63 @@ GradeReport grade(const Submission& s) {
     return rep;
 }
 
+std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std::map<std::string, std::vector<ModelValue>>& values) {
+    std::vector<std::string> out;
+    for (const auto& q : spec.questions) {
+        const auto found = values.find(q.expected.metric);
+        if (q.expected.metric.empty() || found == values.end()) continue;
+        const std::string at = spec.file + ":" + std::to_string(q.line_of("tolerance")) + ": question '" + q.id + "'";
+        const bool numeric = q.type == QuestionType::number || q.type == QuestionType::integer;
+        if (numeric && !q.tolerance.steps && (q.tolerance.rel || q.tolerance.abs || q.tolerance.factor)) {
+            // The value as `lab` prints it (3 significant figures in the question's unit) must pass:
+            // a band narrower than that rounding marks a student who copies it wrong.
+            bool wide_everywhere = true, checked = false;
+            for (const ModelValue& v : found->second) {
+                if (v.value.kind == MetricKind::category || !std::isfinite(v.value.number) || v.value.number == 0) continue;
+                checked = true;
+                const std::string unit = q.unit.empty() ? v.value.unit : q.unit;
+                // Whole units are kept: 1235 MiB is read off as 1235, not 1.24e3.
+                const double in_q = units::to_unit(v.value.number, unit);
+                const int digits = std::max(3, static_cast<int>(std::floor(std::log10(std::fabs(in_q)))) + 1);
+                const double shown = units::from_unit(round_to_digits(in_q, digits), unit);
+                if (!within(shown, v.value.number, q.tolerance, 1)) {
+                    out.push_back(fmt::format("{}: its tolerance is narrower than the value as lab prints it: on {}, {} (3 significant "
+                                              "figures or whole units) is marked wrong against {}\n  fix: widen it, e.g. rel: 0.01",
+                                              at, v.where, in_unit(shown, unit == "ratio" ? "" : unit), format::number(units::to_unit(v.value.number, unit), {.digits = 9})));
+                    wide_everywhere = false;
+                    break;
+                }
+                const double wide = q.tolerance.factor ? std::fabs(v.value.number) * (*q.tolerance.factor - 1)
+                                                       : q.tolerance.abs.value_or(0) + q.tolerance.rel.value_or(0) * std::fabs(v.value.number);
+                wide_everywhere = wide_everywhere && wide >= 10 * std::fabs(v.value.number);
+            }
+            if (wide_everywhere && checked)
+                out.push_back(at + ": its tolerance is more than 10 times the value on every model device, so almost any answer passes (abs "
+                                   "is in the question's unit" + (q.unit.empty() ? "" : ", " + q.unit) + ")\n  fix: write abs in the question's unit, or use rel");
+        }
+        if (q.type != QuestionType::choice && q.type != QuestionType::boolean) continue;
+        // A choice or yes/no question on a category: each value the lesson can produce must be
+        // answerable, or no student can score.
+        for (const ModelValue& v : found->second) {
+            if (v.value.kind != MetricKind::category) continue;
+            std::vector<std::string> missing;
+            for (std::size_t b = 0, e; b <= v.value.text.size(); b = e + 4) {
+                e = std::min(v.value.text.find(" or ", b), v.value.text.size());
+                const std::string part = v.value.text.substr(b, e - b);
+                bool ok = false, yes = false;
+                if (q.type == QuestionType::boolean) ok = parse_bool(part, yes);
+                else ok = std::any_of(q.options.begin(), q.options.end(), [&](const std::string& o) { return choice_key(o) == choice_key(part); });
+                if (!ok) missing.push_back(part);
+            }
+            if (missing.empty()) continue;
+            out.push_back(spec.file + ":" + std::to_string(q.line_of(q.type == QuestionType::choice ? "options" : "type")) + ": question '" + q.id +
+                          "': on " + v.where + " the lesson gives '" + missing.front() + "', which " +
+                          (q.type == QuestionType::choice ? "is not one of its options" : "is not yes or no") +
+                          ": no answer can score\n  fix: " + (q.type == QuestionType::choice ? "list the values the metric takes as options" : "use type: choice"));
+            break;
+        }
+    }
+    return out;
+}
+
 }  // namespace lab::grader

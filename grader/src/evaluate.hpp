@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "course.hpp"
 #include "course_token.hpp"
 #include "lab/lesson.hpp"
+#include "lesson_plan.hpp"
 #include "spec.hpp"
 
 namespace lab::grader {
@@ -76,6 +78,13 @@ struct Submission {
 void check_binding(const Submission& s);
 
 GradeReport grade(const Submission& s);
+
+// What `lab validate` and `lab check-spec` warn of by holding the spec against the lesson's values
+// on its model devices (lesson_plan.hpp, model_values): a tolerance narrower than the value as lab
+// prints it (3 significant figures), or more than 10x the value everywhere (abs written in base
+// units); a choice or yes/no question on a category value no answer can match. One line each,
+// with file:line and a fix.
+std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std::map<std::string, std::vector<ModelValue>>& values);
 
 // show_expected resolved against the due date and today (UTC).
 bool expected_visible(const GradingSpec& spec);

@@ -627,6 +627,18 @@ std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo
             out.push_back(at("expected.metric") + " grades metric '" + d.name + "', which lesson " + info.id +
                           " does not mark graded, so `lab run` shows its value to every student\n  fix: " + how + ", or ask another metric");
         }
+        // A constant is compared exactly without a tolerance: one written to many figures (a third
+        // as 0.3333333) marks 0.333 and 1/3 wrong alike.
+        if (q.expected.value && q.type == QuestionType::number && !has_tolerance(q.tolerance))
+            if (const char* text = q.expected.value->c_str(); *text) {
+                char* end = nullptr;
+                const double v = std::strtod(text, &end);
+                // More than 4 significant figures: v x 10^(3 - its exponent) is no whole number.
+                const double scaled = v != 0 && std::isfinite(v) ? v * std::pow(10.0, 3 - std::floor(std::log10(std::fabs(v)))) : 0;
+                if (end && *end == '\0' && std::fabs(scaled - std::round(scaled)) > 1e-6)
+                    out.push_back(at("expected") + " compares the constant " + *q.expected.value +
+                                  " exactly: an answer rounded to 3 or 4 figures is marked wrong\n  fix: add a tolerance, e.g. tolerance: {rel: 0.01}");
+            }
         if (q.points == 0)
             out.push_back(at("points") + " is worth 0 points: it is graded and shown, but counts for nothing\n  fix: give it points, "
                                          "or remove it if that is not meant");
@@ -693,6 +705,18 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
             throw InputError(at("type"), "question '" + q.id + "' is a " + to_string(q.type) + " question but metric '" + m->name +
                                              "' is a number",
                              "use type: number (or integer) with a tolerance");
+        // A regime is graded by the regime reader (any spelling, "A or B" verdicts); as a choice
+        // or yes/no question its exact text would have to be written.
+        const bool regime_metric = m->kind == MetricKind::category && m->name.size() > 7 && m->name.compare(m->name.size() - 7, 7, "_regime") == 0;
+        if (regime_metric && (q.type == QuestionType::choice || q.type == QuestionType::boolean))
+            throw InputError(at("type"), "question '" + q.id + "' is a " + to_string(q.type) + " question on regime '" + m->name + "'",
+                             "use type: regime (options, if any, name regimes: memory_bound, compute_bound, overhead_bound, latency_bound)");
+        // yes/no reads a number as yes when it is not zero: meant for flags (0 or 1), not for a
+        // measured quantity, where every answer but one is yes.
+        if (q.type == QuestionType::boolean && m->kind != MetricKind::category && !m->unit.empty())
+            throw InputError(at("type"), "question '" + q.id + "' is a yes/no question on metric '" + m->name + "', a quantity in '" + m->unit +
+                                             "': it would read yes for any value but zero",
+                             "use type: number with a tolerance, or grade a flag metric (0 or 1, unit \"\")");
         if (q.type == QuestionType::integer && m->kind != MetricKind::integer)
             throw InputError(at("type"), "question '" + q.id + "' asks for an integer but metric '" + m->name + "' is not one",
                              "use type: number with a tolerance");

@@ -76,7 +76,7 @@ double ridge_batch(double ridge, double e, double d) { return d > ridge * e ? ri
 class WhyDecodeIsMemoryBound : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.06", .title = "Why Decode Is Memory Bound", .version = "2.0.1"};
+        LessonInfo i{.id = "02.06", .title = "Why Decode Is Memory Bound", .version = "2.0.2"};
         i.objectives = {
             "Explain why LLM decode at small batch is memory bound: every weight is read once per step whatever the batch.",
             "Find the batch where a GEMM turns compute bound, from the measured time curve and from the ridge point.",
@@ -195,8 +195,8 @@ public:
             r < 1.5 ? "  it barely moves (it is the time to stream W), so the FLOP/s grow with the batch for free: batching is the lever."
             : r < 8 ? "  it grows far slower than the batch, so the FLOP/s still grow with it: batching is the lever."
                     : "  the FLOP/s grew little or not at all with the batch here (a busy machine does that too).",
-            "The time starts to grow at the crossover, batch {crossover_batch}, where the time plot's two lines, extended,",
-            "  meet (streaming W; the arithmetic at the best FLOP/s); the ridge point predicts {ridge_batch}.",
+            "The time starts to grow at the crossover, batch {crossover_batch}: extend the time plot's flat stretch (streaming W)",
+            "  and its rising one (the arithmetic at the best FLOP/s) as straight lines; they meet there. The ridge point predicts {ridge_batch}.",
             "The lesson's own GEMV at batch 1 reaches {gemv_b1.bytes_per_s} ({gemv_b1.roof_fraction} of its roof).",
             "A decode step of a 7B model reads all its weights (and its KV cache) once: at a context of {question_context}",
             "  tokens, no step on this device can take less than {decode_bound_7b_s} (`lab model llama-2-7b` shows the terms).",

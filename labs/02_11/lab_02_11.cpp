@@ -61,7 +61,7 @@ std::string verdict(double r) {
 class LaunchOverhead : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.11", .title = "Launch Overhead", .version = "1.0.1"};
+        LessonInfo i{.id = "02.11", .title = "Launch Overhead", .version = "1.0.2"};
         i.objectives = {
             "Measure what launching a kernel costs, and tell an overhead-bound kernel from a throughput-bound one by doubling its work.",
             "Amortise launches: batch many small kernels into one dispatch (a CUDA graph; a pre-built task list on a CPU).",
@@ -168,7 +168,7 @@ public:
         floor.x = {measured.x.front(), measured.x.back()}, floor.y = {launch, launch};
         d.plots = {{.name = "launch_elements", .title = "Time of one update against the elements it touches", .x = {.label = "elements", .log = true},
                     .y = {.label = "time", .unit = "s", .log = true}, .series = {measured, model, floor},
-                    .marks = {{.label = "launch under p of the time", .x = threshold, .vertical = true, .metric = "threshold_elements"}}}};
+                    .marks = {{.label = "launch under " + std::to_string(std::lround(100 * p)) + "% of the time", .x = threshold, .vertical = true, .metric = "threshold_elements"}}}};
 
         d.teaching = {
             "An empty kernel takes {launch_overhead_s}: that is the launch (dispatch) cost, work or no work.",

@@ -25,7 +25,8 @@ public:
     enum class Copy { none, shown, graded, check_helper, cpu_only_coincidence, zeros, twins, seed_variant };
     Copy copy = Copy::none;
     bool copy_bandwidth = false;  // a graded own metric equal to the placement's shown bytes_per_s
-    std::vector<std::string> teaching;  // the teaching text derive() writes
+    std::vector<std::string> teaching = {"the ridge is {ridge_ai}"};  // the teaching text derive() writes
+    std::string mark_metric;  // when set, a plot with a mark at the ridge hidden while this metric is withheld
 
     LessonInfo info() const override {
         LessonInfo i{.id = "99.01", .title = "Ridge"};
@@ -81,6 +82,10 @@ public:
         }
         if (copy_bandwidth) d.set("scale_bandwidth", d.find("scale.bytes_per_s")->number);
         d.teaching = teaching;
+        if (!mark_metric.empty())
+            d.plots = {{.name = "ridge", .title = "the ridge", .x = {.label = "AI", .unit = "FLOP/B", .log = true}, .y = {.label = "rate", .unit = "FLOP/s", .log = true},
+                        .series = {{.name = "roof", .x = {1, 100}, .y = {1e9, 1e11}}},
+                        .marks = {{.label = "ridge", .x = ridge, .vertical = true, .metric = mark_metric}}}};
     }
 };
 
@@ -155,4 +160,34 @@ TEST_CASE("the plan replay refuses a teaching placeholder that names no declared
                                   Catch::Contains("(on every model device and run type)"));
     CHECK_THAT(c.problems[1], Catch::Contains("names {shipped:no_such_capture.json}, which is neither a declared metric nor a file lab "
                                               "ships"));
+}
+
+TEST_CASE("the plan replay refuses a plot mark whose metric is misspelt: it would be drawn while the value is withheld", "[plan]") {
+    RidgeLesson lesson;
+    lesson.mark_metric = "ridge_ia";
+    const PlanCheck c = check_plan_and_leaks(lesson, lesson.declarations());
+    REQUIRE(c.problems.size() == 1);
+    CHECK_THAT(c.problems[0], Catch::Contains("plot 'ridge': mark 'ridge' names metric 'ridge_ia', which the lesson does not declare, so it is "
+                                              "drawn even while that value is withheld (did you mean 'ridge_ai'?)"));
+    lesson.mark_metric = "ridge_ai";
+    INFO(joined(check_plan_and_leaks(lesson, lesson.declarations()).problems));
+    CHECK(check_plan_and_leaks(lesson, lesson.declarations()).problems.empty());
+}
+
+TEST_CASE("the plan replay refuses a lesson that writes no teaching text", "[plan]") {
+    RidgeLesson lesson;
+    lesson.teaching.clear();
+    const PlanCheck c = check_plan_and_leaks(lesson, lesson.declarations());
+    REQUIRE(c.problems.size() == 1);
+    CHECK_THAT(c.problems[0], Catch::Contains("derive() writes no teaching text"));
+}
+
+TEST_CASE("the model values a spec is held against come from every model device, as modelled and varied", "[plan]") {
+    RidgeLesson lesson;
+    const auto values = model_values(lesson, "99.01");
+    REQUIRE(values.count("ridge_ai"));
+    const auto& ridge = values.at("ridge_ai");
+    CHECK(ridge.size() == 8);
+    CHECK(std::any_of(ridge.begin(), ridge.end(), [](const ModelValue& v) { return v.where == "a model GPU --quick (times varied)"; }));
+    CHECK(std::all_of(ridge.begin(), ridge.end(), [](const ModelValue& v) { return v.value.number > 0; }));
 }

@@ -333,3 +333,69 @@ TEST_CASE("the shipped and the test grading specs load and fit their lessons", "
             CHECK(s.accept_quick == (dir.filename() == "grading" && dir.parent_path().filename() == "fixtures"));
         }
 }
+
+// An instructor's review: a yes/no or choice question on a regime matches only its exact text
+// (no answer scored on `options: [memory, compute]`), and a yes/no question on a measured
+// quantity reads yes for any value but zero (`yes` was right for an AI of 0.25).
+TEST_CASE("a yes/no or choice question on a regime, or yes/no on a quantity, is refused at its type", "[grading]") {
+    Grading g;
+    auto refusal = [&](const std::string& q) {
+        return input_error([&] { check_spec_against(g.spec(spec_yaml(q, "02.05"), false), lesson("02.05").info); });
+    };
+    CHECK_THAT(refusal("  - id: side\n    prompt: \"Side?\"\n    type: choice\n    options: [memory, compute]\n    expected: {metric: triad.predicted_regime}\n"),
+               Catch::Contains(":7: question 'side' is a choice question on regime 'triad.predicted_regime'") && Catch::Contains("fix: use type: regime"));
+    CHECK_THAT(refusal("  - id: side\n    prompt: \"Memory bound?\"\n    type: bool\n    expected: {metric: triad.predicted_regime}\n"),
+               Catch::Contains("is a bool question on regime"));
+    CHECK_THAT(refusal("  - id: ridge\n    prompt: \"Ridge?\"\n    type: bool\n    expected: {metric: ridge_point}\n"),
+               Catch::Contains("is a yes/no question on metric 'ridge_point', a quantity in 'FLOP/B': it would read yes for any value but zero"));
+}
+
+TEST_CASE("a constant written to many figures with no tolerance is warned of", "[grading]") {
+    Grading g;
+    auto warnings = [&](const std::string& value) {
+        const std::string q = "  - id: third\n    prompt: \"AI?\"\n    unit: FLOP/B\n    expected: {value: " + value + "}\n";
+        return spec_warnings(g.spec(spec_yaml(q, "02.05"), false), lesson("02.05").info);
+    };
+    const auto w = warnings("0.3333333");
+    REQUIRE(w.size() == 1);
+    CHECK_THAT(w[0], Catch::Contains("question 'third' compares the constant 0.3333333 exactly") && Catch::Contains("fix: add a tolerance"));
+    CHECK(warnings("0.25").empty());
+    CHECK(warnings("4096").empty());
+}
+
+// The spec held against the lesson's values on its model devices (lesson_plan.hpp, model_values):
+// values a test writes by hand here, as the replays would give them.
+TEST_CASE("a tolerance narrower than the value as printed, or far wider than the value, and an unanswerable choice are warned of",
+          "[grading]") {
+    Grading g;
+    auto number = [](const std::string& name, double v, const std::string& unit) {
+        lab::MetricValue m{.name = name, .unit = unit, .number = v};
+        return std::vector<lab::ModelValue>{{"a model CPU", m}};
+    };
+    const std::string ridge = "  - id: ridge\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected: {metric: ridge_point}\n    tolerance: ";
+    auto warnings = [&](const std::string& tolerance, double value) {
+        return model_value_warnings(g.spec(spec_yaml(ridge + tolerance + "\n", "02.05"), false), {{"ridge_point", number("ridge_point", value, "FLOP/B")}});
+    };
+    const auto narrow = warnings("{abs: 0.0000001}", 7.51234);
+    REQUIRE(narrow.size() == 1);
+    CHECK_THAT(narrow[0], Catch::Contains("question 'ridge': its tolerance is narrower than the value as lab prints it: on a model CPU, 7.51 FLOP/B"));
+    CHECK(warnings("{rel: 0.01}", 7.51234).empty());
+    // abs written in base units on a question read in another unit: everything passes.
+    const auto wide = warnings("{abs: 500}", 7.51234);
+    REQUIRE(wide.size() == 1);
+    CHECK_THAT(wide[0], Catch::Contains("its tolerance is more than 10 times the value on every model device"));
+    CHECK(warnings("{abs: 5}", 7.51234).empty());
+    // Whole units are read off whole: 1235 MiB within abs 1 is no narrower than printed.
+    CHECK(model_value_warnings(g.spec(spec_yaml("  - id: mem\n    prompt: \"Used?\"\n    unit: MiB\n    expected: {metric: ridge_point}\n    "
+                                                "tolerance: {abs: 1}\n", "02.05"), false),
+                               {{"ridge_point", number("ridge_point", 1235.0 * 1048576, "B")}})
+              .empty());
+
+    const std::string choice = "  - id: kind\n    prompt: \"Kind?\"\n    type: choice\n    options: [cold, warm]\n    expected: {metric: ridge_point}\n";
+    lab::MetricValue text{.name = "ridge_point", .kind = lab::MetricKind::category, .text = "hot"};
+    const auto unanswerable = model_value_warnings(g.spec(spec_yaml(choice, "02.05"), false), {{"ridge_point", {{"a model GPU", text}}}});
+    REQUIRE(unanswerable.size() == 1);
+    CHECK_THAT(unanswerable[0], Catch::Contains("question 'kind': on a model GPU the lesson gives 'hot', which is not one of its options: no answer can score"));
+    text.text = "cold or warm";
+    CHECK(model_value_warnings(g.spec(spec_yaml(choice, "02.05"), false), {{"ridge_point", {{"a model GPU", text}}}}).empty());
+}

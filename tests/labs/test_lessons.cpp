@@ -392,6 +392,7 @@ public:
     void derive(const RawRun& run, Derivation& d) const override {
         if (set_own_metric) d.set("scale.gb_moved", run.at("scale").workload.bytes);
         if (set_undeclared) d.set("scale.surprise", 1.0);
+        d.teaching = {"scale moved {scale.bytes_per_s}"};
     }
 };
 
