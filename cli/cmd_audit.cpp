@@ -16,6 +16,7 @@
 #include "atomic_file.hpp"
 #include "audit.hpp"
 #include "batch.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
 #include "course_token.hpp"
 #include "errors.hpp"
@@ -184,7 +185,10 @@ int cmd_audit(const Args& args) {
         results = audit_here(tasks, tolerance, deciding);
     }
     const nlohmann::json doc = audit_json(results, summary);
-    if (vm.count("out")) write_file_atomically(vm["out"].as<std::string>(), doc.dump(2) + "\n");
+    if (vm.count("out")) {
+        claim_output(vm["out"].as<std::string>(), "--out");  // not a submission the audit read
+        write_file_atomically(vm["out"].as<std::string>(), doc.dump(2) + "\n");
+    }
     if (vm.count("json")) std::cout << doc.dump(2) << "\n";
     else print_audit(std::cout, results, summary);
     return audit_exit_code(results);

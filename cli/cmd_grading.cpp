@@ -18,6 +18,7 @@
 #include "batch.hpp"
 #include "class_report.hpp"
 #include "course_token.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "options.hpp"
@@ -103,6 +104,7 @@ int refuse_submission(const std::string& id, const po::variables_map& vm) {
     grader::GradingContext ctx;
     use_spec_option(ctx, id, vm);
     const grader::GradingSpec spec = ctx.spec(id);
+    claim_output(vm["results"].as<std::string>(), "--results");
     write_file_atomically(vm["results"].as<std::string>(), grader::gradescope_failure(reason, diagnostic, 0, &spec).dump(2) + "\n");
     std::cerr << "refused (results.json written, every question at 0): " << reason << "\n";
     return 1;
@@ -179,6 +181,14 @@ int cmd_submit(const Args& args) {
     const std::string answers = vm["answers"].as<std::string>();
     if (results && !vm.count("run"))
         throw UsageError("--results needs --run: a grader must grade the student's own recorded run, never one it makes itself");
+    // The files it will read, named before any is read: a results.json written over the run
+    // record (or the course key) would destroy what it graded.
+    if (results) {
+        for (const char* in : {"answers", "run", "key", "spec"})
+            if (vm.count(in)) note_input(vm[in].as<std::string>());
+        if (const auto key = configured_key_file(vm.count("key") ? vm["key"].as<std::string>() : "")) note_input(*key);
+        claim_output(vm["results"].as<std::string>(), "--results");
+    }
 
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -273,6 +283,8 @@ int cmd_grade(const Args& args) {
         throw UsageError("--report and --out are both " + report.string() + ": give the page its own name, e.g. class.html");
     // Both outputs tried before grading: a report that cannot be written must not leave a
     // gradebook already replaced behind an exit 2.
+    claim_output(vm["out"].as<std::string>(), "--out");
+    if (!report.empty()) claim_output(report, "--report");
     check_writable(vm["out"].as<std::string>(), "--out");
     if (!report.empty()) check_writable(report, "--report");
     grader::BatchOptions options;
@@ -313,6 +325,9 @@ int cmd_grade(const Args& args) {
     if (vm.count("json"))   // the summary below says them otherwise; stdout holds only the JSON
         for (const auto& n : r.notes) std::cerr << "note: " << n << "\n";
     for (const auto& w : r.warnings) std::cerr << "warning: " << w << "\n";
+    // Checked again now that the class's files are read: --out class/alice/run.json is one of them.
+    claim_output(vm["out"].as<std::string>(), "--out");
+    if (!report.empty()) claim_output(report, "--report");
     write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
     std::string report_line;
     if (!report.empty()) {

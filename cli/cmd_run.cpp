@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "atomic_file.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
 #include "course.hpp"
 #include "device_summary.hpp"
@@ -129,8 +130,13 @@ int cmd_run(const Args& args) {
     // The child writes the trace beside its final name; it is renamed only when the run succeeds,
     // so a failed run leaves no half a trace.
     fs::path trace;
+    // The record, its page and its trace are three files: one path for two would keep only one.
+    claim_output(out, "--out");
+    if (!report.empty()) claim_output(report, "--report");
+    if (vm.count("replay")) note_input(vm["replay"].as<std::string>());
     if (vm.count("trace")) {
         trace = vm["trace"].as<std::string>();
+        claim_output(trace, "--trace");
         make_folder(trace.parent_path(), "--trace", dry_run);
         req.trace_file = (trace.parent_path() / ("." + trace.filename().string() + ".partial")).string();
         req.trace_final_name = trace.string();

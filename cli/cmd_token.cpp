@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "atomic_file.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
 #include "course.hpp"
 #include "course_token.hpp"
@@ -49,6 +50,9 @@ int cmd_token(const Args& args) {
     if (!parse("token", "lab token ROSTER.csv --key FILE [--identity COLUMN] [--out tokens.csv] | lab token [ROSTER.csv] --new-key FILE",
                args, opts, pos, vm))
         return 0;
+    // Two outputs on one path would leave one of them (the new key under the tokens, say).
+    if (vm.count("new-key")) claim_output(vm["new-key"].as<std::string>(), "--new-key");
+    if (vm.count("out")) claim_output(vm["out"].as<std::string>(), "--out");
     // A roster is read before a new key is written: a roster refused leaves nothing behind.
     std::optional<grader::Roster> roster;
     if (vm.count("roster")) roster = grader::read_roster(vm["roster"].as<std::string>(), vm["identity"].as<std::string>());
@@ -83,8 +87,11 @@ int cmd_token(const Args& args) {
                                  roster->staff_skipped == 1 ? "" : "s");
     if (vm.count("out")) {
         const fs::path out = vm["out"].as<std::string>();
+        claim_output(out, "--out");  // now that the roster and the key are read: --out KEY would replace the key
         write_file_atomically(out, csv);
-        fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+        // Private when it is a file of its own; a terminal or a pipe (/dev/stdout) keeps its mode.
+        if (std::error_code ec; fs::is_regular_file(out, ec))
+            fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
         std::cerr << fmt::format("wrote {} tokens to {} (private: each token is a student's credential)\n", roster->students.size(),
                                  out.string());
     } else {

@@ -12,9 +12,45 @@
 
 namespace lab {
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+namespace {
+
+// Writes `content` to a file that is not a regular one (/dev/null, /dev/stdout, a FIFO): opened
+// and written in place, as a shell's redirection would; nothing can be renamed over it.
+void write_through(const std::filesystem::path& path, const std::string& content) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(path.string(), std::string("cannot open it for writing (") + std::strerror(errno) + ")", "choose another path");
+    for (const char* p = content.data(); p < content.data() + content.size();) {
+        const ssize_t w = ::write(fd, p, static_cast<std::size_t>(content.data() + content.size() - p));
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+            const int err = errno;
+            ::close(fd);
+            throw InputError(path.string(), std::string("write failed (") + std::strerror(err) + ")");
+        }
+        p += w;
+    }
+    ::close(fd);
+}
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& given, const std::string& content) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    // A symbolic link is followed, so the file it names is replaced and the link stays; a device
+    // or a FIFO is written through, never replaced by a regular file; a folder is refused.
+    fs::path path = given;
+    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(path, ec)); ++hops) {
+        const fs::path target = fs::read_symlink(path, ec);
+        if (ec) break;
+        path = target.is_absolute() ? target : path.parent_path() / target;
+    }
+    ec.clear();
+    if (const fs::file_status st = fs::status(path, ec); !ec && fs::exists(st)) {
+        if (fs::is_directory(st)) throw InputError(given.string(), "is a folder, not a file", "give a file name");
+        if (!fs::is_regular_file(st)) return write_through(path, content);
+    }
+    ec.clear();
     fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     fs::create_directories(dir, ec);
     if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", "choose another path for it");
@@ -50,6 +86,13 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 void check_writable(const std::filesystem::path& path, const std::string& flag) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    // A device or a FIFO (through a link or not) is written through: it need only be writable.
+    if (const fs::file_status st = fs::status(path, ec); !ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st)) {
+        if (::access(path.c_str(), W_OK) != 0)
+            throw InputError(path.string(), "cannot write " + flag + " there (" + std::strerror(errno) + ")", "choose another " + flag + " path");
+        return;
+    }
+    ec.clear();
     const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     fs::create_directories(dir, ec);
     if (ec) throw InputError(dir.string(), "cannot create the folder for " + flag + " (" + ec.message() + ")", "choose another " + flag + " path");

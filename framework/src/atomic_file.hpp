@@ -7,7 +7,9 @@
 
 namespace lab {
 
-// Throws InputError naming the path when the folder cannot be created or written.
+// Throws InputError naming the path when the folder cannot be created or written, or when the
+// path is a folder. A symbolic link is followed (the file it names is replaced, the link kept); a
+// device or a FIFO (/dev/null, /dev/stdout) is opened and written through, not replaced.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
 // Whether `path` could be written, tried before the work that produces it (a class's grading) so

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "digest.hpp"
+#include "command_files.hpp"
 #include "errors.hpp"
 
 namespace lab {
@@ -63,6 +64,7 @@ std::optional<std::filesystem::path> configured_key_file(const std::string& flag
 }
 
 CourseKey load_course_key(const std::filesystem::path& file) {
+    note_input(file);
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file.string(), "cannot read the course key", "check the path given with --key or $LAB_COURSE_KEY");
     std::stringstream ss;

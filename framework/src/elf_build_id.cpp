@@ -3,6 +3,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -50,6 +51,26 @@ std::string gnu_build_id(const std::filesystem::path& file) {
         }
     }
     return "";
+}
+
+std::string elf_truncation(const std::filesystem::path& file) {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(file, ec);
+    std::ifstream in(file, std::ios::binary);
+    Elf64_Ehdr eh{};
+    if (ec || !read_at(in, 0, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
+        return "";
+    std::uint64_t reach = std::uint64_t{eh.e_phoff} + std::uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
+    if (eh.e_shoff) reach = std::max<std::uint64_t>(reach, eh.e_shoff + std::uint64_t{eh.e_shnum} * eh.e_shentsize);
+    for (unsigned i = 0; i < eh.e_phnum && reach <= size; ++i) {
+        Elf64_Phdr ph{};
+        if (!read_at(in, eh.e_phoff + std::uint64_t{i} * sizeof(Elf64_Phdr), ph)) break;
+        if (ph.p_type == PT_LOAD) reach = std::max<std::uint64_t>(reach, ph.p_offset + ph.p_filesz);
+    }
+    if (reach <= size) return "";
+    return "the file is " + std::to_string(size) + " bytes but its ELF headers reach byte " + std::to_string(reach) +
+           ": it is cut short (an interrupted copy, download or build)";
 }
 
 bool same_build(const std::filesystem::path& a, const std::filesystem::path& b) {

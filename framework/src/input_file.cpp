@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <fstream>
 
+#include "command_files.hpp"
 #include "errors.hpp"
 
 namespace lab {
 
 std::string read_input_file(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
                             const std::string& max_bytes_name, const std::string& unreadable_fix) {
+    note_input(file);
     const std::string too_large = what + " is larger than " + max_bytes_name + ", the limit for it";
     const std::string too_large_fix = "give the file lab wrote or its template; nothing of that kind is that large";
     std::error_code ec;

@@ -30,6 +30,9 @@ std::shared_ptr<boost::dll::shared_library> keep_loaded(const fs::path& given) {
     std::string key = fs::weakly_canonical(file).string();
     auto it = libs->find(key);
     if (it != libs->end()) return it->second;
+    if (const std::string cut = elf_truncation(file); !cut.empty())
+        throw InputError(file.string(), "not a loadable shared library (" + cut + ")",
+                         "rebuild or reinstall the plugin (meson compile, meson install), or remove it from the plugin folder");
     boost::dll::fs::error_code ec;
     auto lib = std::make_shared<boost::dll::shared_library>();
     lib->load(boost::dll::fs::path(file), ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);

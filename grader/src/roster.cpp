@@ -11,6 +11,7 @@
 #include <set>
 
 #include "course.hpp"
+#include "command_files.hpp"
 #include "errors.hpp"
 
 namespace lab::grader {
@@ -88,6 +89,7 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
         identity != "name")
         throw UsageError("unknown roster identity '" + identity + "'\n  fix: one of " + known +
                          " (the autograder's LAB_IDENTITY: email_local unless you set it)");
+    note_input(file);
     std::ifstream in(file);
     if (!in) throw InputError(file.string(), "cannot read the roster", "give a CSV with one student per row and a header row naming its columns");
 

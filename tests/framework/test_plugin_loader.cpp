@@ -66,6 +66,21 @@ TEST_CASE("a file that is no shared library at all is refused with the loader's 
     CHECK_THAT(msg, Catch::Contains("lab_garbage.so") && Catch::Contains("not a loadable shared library"));
 }
 
+// A plugin cut short (an interrupted copy) was mapped past its end by dlopen, and the first touch
+// of the missing pages killed every command with SIGBUS, before any message (a robustness review).
+TEST_CASE("a plugin file cut short is refused before it is loaded, at any length", "[loader]") {
+    const std::string whole = lab_test::read_file(lesson_plugin("02_02"));
+    CHECK(elf_truncation(lesson_plugin("02_02")).empty());
+    lab_test::TempDir d;
+    for (std::size_t keep : {std::size_t{4096}, std::size_t{60000}, whole.size() / 2, whole.size() - 1}) {
+        CAPTURE(keep);
+        lab_test::write_file(d / "lab_02_02.so", whole.substr(0, keep));
+        CHECK_THAT(load_error(d / "lab_02_02.so"), Catch::Contains("not a loadable shared library (the file is " + std::to_string(keep) +
+                                                                   " bytes but its ELF headers reach byte") &&
+                                                       Catch::Contains("it is cut short"));
+    }
+}
+
 TEST_CASE("discovery skips broken files with a warning and keeps the good ones", "[loader]") {
     lab_test::TempDir d;
     fs::copy_file(lesson_plugin("02_01"), d / "lab_02_01.so");

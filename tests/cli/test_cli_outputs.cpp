@@ -1,0 +1,96 @@
+// Outputs a person names on the command line never replace the command's own inputs or each
+// other (a robustness review: `lab token roster.csv --key k --out k` turned the course key into
+// the tokens CSV, `lab submit --results run.json` replaced the run it graded, `lab run --out a.json
+// --trace a.json` kept only the trace), and a link, a device or a FIFO given as an output is
+// written through, not replaced by a regular file.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using lab_test::run_lab;
+
+namespace {
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+}  // namespace
+
+TEST_CASE("an output path that is one of the command's inputs, or another of its outputs, is refused before anything is written",
+          "[integrity-cli]") {
+    lab_test::TempDir d;
+    const fs::path key = d / "course.key", roster = d / "roster.csv";
+    REQUIRE(run_lab({"token", "--new-key", key.string()}).exit_code == 0);
+    write(roster, "student\nalice\nbob\n");
+    const std::string key_text = lab_test::read_file(key);
+
+    SECTION("lab token --out KEY") {
+        const auto r = run_lab({"token", roster.string(), "--key", key.string(), "--out", key.string()});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--out " + key.string() + " is a file this command reads: writing it would replace it") &&
+                              Catch::Contains("fix: give --out another path"));
+        CHECK(lab_test::read_file(key) == key_text);
+    }
+    SECTION("lab token --new-key and --out on one path") {
+        const auto r = run_lab({"token", roster.string(), "--new-key", (d / "k2").string(), "--out", (d / "k2").string()});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("is also the --new-key file"));
+        CHECK_FALSE(fs::exists(d / "k2"));
+    }
+    SECTION("lab submit --results over the run it grades, or over the key") {
+        const fs::path run = d / "run.json", answers = d / "answers.yaml";
+        fs::copy_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json", run);
+        write(answers, "lesson: \"02.05\"\n");
+        const std::string before = lab_test::read_file(run);
+        auto r = run_lab({"submit", "02.05", answers.string(), "--run", run.string(), "--results", run.string()});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--results " + run.string() + " is a file this command reads"));
+        CHECK(lab_test::read_file(run) == before);
+        r = run_lab({"submit", "02.05", answers.string(), "--run", run.string(), "--results", key.string(), "--key", key.string()});
+        CHECK(r.exit_code == 2);
+        CHECK(lab_test::read_file(key) == key_text);
+    }
+    SECTION("lab grade --out over the roster, or over a submitted run it read") {
+        fs::create_directories(d / "class/alice");
+        fs::copy_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json", d / "class/alice/run.json");
+        const std::string run_text = lab_test::read_file(d / "class/alice/run.json");
+        auto r = run_lab({"grade", (d / "class").string(), "--roster", roster.string(), "--out", roster.string()});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--out " + roster.string() + " is a file this command reads"));
+        CHECK(lab_test::read_file(roster) == "student\nalice\nbob\n");
+        r = run_lab({"grade", (d / "class").string(), "--out", (d / "class/alice/run.json").string()});
+        CHECK(r.exit_code == 2);
+        CHECK(lab_test::read_file(d / "class/alice/run.json") == run_text);
+    }
+    SECTION("lab run --out and --trace on one path, refused before measuring") {
+        const auto r = run_lab({"run", "02.05", "--quick", "--out", (d / "x.json").string(), "--trace", (d / "x.json").string()});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--trace " + (d / "x.json").string() + " is also the --out file"));
+        CHECK_FALSE(fs::exists(d / "x.json"));
+    }
+}
+
+TEST_CASE("an output through a link replaces the file it names; a FIFO is written through", "[integrity-cli]") {
+    lab_test::TempDir d;
+    const fs::path key = d / "course.key", roster = d / "roster.csv";
+    REQUIRE(run_lab({"token", "--new-key", key.string()}).exit_code == 0);
+    write(roster, "student\nalice\n");
+    fs::create_symlink("tokens.csv", d / "link.csv");
+    REQUIRE(run_lab({"token", roster.string(), "--key", key.string(), "--out", (d / "link.csv").string()}).exit_code == 0);
+    CHECK(fs::is_symlink(fs::symlink_status(d / "link.csv")));
+    CHECK_THAT(lab_test::read_file(d / "tokens.csv"), Catch::StartsWith("student,token\nalice,alice."));
+
+    // A FIFO stays a FIFO: its reader (here the shell's cat) receives the CSV.
+    const fs::path fifo = d / "pipe";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const fs::path got = d / "got.csv";
+    REQUIRE(std::system(("cat '" + fifo.string() + "' > '" + got.string() + "' &").c_str()) == 0);
+    REQUIRE(run_lab({"token", roster.string(), "--key", key.string(), "--out", fifo.string()}).exit_code == 0);
+    for (int i = 0; i < 100 && lab_test::read_file(got).empty(); ++i) ::usleep(20000);
+    CHECK(fs::is_fifo(fs::status(fifo)));
+    CHECK_THAT(lab_test::read_file(got), Catch::StartsWith("student,token\nalice,alice."));
+}
