@@ -5,7 +5,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "errors.hpp"
 #include "input_file.hpp"
@@ -71,7 +74,65 @@ std::string parser_reason(const std::string& message) {
     return printable(colon == std::string::npos ? message : message.substr(colon + 2));
 }
 
+// Builds nothing: a set of names per open object, and each name's count over the whole text (to
+// find the second one in the text afterwards).
+struct KeyChecker : nlohmann::json_sax<nlohmann::json> {
+    std::vector<std::set<std::string>> open;
+    std::map<std::string, std::size_t> seen;
+    std::optional<std::string> duplicate;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return open.emplace_back(), true; }
+    bool end_object() override { return open.pop_back(), true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool key(string_t& k) override {
+        ++seen[k];
+        if (!open.empty() && !open.back().insert(k).second) return duplicate = k, false;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+
 }  // namespace
+
+int nesting_depth(const std::string& text) {
+    int depth = 0, deepest = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '"') {
+            for (++i; i < text.size() && text[i] != '"'; ++i)
+                if (text[i] == '\\') ++i;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+std::optional<DuplicateKey> first_duplicate_key(const std::string& text) {
+    KeyChecker checker;
+    nlohmann::json::sax_parse(text, &checker, nlohmann::json::input_format_t::json, false);
+    if (!checker.duplicate) return std::nullopt;
+    // The n-th time the name is written as a key (a quoted string followed by a colon).
+    const std::string quoted = nlohmann::json(*checker.duplicate).dump();
+    std::size_t nth = checker.seen[*checker.duplicate], at = 0;
+    for (std::size_t from = 0; nth > 0; from = at + 1) {
+        at = text.find(quoted, from);
+        if (at == std::string::npos) return DuplicateKey{*checker.duplicate, std::string::npos};
+        std::size_t after = at + quoted.size();
+        while (after < text.size() && (text[after] == ' ' || text[after] == '\t' || text[after] == '\n' || text[after] == '\r')) ++after;
+        if (after < text.size() && text[after] == ':') --nth;
+    }
+    return DuplicateKey{*checker.duplicate, at};
+}
 
 nlohmann::json parse_json_input(const std::string& text, const std::filesystem::path& file, const std::string& what,
                                 const JsonLimits& limits, const std::string& fix) {
@@ -79,7 +140,13 @@ nlohmann::json parse_json_input(const std::string& text, const std::filesystem::
     if (auto problem = scan(text, limits))
         throw InputError(at(problem->offset), fmt::format("{} (byte {}): {}", what, problem->offset, problem->what), problem->fix);
     try {
-        return nlohmann::json::parse(text);
+        nlohmann::json j = nlohmann::json::parse(text);
+        if (const auto dup = first_duplicate_key(text))
+            throw InputError(dup->offset == std::string::npos ? file.string() : at(dup->offset),
+                             fmt::format("{} names '{}' twice in one object{}: JSON keeps only one of them", what, printable(dup->key),
+                                         dup->offset == std::string::npos ? "" : fmt::format(" (byte {})", dup->offset)),
+                             fix);
+        return j;
     } catch (const nlohmann::json::parse_error& e) {
         // nlohmann counts bytes from 1; lab's offsets count from 0, as `cmp` and editors do.
         const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,20 @@ struct JsonLimits {
 // number beyond a double's range (1e400; JSON has no NaN or infinity to begin with).
 nlohmann::json parse_json_input(const std::string& text, const std::filesystem::path& file, const std::string& what,
                                 const JsonLimits& limits, const std::string& fix);
+
+// The first name written twice in one object of `text` (JSON the parser accepts): nlohmann
+// keeps the last of the two silently. `offset` is the byte of the second one's opening quote,
+// or npos where it cannot be told. Linear in the text (a SAX pass; nlohmann's parse callback
+// is quadratic in an object's size: a 200k-tensor safetensors header took minutes).
+struct DuplicateKey {
+    std::string key;
+    std::size_t offset;
+};
+std::optional<DuplicateKey> first_duplicate_key(const std::string& text);
+
+// The deepest nesting of arrays and objects in `text`, counted on the text (strings skipped), so
+// that a tree too deep to copy or print is refused before one is built.
+int nesting_depth(const std::string& text);
 
 // Reads `file` (bounded by limits.max_bytes, see read_input_file) and parses it as above.
 nlohmann::json load_json_input(const std::filesystem::path& file, const std::string& what, const JsonLimits& limits,

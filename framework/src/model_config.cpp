@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
+#include "json_input.hpp"
 #include "input_file.hpp"
 
 namespace lab {
@@ -266,6 +267,12 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
         // A number beyond a double (1e400: found by fuzzing) is nlohmann's out_of_range, not a parse error.
         throw InputError(where, std::string("not JSON lab can read: ") + e.what(), "correct the number or value it names");
     }
+    // Two values for one key (vocab_size twice): JSON keeps the last, and the model would be sized
+    // by whichever that is.
+    if (const auto dup = first_duplicate_key(text))
+        throw InputError(dup->offset == std::string::npos ? where : where + ":" + std::to_string(line_of(text, dup->offset)),
+                         "'" + dup->key + "' is written twice in one object: JSON keeps only the last",
+                         "keep the one value the model has");
     if (!j.is_object())
         throw InputError(where, std::string("expected one JSON object of model keys, got a ") + j.type_name(),
                          "give the model's config.json (HuggingFace format)");

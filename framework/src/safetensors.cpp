@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
+#include "json_input.hpp"
 
 namespace lab::safetensors {
 
@@ -70,23 +71,16 @@ std::size_t invalid_utf8_at(const std::string& s) {
 // Parses JSON text, refusing a name that appears twice in one object (nlohmann keeps the last
 // silently). Throws InputError naming `where`.
 json parse_json(const std::string& text, const std::string& where, const std::string& what_it_is, const char* fix) {
-    std::vector<std::set<std::string>> keys;  // one set per open object
-    auto cb = [&](int depth, json::parse_event_t event, json& parsed) {
-        // Bounded as it is parsed: copying or printing a deeper tree would recurse.
-        if (depth > kMaxHeaderDepth)
-            throw InputError(where, "the " + what_it_is + " nests arrays and objects deeper than " + std::to_string(kMaxHeaderDepth) +
-                                        " levels (kMaxHeaderDepth)", fix);
-        if (event == json::parse_event_t::object_start) keys.emplace_back();
-        else if (event == json::parse_event_t::object_end) keys.pop_back();
-        else if (event == json::parse_event_t::key && !keys.empty()) {
-            const std::string& k = parsed.get_ref<const std::string&>();
-            if (!keys.back().insert(k).second)
-                throw InputError(where, "the " + what_it_is + " names '" + k + "' twice", fix);
-        }
-        return true;
-    };
+    // Bounded before a tree is built: copying or printing a deeper tree would recurse.
+    if (nesting_depth(text) > kMaxHeaderDepth)
+        throw InputError(where, "the " + what_it_is + " nests arrays and objects deeper than " + std::to_string(kMaxHeaderDepth) +
+                                    " levels (kMaxHeaderDepth)", fix);
     try {
-        return json::parse(text, cb);
+        json j = json::parse(text);
+        // Checked on the text, in one pass: nlohmann's parse callback is quadratic in the size of
+        // an object, and a header of 200k tensors is one object.
+        if (const auto dup = first_duplicate_key(text)) throw InputError(where, "the " + what_it_is + " names '" + dup->key + "' twice", fix);
+        return j;
     } catch (const json::parse_error& e) {
         throw InputError(where, "the " + what_it_is + " is not valid JSON: " + e.what(), fix);
     } catch (const json::exception& e) {

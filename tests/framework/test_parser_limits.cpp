@@ -11,6 +11,8 @@
 #include "ceilings_cache.hpp"
 #include "errors.hpp"
 #include "gzip.hpp"
+#include "input_file.hpp"
+#include "json_input.hpp"
 #include "model_config.hpp"
 #include "safetensors.hpp"
 #include "smi_capture.hpp"
@@ -128,4 +130,25 @@ TEST_CASE("a ceilings cache past its limits is ignored with the reason, and meas
     sparse_file(d / "huge.json", (1u << 20) + 1);
     CHECK(!load_cached_ceilings(d / "huge.json", DeviceFacts{}, &problem));
     CHECK_THAT(problem, Contains("larger than 1 MiB"));
+}
+
+// JSON keeps the last of two values for one key, silently: a run record, a model config and a
+// safetensors header each say which key is written twice, and where (a robustness review found
+// `vocab_size` twice read as 5, and a record's `student` twice taking the last).
+TEST_CASE("a key written twice in one JSON object is refused, with its line", "[limits]") {
+    const std::string text = "{\n  \"a\": {\"b\": 1, \"c\": 2},\n  \"b\": 3,\n  \"d\": {\"b\": 4,\n    \"b\": 5}\n}\n";
+    const auto dup = first_duplicate_key(text);
+    REQUIRE(dup);
+    CHECK(dup->key == "b");
+    CHECK(line_of_offset(text, dup->offset) == 5);  // the second "b" of object d, not the b of a or the top level's
+    CHECK_FALSE(first_duplicate_key(R"({"a": {"x": 1}, "b": {"x": 2}, "x": [{"x": 3}, {"x": 4}]})"));
+    CHECK(nesting_depth(R"({"a": [[1], {"b": "[[[["}]})") == 3);
+
+    lab_test::TempDir d;
+    const JsonLimits limits{1 << 20, "1 MiB", 16, "kDepth"};
+    lab_test::write_file(d / "run.json", text);
+    CHECK_THAT(refusal([&] { load_json_input(d / "run.json", "the run record", limits, "", "record it again"); }),
+               Contains("run.json:5: the run record names 'b' twice in one object (byte"));
+    lab_test::write_file(d / "config.json", "{\"model_type\": \"llama\",\n \"vocab_size\": 32000,\n \"vocab_size\": 5}");
+    CHECK_THAT(refusal([&] { read_model_config(d / "config.json"); }), Contains("config.json:3: 'vocab_size' is written twice in one object"));
 }
