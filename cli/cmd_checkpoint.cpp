@@ -160,7 +160,7 @@ int cmd_checkpoint(const Args& args) {
     const auto dev = choose_device(in.device_spec, why_none);  // a bad --device-spec before any file is read
     const st::Checkpoint c = st::read_checkpoint(in.arg);
     const json out = compute(c, in.largest, dev, why_none);
-    if (in.json) std::cout << out.dump(2) << "\n";
+    if (in.json) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // an input's stray non-UTF-8 byte as U+FFFD, not a crash
     else print(std::cout, out);
     return 0;
 }

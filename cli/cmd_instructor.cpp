@@ -152,7 +152,7 @@ int cmd_check(const Args& args) {
         return 0;
     if (vm.count("slurm")) {
         CheckJobRequest job{vm["id"].as<std::string>(), vm["device"].as<std::string>(), vm.count("quick") > 0, vm.count("strict") > 0,
-                            vm["threads"].as<int>(), vm["timeout"].as<double>(), vm.count("json") > 0};
+                            vm["threads"].as<int>(), timeout_seconds(vm), vm.count("json") > 0};
         return check_on_cluster(job, slurm::request_from(vm, "lab-slurm"));
     }
     slurm::request_from(vm, "");  // refuses --partition and the like without --slurm
@@ -162,7 +162,7 @@ int cmd_check(const Args& args) {
     req.threads = vm["threads"].as<int>();
     req.quick = vm.count("quick") > 0;
     req.student = "lab-check";
-    req.timeout_s = vm["timeout"].as<double>();
+    req.timeout_s = timeout_seconds(vm);
     const bool strict = vm.count("strict") > 0;
     LessonOutcome run = run_lesson(req);
     const std::string kind = to_string(run.raw.device_kind);

@@ -318,7 +318,7 @@ int cmd_model(const Args& args) {
         throw UsageError(std::string(e.what()) + "\n  fix: use a smaller --batch, --seq or --context");
     }
     if (in.json) {
-        std::cout << out.dump(2) << "\n";
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // an input's stray non-UTF-8 byte as U+FFFD, not a crash
     } else {
         print_model(std::cout, in, out);
         print_device(std::cout, in, out);

@@ -92,8 +92,7 @@ int cmd_run(const Args& args) {
     req.quick = vm.count("quick") > 0;
     req.student = vm["student"].as<std::string>();
     req.token = vm["token"].as<std::string>();
-    req.timeout_s = vm["timeout"].as<double>();
-    if (req.timeout_s < 0) throw UsageError("--timeout must be positive");
+    req.timeout_s = timeout_seconds(vm);
     // run_lesson checks these too; a --slurm run is checked here, before a job is written.
     check_device_name(req.device);
     if (req.threads < 0) throw UsageError("--threads must be positive");

@@ -113,7 +113,7 @@ int cmd_smi(const Args& args) {
         for (std::string f; std::getline(in, f, ',');) columns.push_back(f);
     }
     const json out = to_json(smi::read(file, columns), file);
-    if (vm.count("json")) std::cout << out.dump(2) << "\n";
+    if (vm.count("json")) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // an input's stray non-UTF-8 byte as U+FFFD, not a crash
     else print(std::cout, out);
     return 0;
 }

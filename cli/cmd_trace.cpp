@@ -140,7 +140,7 @@ int cmd_trace(const Args& args) {
     if (std::error_code ec; !std::filesystem::exists(file, ec))
         if (const auto shipped = paths::shipped_file(file); !shipped.empty()) file = shipped.string();
     const json out = to_json(trace::read(file), vm["top"].as<std::size_t>(), dev);
-    if (vm.count("json")) std::cout << out.dump(2) << "\n";
+    if (vm.count("json")) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // an input's stray non-UTF-8 byte as U+FFFD, not a crash
     else print_trace(std::cout, out, file);
     return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "errors.hpp"
 #include "suggest.hpp"
+#include "yaml_file.hpp"
 
 namespace lab::cli {
 
@@ -97,7 +99,11 @@ std::string user_config_value(const std::string& key) {
     else if (const char* home = std::getenv("HOME"); home && *home) cfg = std::filesystem::path(home) / ".config/lab/config.yaml";
     if (cfg.empty() || !std::filesystem::exists(cfg)) return "";
     try {
-        YAML::Node n = YAML::LoadFile(cfg.string());
+        // Read as every input file is (a folder, a key written twice, not UTF-8: each said with
+        // its line); an empty file sets nothing.
+        if (std::error_code ec; std::filesystem::is_regular_file(cfg, ec) && std::filesystem::file_size(cfg, ec) == 0) return "";
+        YAML::Node n = load_yaml_mapping(cfg, "the user config", "it must be a file holding student: and token:, or absent",
+                                         "fix or delete the file", "student: NAME and token: TOKEN", YamlLimits{.max_bytes = 64 << 10, .max_bytes_name = "64 KiB", .max_depth = 4, .max_aliases = 0});
         // A misspelt key would silently leave the run anonymous: say so, once per command.
         static bool warned = false;
         if (n.IsMap() && !warned) {
@@ -136,6 +142,29 @@ std::string from_flag_env_or_config(const std::string& flag, const char* env_nam
 }
 
 }  // namespace
+
+double timeout_seconds(const po::variables_map& vm) {
+    constexpr double kWeek = 7 * 24 * 3600.0;
+    auto checked = [&](double t, const std::string& as_given) {
+        if (!std::isfinite(t) || t < 0 || t > kWeek)
+            throw UsageError(as_given + " is not a time limit lab can keep\n  fix: give seconds, more than 0 and at most a week (604800), or 0 for the lesson's own budget x 3");
+        return t;
+    };
+    if (vm.count("timeout") && !vm["timeout"].defaulted()) {
+        const double t = vm["timeout"].as<double>();
+        std::ostringstream text;
+        text << "--timeout " << t;
+        return checked(t, text.str());
+    }
+    if (const char* env = std::getenv("LAB_TIMEOUT"); env && *env) {
+        char* end = nullptr;
+        const double t = std::strtod(env, &end);
+        if (end == env || *end != '\0')
+            throw UsageError(std::string("LAB_TIMEOUT=") + env + " is not a number of seconds\n  fix: set it to seconds (LAB_TIMEOUT=600), or unset it");
+        return checked(t, std::string("LAB_TIMEOUT=") + env);
+    }
+    return vm.count("timeout") ? vm["timeout"].as<double>() : 0;
+}
 
 std::string resolve_student(const std::string& flag) { return from_flag_env_or_config(flag, "LAB_STUDENT", "student"); }
 

@@ -16,6 +16,10 @@ bool parse(const std::string& command, const std::string& usage, const std::vect
            const po::options_description& options, const po::positional_options_description& positional,
            po::variables_map& vm);
 
+// The lesson's time limit in seconds: --timeout, else $LAB_TIMEOUT, else 0 (the lesson's budget
+// x 3). UsageError for one that is not a number, not finite, negative, or past a week.
+double timeout_seconds(const po::variables_map& vm);
+
 // The student: --student, else $LAB_STUDENT, else `student:` in ~/.config/lab/config.yaml, else "".
 std::string resolve_student(const std::string& flag);
 

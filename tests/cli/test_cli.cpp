@@ -550,6 +550,22 @@ TEST_CASE("--timeout stops a lesson sooner than its budget, and bad limits are u
     auto bad = run_lab({"run", "99.02", "--quick", "--student", "s"}, env);
     CHECK(bad.exit_code == 2);
     CHECK_THAT(bad.err, Catch::Contains("LAB_MEMORY_LIMIT"));
+    // A limit that is no number of seconds was an internal error (nan in the child's JSON), or
+    // was ignored without a word (LAB_TIMEOUT=abc): a usage error naming it, before anything runs.
+    for (const char* t : {"nan", "inf", "-1", "1e9"}) {
+        CAPTURE(t);
+        auto r2 = run_lab({"run", "99.02", "--quick", "--timeout", t, "--student", "s"}, f.env());
+        CHECK(r2.exit_code == 2);
+        CHECK_THAT(r2.err, Catch::Contains("--timeout") && Catch::Contains("is not a time limit lab can keep") && !Catch::Contains("internal"));
+    }
+    for (const char* t : {"abc", "1e999", "5s"}) {
+        CAPTURE(t);
+        auto e = f.env();
+        e["LAB_TIMEOUT"] = t;
+        auto r2 = run_lab({"check", "99.02", "--quick"}, e);
+        CHECK(r2.exit_code == 2);
+        CHECK_THAT(r2.err, Catch::Contains(std::string("LAB_TIMEOUT=") + t));
+    }
 }
 
 TEST_CASE("after a plugin fails, the host and the grader keep working", "[isolation]") {
@@ -659,6 +675,24 @@ TEST_CASE("a misspelt key in the user config is named, with the key it was proba
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains("config.yaml:1: unknown key 'studnet' (did you mean 'student'?)"));
     CHECK_THAT(r.err, Catch::Contains("anonymous"));
+}
+
+// The user config is read as every input file is: a folder there was an internal error, a key
+// written twice kept one of the two.
+TEST_CASE("a user config that is a folder, or names the student twice, is refused with its line", "[run]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "lab/config.yaml");
+    const std::map<std::string, std::string> env{{"XDG_CONFIG_HOME", d.path().string()}, {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""}};
+    const std::vector<std::string> run = {"run", "02.09", "--quick", "--out", (d / "run.json").string()};
+    auto r = run_lab(run, env);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("config.yaml: the user config is a folder, not a file") && !Catch::Contains("internal"));
+    fs::remove(d / "lab/config.yaml");
+    lab_test::write_file(d / "lab/config.yaml", "student: ann\nstudent: bob\n");
+    r = run_lab(run, env);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("config.yaml:2: 'student' is written twice"));
+    CHECK_FALSE(fs::exists(d / "run.json"));
 }
 
 // yaml-cpp reads an unclosed quote as if it were closed at the line's end: the ID may be cut short.

@@ -43,6 +43,18 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
     CHECK_THAT(run_lab({"smi", (dir / "h100_load_table.txt").string()}).out, Contains("depends on the driver"));
 }
 
+// A byte that is not UTF-8 in a capture (a Latin-1 GPU name) was an internal error in --json.
+TEST_CASE("lab smi --json writes a stray byte of a capture as U+FFFD", "[smi]") {
+    lab_test::TempDir d;
+    std::string table = lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_load_table.txt");
+    table.replace(table.find("H100"), 1, "H\xe9");
+    lab_test::write_file(d / "latin1.txt", table);
+    auto r = run_lab({"smi", (d / "latin1.txt").string(), "--json"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("H\xef\xbf\xbd"));
+    CHECK_THAT(r.err, !Contains("internal error"));
+}
+
 TEST_CASE("lab smi refuses a cut or foreign file with exit 2 and the line", "[smi]") {
     lab_test::TempDir d;
     const std::string table = lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_load_table.txt");
