@@ -8,6 +8,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "lesson_plan.hpp"
 #include "machine_load.hpp"
 #include "paths.hpp"
 #include "suggest.hpp"
@@ -29,6 +30,14 @@ Derivation derive_run(const LoadedLesson& lesson, const RawRun& raw, const std::
     try {
         return lesson.lesson->derivation(raw);
     } catch (const std::exception& e) {
+        // A record the lesson's plan does not give (a workload renamed, its parameters removed,
+        // the digest sealed again) is the record's fault, not the plugin's: said as such.
+        if (const auto differs = replay_plan(*lesson.lesson, raw); !differs.empty())
+            throw InputError(what.empty() ? lesson.info.id : what,
+                             "the run record does not hold what lesson " + lesson.info.id + " measures (" + differs.front() +
+                                 (differs.size() > 1 ? "; and " + std::to_string(differs.size() - 1) + " more" : "") +
+                                 "), so its values cannot be derived: " + e.what(),
+                             "use the record `lab run " + lesson.info.id + "` wrote, unedited, or record the run again");
         throw PluginError(lesson.identity.file.string() + ": the lesson's derivation failed" + (what.empty() ? "" : " on " + what) +
                           ": " + e.what());
     }

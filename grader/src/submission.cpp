@@ -75,10 +75,18 @@ GradeReport grade_read_run(GradingContext& ctx, const std::string& lesson_id, co
     }
     const LoadedLesson& lesson = ctx.lesson(id);
     const GradingSpec& spec = ctx.spec(id);
-    Derivation derived = derive_run(lesson, raw, run_file.string());
     // The lesson's plan, replayed against the record's own device facts, options and
     // measurements: the workloads, their sizes and counts must be the ones it requests.
-    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course(), replay_plan(*lesson.lesson, raw), ctx.key(), run_file};
+    std::vector<std::string> plan_problems = replay_plan(*lesson.lesson, raw);
+    // A record the plan does not give may not derive at all (a workload renamed): it is graded
+    // as implausible, with the plan's differences, not refused as a plugin failure.
+    Derivation derived;
+    try {
+        derived = lesson.lesson->derivation(raw);
+    } catch (const std::exception&) {
+        if (plan_problems.empty()) derived = derive_run(lesson, raw, run_file.string());  // the plugin's failure: said as such
+    }
+    Submission s{spec, lesson.info, record, raw, derived, answers, &ctx.course(), std::move(plan_problems), ctx.key(), run_file};
     check_binding(s);
     return grade(s);
 }

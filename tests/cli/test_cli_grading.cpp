@@ -970,3 +970,28 @@ TEST_CASE("lab grade stops, writing nothing, when a lesson handed in has no usab
         CHECK_FALSE(fs::exists(csv));
     }
 }
+
+// A robustness review renamed a workload of an 02.10 record and sealed it again: its derivation
+// failed, and `lab show` and `lab submit` blamed the plugin (exit 3). The lesson's plan says
+// the record is not one it makes: a bad record for show (exit 2), implausible for submit (exit 1).
+TEST_CASE("a sealed record whose workloads the lesson's plan does not give is the record's fault, not the plugin's",
+          "[grading-cli][grading]") {
+    lab_test::TempDir d;
+    json rec = json::parse(lab_test::read_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.10-quick-reveal.json"));
+    bool renamed = false;
+    for (auto& w : rec["workloads"])
+        if (w["name"] == "forward") w["name"] = "forwards", renamed = true;
+    REQUIRE(renamed);
+    lab::record::seal(rec);
+    lab_test::write_file(d / "edited.json", rec.dump(2));
+    auto r = run_lab({"show", (d / "edited.json").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("edited.json: the run record does not hold what lesson 02.10 measures") &&
+                          Catch::Contains("fix: use the record `lab run 02.10` wrote, unedited") && !Catch::Contains("plugin failure"));
+    lab_test::write_file(d / "answers.yaml", "lesson: \"02.10\"\nstudent: \"" + rec["student"].get<std::string>() + "\"\nrun: \"" +
+                                                 rec["digest"].get<std::string>() + "\"\nanswers:\n  idle_fraction: 50%\n");
+    r = run_lab({"submit", "02.10", (d / "answers.yaml").string(), "--run", (d / "edited.json").string()});
+    CAPTURE(r.out, r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out + r.err, !Catch::Contains("plugin failure"));
+}
