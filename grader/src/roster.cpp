@@ -13,13 +13,15 @@
 #include "course.hpp"
 #include "command_files.hpp"
 #include "errors.hpp"
+#include "input_file.hpp"
 
 namespace lab::grader {
 
 namespace {
 
 // One CSV line's cells: a quoted cell may hold commas and doubled quotes; cells are trimmed.
-std::vector<std::string> csv_cells(const std::string& line) {
+// The cells of one CSV line; `unclosed` is set when a quote opened is never closed on it.
+std::vector<std::string> csv_cells(const std::string& line, bool* unclosed = nullptr) {
     std::vector<std::string> cells(1);
     bool quoted = false;
     for (std::size_t i = 0; i < line.size(); ++i) {
@@ -36,6 +38,7 @@ std::vector<std::string> csv_cells(const std::string& line) {
             cells.back() += c;
         }
     }
+    if (unclosed) *unclosed = quoted;
     for (auto& cell : cells) {
         const auto b = cell.find_first_not_of(" \t"), e = cell.find_last_not_of(" \t");
         cell = b == std::string::npos ? "" : cell.substr(b, e - b + 1);
@@ -73,8 +76,20 @@ std::map<std::string, std::size_t> header_columns(const std::vector<std::string>
 
 }  // namespace
 
+// Unicode's invisible format characters (U+200B..U+200F, U+202A..U+202E, U+2060..U+206F:
+// zero-width spaces, bidirectional overrides), which make one ID look like another, and print
+// the rest of a message backwards.
+bool has_invisible_format_char(const std::string& id) {
+    for (std::size_t at = id.find('\xE2'); at != std::string::npos && at + 2 < id.size(); at = id.find('\xE2', at + 1)) {
+        const char b = id[at + 1], c = id[at + 2];
+        if (b == '\x80' && ((c >= '\x8B' && c <= '\x8F') || (c >= '\xAA' && c <= '\xAE'))) return true;
+        if (b == '\x81' && c >= '\xA0' && c <= '\xAF') return true;
+    }
+    return false;
+}
+
 bool plausible_student_id(const std::string& id) {
-    if (id.empty()) return false;
+    if (id.empty() || has_invisible_format_char(id)) return false;
     const auto first = static_cast<unsigned char>(id[0]);
     if (!(std::isalnum(first) || first == '_' || first >= 0x80)) return false;
     return std::all_of(id.begin(), id.end(), [](char ch) {
@@ -99,7 +114,19 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
     for (int n = 1; std::getline(in, line); ++n) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a spreadsheet's byte-order mark
-        std::vector<std::string> cells = csv_cells(line);
+        const std::string where = file.string() + ":" + std::to_string(n);
+        if (const std::size_t bad = first_invalid_utf8(line); bad != std::string::npos)
+            throw InputError(where, "the roster is not UTF-8 text (byte " + std::to_string(bad + 1) + " of the line): an ID read from it would not be the autograder's",
+                             "save the roster as UTF-8 CSV (a spreadsheet's \"CSV UTF-8\")");
+        if (std::any_of(line.begin(), line.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 && ch != '\t'; }))
+            throw InputError(where, "the roster's line holds a control character (a NUL, or a UTF-16 file read as bytes)",
+                             "save the roster as UTF-8 CSV");
+        bool unclosed = false;
+        std::vector<std::string> cells = csv_cells(line, &unclosed);
+        if (unclosed) throw InputError(where, "a quote opened on this line is never closed", "close the quote, or remove it");
+        if (rows.empty() && cells.size() == 1 && cells[0].find('\t') != std::string::npos)
+            throw InputError(where, "the roster's columns are separated by tabs: lab reads CSV, whose columns are separated by commas",
+                             "export the roster as CSV (comma-separated)");
         if (std::all_of(cells.begin(), cells.end(), [](const std::string& c) { return c.empty(); })) continue;
         if (!cells[0].empty() && cells[0][0] == '#') continue;
         rows.emplace_back(n, std::move(cells));
@@ -173,6 +200,9 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
         const std::string id = normalise_student(raw);
         if (id.empty()) throw InputError(where, "this row has no student ID in " + roster.rule, "fill it in, or remove the row");
         if (id == "anonymous") throw InputError(where, "'anonymous' is not a student ID", "give the student's ID");
+        if (has_invisible_format_char(id))
+            throw InputError(where, "the student ID on this line holds an invisible Unicode character (a zero-width space or a text direction override)",
+                             "retype the ID, or remove the character from the roster");
         if (!plausible_student_id(id))
             throw InputError(where, "the student ID '" + raw + "' holds characters a student ID does not (quotes, commas, <, =, ...)",
                              "use IDs of letters, digits and . _ - + @ ', starting with a letter or digit");
