@@ -115,6 +115,9 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
             throw InputError(at(file, std::min(i, lines.size() - 1)), "the table is cut after a GPU's rows (no closing '+---' border)", "capture the whole output of `nvidia-smi`");
         if (i + 1 < lines.size() && lines[i + 1].rfind("|", 0) != 0) break;
     }
+    if (c.gpus.empty())
+        throw InputError(at(file, std::min(i, lines.size() - 1)), "the table ends under its header, before any GPU's rows: the capture is cut short",
+                         "capture the whole output of `nvidia-smi`");
     // Processes: rows after the second "|===" line; "No running processes found" lists none.
     for (; i < lines.size() && lines[i].find("Processes:") == std::string::npos; ++i) {}
     for (; i < lines.size() && lines[i].rfind("|==", 0) != 0; ++i) {}
@@ -138,6 +141,7 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
     Capture c{Format::query, {}, {}, {}};
     std::optional<std::string> driver, cuda;
     std::vector<std::string> path;  // section and key names by level
+    std::optional<double> attached;  // "Attached GPUs : N"
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string& l = lines[i];
         if (trim(l).empty() || l.find("NVSMI LOG") != std::string::npos) continue;
@@ -152,6 +156,7 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         path.resize(level);
         path.push_back(key);
         if (level == 0) {
+            if (key == "Attached GPUs") attached = number(value);
             if (key == "Driver Version") driver = text(value);
             if (key == "CUDA Version") cuda = text(value);
             continue;
@@ -181,6 +186,14 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         else if (p == "Processes/Process ID/Used GPU Memory" && !g.processes.empty()) g.processes.back().used_mib = number(value);
     }
     if (c.gpus.empty()) throw InputError(file.string(), "nvidia-smi -q output with no 'GPU <bus id>' section", "capture the whole output of `nvidia-smi -q`");
+    // Each GPU's section ends with its Processes: a capture cut before them lost readings too.
+    if (attached && static_cast<double>(c.gpus.size()) < *attached)
+        throw InputError(file.string(), fmt::format("the capture says {:g} GPUs are attached but holds {}: it is cut short", *attached, c.gpus.size()),
+                         "capture the whole output of `nvidia-smi -q`");
+    if (!c.gpus.back().processes_listed)
+        throw InputError(at(file, lines.size() - 1), "the capture ends inside GPU " + std::to_string(c.gpus.size() - 1) +
+                                                         "'s section, before its Processes (the last part of each GPU's -q output): it is cut short",
+                         "capture the whole output of `nvidia-smi -q`");
     // Newer drivers report an average and an instantaneous draw; "power draw" (the table's and
     // the CSV's power.draw) is the average.
     for (auto& g : c.gpus)

@@ -68,6 +68,17 @@ TEST_CASE("lab smi refuses a cut or foreign file with exit 2 and the line", "[sm
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("not an nvidia-smi capture"));
     CHECK(run_lab({"smi", (d / "missing.txt").string()}).exit_code == 2);
+    // Cut under the table's header, or a third of the way into -q output: both were read as a
+    // capture with no GPU, or with every reading '-' (a robustness review).
+    lab_test::write_file(d / "header_only.txt", table.substr(0, table.find('\n', table.find("|===")) + 1));
+    r = run_lab({"smi", (d / "header_only.txt").string(), "--json"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("the table ends under its header, before any GPU's rows: the capture is cut short"));
+    const std::string q = lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_load_q.txt");
+    lab_test::write_file(d / "third.txt", q.substr(0, q.size() / 3));
+    r = run_lab({"smi", (d / "third.txt").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("the capture ends inside GPU 0's section, before its Processes"));
 }
 
 TEST_CASE("lab smi and lab trace read a file the lessons ship by its bare name, from any folder", "[smi]") {
