@@ -315,6 +315,13 @@ void print_trace(std::ostream& o, const json& j, const std::string& file) {
     if (!j["device"]["sms"].is_null()) device += fmt::format(", {} SMs", j["device"]["sms"].get<int>());
     // A long path puts the device on a line of its own rather than past the width.
     o << head << (device.empty() ? "" : columns(head) + 3 + columns(device) > text_width() ? "\n" + device : "   " + device);
+    // Said first: every figure below is of the events that were read.
+    if (const auto left = j["events_left_out"]["count"].get<std::uint64_t>(); left > 0)
+        o << "\n"
+          << fold(fmt::format("warning: {} left out, whose ts or dur is not a time (the first: {}); the figures below are of the other {}: the "
+                              "trace is damaged, capture it again",
+                              plural(left, "event", "events"), j["events_left_out"]["first"].get<std::string>(), j["events"].get<std::uint64_t>()),
+                  2);
     span(o, j);
     windows(o, j);
     gaps(o, j);

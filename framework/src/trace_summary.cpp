@@ -52,6 +52,7 @@ std::string copy_kind(const std::string& name) {
 struct Ev {
     std::string ph, cat, name, sync_kind, stream, tid;
     double ts = 0, dur = 0;
+    std::string bad_time;  // "dur -5", "ts \"x\"": a time field that is no time
     std::optional<std::string> correlation;
     std::optional<double> bytes;
     std::vector<std::pair<std::string, double>> counters;  // CUPTI metric values (smsp__*, dram__*)
@@ -85,6 +86,10 @@ struct Reader {
 
     void event(const Ev& e) {
         if (e.ph != "X") return;
+        if (!e.bad_time.empty()) {
+            if (s.events_left_out++ == 0) s.first_left_out = "'" + excerpt(e.name, 60) + "': " + e.bad_time;
+            return;
+        }
         ++s.events;
         const std::string& cat = e.cat;
         const double ts = e.ts, dur = std::max(0.0, e.dur);
@@ -294,8 +299,15 @@ struct Sax : nlohmann::json_sax<json> {
     void scalar(const std::string* text, std::optional<double> number) {
         const std::string& k = keys[static_cast<std::size_t>(depth)];
         if (in_events() && depth == event_depth()) {
-            if (k == "ts") ev.ts = number.value_or(text ? num(*text).value_or(0) : 0);
-            else if (k == "dur") ev.dur = number.value_or(text ? num(*text).value_or(0) : 0);
+            if (k == "ts" || k == "dur") {
+                // Kineto writes numbers; a number written as text is read too. Anything else, a
+                // negative duration or one past 30 days (in µs) is no time: the event is left out.
+                const std::optional<double> v = number ? number : text ? num(*text) : std::nullopt;
+                const bool ok = v && std::isfinite(*v) && (k == "ts" || (*v >= 0 && *v <= 30 * 86400e6));
+                if (!ok && ev.bad_time.empty())
+                    ev.bad_time = k + " " + (number ? fmt::format("{}", *number) : text ? "\"" + excerpt(*text, 20) + "\"" : std::string("null"));
+                (k == "ts" ? ev.ts : ev.dur) = ok ? *v : 0;
+            }
             else if (text && k == "ph") ev.ph = *text;
             else if (text && k == "cat") ev.cat = *text;
             else if (text && k == "name") ev.name = *text;

@@ -332,3 +332,24 @@ TEST_CASE("lab trace's launch latency says it is not 02.11's launch overhead", "
     CHECK_THAT(r.out, Contains("onto an idle stream") && Contains("call to start, nothing queued"));
     CHECK_THAT(r.out, !Contains("launch overhead (`lab run`'s launch)"));
 }
+
+// A robustness review gave kernels `"dur": "abc"` and `-5`: the trace read as one with no kernel
+// and its gaps as idle time, with no word. Such events are left out, counted and said first.
+TEST_CASE("lab trace says how many events it left out for a ts or dur that is no time", "[trace]") {
+    lab_test::TempDir d;
+    auto trace = nlohmann::json::parse(lab_test::gunzip_file(lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz"));
+    int kernels = 0;
+    for (auto& e : trace["traceEvents"])
+        if (e.value("ph", "") == "X" && e.value("cat", "") == "kernel") e["dur"] = kernels++ == 0 ? nlohmann::json("abc") : nlohmann::json(-5);
+    REQUIRE(kernels > 1);
+    lab_test::write_file(d / "bad.json", trace.dump());
+    auto r = run_lab({"trace", (d / "bad.json").string()});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains(fmt::format("warning: {} events left out, whose ts or dur is not a time", kernels)) && Contains("dur \"abc\""));
+    r = run_lab({"trace", (d / "bad.json").string(), "--json"});
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["events_left_out"]["count"] == kernels);
+    // An intact trace leaves nothing out.
+    r = run_lab({"trace", (lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz").string(), "--json"});
+    CHECK(nlohmann::json::parse(r.out)["events_left_out"]["count"] == 0);
+}
