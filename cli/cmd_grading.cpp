@@ -328,7 +328,8 @@ int cmd_grade(const Args& args) {
     // Checked again now that the class's files are read: --out class/alice/run.json is one of them.
     claim_output(vm["out"].as<std::string>(), "--out");
     if (!report.empty()) claim_output(report, "--report");
-    write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
+    // The pages first, the gradebook last: a page that cannot be written stops the command
+    // before the gradebook is replaced, so nothing of this grading is left half-written.
     std::string report_line;
     if (!report.empty()) {
         const grader::ClassReportWritten w = grader::write_class_report(ctx, r, r.graded_dir, report);
@@ -338,6 +339,7 @@ int cmd_grade(const Args& args) {
                                                        : fmt::format("; removed {} page{} of the last report whose submission is gone",
                                                                      w.stale_removed, w.stale_removed == 1 ? "" : "s"));
     }
+    write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
     int graded = 0, not_graded = 0, errors = 0, practice = 0, missing = 0;
     for (const auto& e : r.entries) {
         if (e.missing) {

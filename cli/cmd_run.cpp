@@ -33,11 +33,28 @@ namespace lab::cli {
 namespace {
 
 // Creates an output's folder, unless `dry_run` (`--slurm --dry-run` writes nothing).
-void make_folder(const fs::path& dir, const char* flag, bool dry_run) {
-    if (dry_run) return;
+// Folders made for a run's outputs before it measures: a run that fails leaves none of them
+// behind empty (its record, page, plots and trace were never written).
+struct MadeFolders {
+    std::vector<fs::path> made;  // deepest last
+    bool kept = false;
+    ~MadeFolders() {
+        if (kept) return;
+        std::error_code ec;
+        for (auto it = made.rbegin(); it != made.rend(); ++it)
+            if (fs::is_empty(*it, ec)) fs::remove(*it, ec);
+    }
+};
+
+void make_folder(const fs::path& dir, const char* flag, bool dry_run, MadeFolders& made) {
+    if (dry_run || dir.empty()) return;
     std::error_code ec;
-    if (!dir.empty()) fs::create_directories(dir, ec);
+    std::vector<fs::path> missing;  // the folders create_directories will make, outermost last
+    for (fs::path p = fs::absolute(dir, ec).lexically_normal(); !p.empty() && !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
+        missing.push_back(p);
+    fs::create_directories(dir, ec);
     if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", std::string("choose another ") + flag + " path");
+    made.made.insert(made.made.end(), missing.rbegin(), missing.rend());
 }
 
 // A quick run of a lesson whose grading spec grades full runs only is refused at submission;
@@ -119,12 +136,13 @@ int cmd_run(const Args& args) {
     fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
                                    : fs::path("runs") / (req.id + "-" + format::utc_stamp(std::time(nullptr)) + ".json");
     if (fs::is_directory(out)) throw UsageError("--out " + out.string() + " is a folder: give a file name");
-    make_folder(out.parent_path(), "--out", dry_run);
-    if (vm.count("plots")) make_folder(vm["plots"].as<std::string>(), "--plots", dry_run);
+    MadeFolders made;
+    make_folder(out.parent_path(), "--out", dry_run, made);
+    if (vm.count("plots")) make_folder(vm["plots"].as<std::string>(), "--plots", dry_run, made);
     fs::path report;
     if (vm.count("report")) {
         report = report_path("--report", vm["report"].as<std::string>(), out);
-        make_folder(report.parent_path(), "--report", dry_run);
+        make_folder(report.parent_path(), "--report", dry_run, made);
     }
     // The child writes the trace beside its final name; it is renamed only when the run succeeds,
     // so a failed run leaves no half a trace.
@@ -136,7 +154,7 @@ int cmd_run(const Args& args) {
     if (vm.count("trace")) {
         trace = vm["trace"].as<std::string>();
         claim_output(trace, "--trace");
-        make_folder(trace.parent_path(), "--trace", dry_run);
+        make_folder(trace.parent_path(), "--trace", dry_run, made);
         req.trace_file = (trace.parent_path() / ("." + trace.filename().string() + ".partial")).string();
         req.trace_final_name = trace.string();
     }
@@ -182,6 +200,7 @@ int cmd_run(const Args& args) {
     // A written file, or why a plot was not drawn.
     const std::vector<std::string> plot_lines = vm.count("plots") ? write_plot_files(vm["plots"].as<std::string>(), view) : std::vector<std::string>{};
     write_file_atomically(out, rec.dump(2) + "\n");
+    made.kept = true;
     // The page names the record it was made from, so it is written after it.
     if (!report.empty()) write_file_atomically(report, render_run_html(RunPage{info, raw, derivation, withheld, rec, out.string()}));
     std::string trace_note;

@@ -357,6 +357,7 @@ ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r,
     ClassReportWritten written{0, out.parent_path() / (out.stem().string() + "-reports"), 0};
     const std::set<std::string> before = pages_listed(written.pages_dir);
     std::set<std::string> taken, pages;
+    std::vector<std::pair<std::string, std::string>> to_write;  // page name, its HTML: written once all are made
     for (const auto& e : r.entries) {
         if (e.missing) continue;
         const std::string key = row_key(r, e);
@@ -383,12 +384,21 @@ ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r,
             continue;
         }
         const std::string name = page_name(key, taken);
-        write_file_atomically(written.pages_dir / name, student_page);
+        to_write.emplace_back(name, std::move(student_page));
         pages.insert(name);
         page.links[key] = html::url_path(written.pages_dir.filename().string() + "/" + name);
         written.student_pages++;
     }
-    write_file_atomically(out, render_class_html(page));
+    // A page that cannot be written (a full disk) leaves no new folder of some pages behind.
+    std::error_code ec;
+    const bool had_folder = fs::exists(written.pages_dir, ec);
+    try {
+        for (const auto& [name, html_text] : to_write) write_file_atomically(written.pages_dir / name, html_text);
+        write_file_atomically(out, render_class_html(page));
+    } catch (...) {
+        if (!had_folder) fs::remove_all(written.pages_dir, ec);
+        throw;
+    }
     // After the class page: until then the old one links the old pages.
     written.stale_removed = remove_stale_pages(written.pages_dir, before, pages);
     return written;

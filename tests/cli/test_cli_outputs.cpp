@@ -94,3 +94,11 @@ TEST_CASE("an output through a link replaces the file it names; a FIFO is writte
     CHECK(fs::is_fifo(fs::status(fifo)));
     CHECK_THAT(lab_test::read_file(got), Catch::StartsWith("student,token\nalice,alice."));
 }
+
+TEST_CASE("a run that fails leaves none of the folders it made for its outputs", "[integrity-cli]") {
+    lab_test::TempDir d;
+    const auto r = run_lab({"run", "02.05", "--quick", "--timeout", "0.3", "--plots", (d / "new/plots").string(), "--out",
+                            (d / "new/records/run.json").string()});
+    CHECK(r.exit_code == 3);
+    CHECK_FALSE(fs::exists(d / "new"));
+}
