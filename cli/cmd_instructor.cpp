@@ -3,11 +3,14 @@
 // declares) and `lab new ID --title T` (scaffold a lesson that builds against the installed SDK).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <regex>
 #include <set>
 
+#include "child_process.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "lesson_host.hpp"
@@ -62,7 +65,38 @@ std::string other_lesson_with_id(const fs::path& file, const LessonInfo& info) {
 
 }  // namespace
 
+// `lab validate` runs the instructor's run() and derive() on model devices: in a child process,
+// as `lab run` does, so that a plugin that crashes, hangs or eats memory is reported (exit 3)
+// rather than taking lab down with it. The child is `lab validate` itself, told by this variable.
+constexpr const char* kValidateChild = "LAB_VALIDATE_CHILD";
+constexpr double kValidateLimitS = 300;
+
+int validate_in_child(const Args& args) {
+    std::vector<std::string> argv = {paths::self_executable().string(), "validate"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    // LAB_TIMEOUT, as for a lesson's run, else 5 minutes: a plan replay takes seconds.
+    const double limit = [] {
+        const char* env = std::getenv("LAB_TIMEOUT");
+        char* end = nullptr;
+        const double t = env && *env ? std::strtod(env, &end) : 0;
+        return env && *env && end && *end == '\0' && t > 0 && t <= kValidateLimitS ? t : kValidateLimitS;
+    }();
+    ::setenv(kValidateChild, "1", 1);
+    const ChildOutcome out = run_child(argv, limit, [](const nlohmann::json&) { return 0.0; }, child_memory_limit());
+    ::unsetenv(kValidateChild);
+    if (out.exited && !out.timed_out && !out.memory_exceeded) return out.exit_code;
+    throw PluginError("lab validate stopped: the lesson plugin " + out.describe() +
+                      " while its declarations were read or its plan replayed on model devices (info(), run() or derive())\n"
+                      "  fix: run the plugin's own tests under a debugger (gdb --args lab validate ...) with " +
+                      std::string(kValidateChild) + "=1 set, which keeps lab validate in one process");
+}
+
 int cmd_validate(const Args& args) {
+    if (const char* child = std::getenv(kValidateChild); !child || std::string(child) != "1") {
+        // --help needs no child.
+        if (std::find(args.begin(), args.end(), "--help") == args.end() && std::find(args.begin(), args.end(), "-h") == args.end())
+            return validate_in_child(args);
+    }
     po::options_description opts("options");
     opts.add_options()("plugin", po::value<std::string>()->required(), "a lesson plugin (lab_<ID>.so), or the ID of one lab finds")(
         "spec", po::value<std::string>(), "its grading spec (default: configs/grading/<ID>.yaml when there is one)");

@@ -17,9 +17,21 @@ public:
 
 private:
     static std::string compose(const std::string& where, const std::string& what, const std::string& fix) {
-        std::string s = where.empty() ? what : where + ": " + what;
-        if (!fix.empty()) s += "\n  fix: " + fix;
+        std::string s = where.empty() ? visible(what) : visible(where) + ": " + visible(what);
+        if (!fix.empty()) s += "\n  fix: " + visible(fix);
         return s;
+    }
+    // Control characters a file put into the message, written out: a NUL ended the message where
+    // it stood (what() is a C string, the fix line lost), an escape sequence drove the terminal.
+    static std::string visible(const std::string& text) {
+        static const char* hex = "0123456789abcdef";
+        std::string out;
+        for (const char c : text) {
+            const auto u = static_cast<unsigned char>(c);
+            if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) out += "\\x", out += hex[u >> 4], out += hex[u & 15];
+            else out += c;
+        }
+        return out;
     }
 };
 

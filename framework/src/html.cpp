@@ -45,7 +45,8 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1r
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 figure.plot { margin: 1rem 0 1.6rem; }
-figure.plot svg { display: block; width: 100%; max-width: 760px; height: auto; border: 1px solid var(--rule); }
+figure.plot { overflow-x: auto; }
+figure.plot svg { display: block; width: 100%; min-width: 560px; max-width: 760px; height: auto; border: 1px solid var(--rule); }
 figcaption { color: var(--muted); font-size: .85rem; margin-top: .3rem; }
 .teaching p { margin: .35rem 0; }
 .teaching pre, pre.commands { background: var(--soft); padding: .6rem .8rem; border-radius: .3rem; overflow-x: auto;

@@ -155,7 +155,7 @@ bool on_step(int e, int step) { return ((e % step) + step) % step == 0; }
 // Colours from Okabe-Ito, chosen so that the two regimes most often side by side (compute and
 // memory bound) differ in hue and in lightness; shapes differ for every regime regardless.
 RegimeStyle regime_style(const std::string& regime) {
-    if (regime.empty()) return {"regime not shown", "not shown", kNeutralGrey, Shape::star, 7};
+    if (regime.empty()) return {"regime withheld", "withheld", kNeutralGrey, Shape::star, 7};
     // "undecided: compute_bound or latency_bound": the noise left the verdict open.
     if (regime.rfind("undecided", 0) == 0) return {"undecided", "undecided", "#000000", Shape::cross, 4};
     if (const auto r = roofline::parse_regime(regime)) {

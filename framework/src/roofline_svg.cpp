@@ -279,8 +279,12 @@ void label_ridges(Svg& s, const Layout& m, const RooflineChart& chart, const Roo
     for (const auto& ridge : r.ridges) {
         const auto& c = m.ceilings[static_cast<std::size_t>(ridge.ceiling)];
         const bool main = ridge.ceiling == m.ridge_index;
-        const std::string value = chart.show_ridge_value || !main ? ai_number(c.ridge) : std::string("?");
-        const std::string label = main ? fmt::format("ridge {} FLOP/B", value) : fmt::format("{} ridge {} FLOP/B", c.name, value);
+        // A withheld ridge says how it is found, so that its '?' does not read as a value lab lost.
+        const bool withheld = !chart.show_ridge_value && main;
+        const std::string value = withheld ? std::string("?") : ai_number(c.ridge);
+        const std::string label = withheld ? "ridge ? FLOP/B = peak / bandwidth"
+                                  : main   ? fmt::format("ridge {} FLOP/B", value)
+                                           : fmt::format("{} ridge {} FLOP/B", c.name, value);
         const double w = text_width(label);
         const Anchor near = main ? Anchor::start : Anchor::end, other = main ? Anchor::end : Anchor::start;
         const double dx = main ? 5 : -5;

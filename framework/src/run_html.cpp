@@ -201,8 +201,18 @@ std::string plots_html(const RunPage& p) {
                    escape(plot.not_drawn) + ".</p>\n";
             continue;
         }
+        // The roofline says how it is read: what a point, a line and a colour stand for, and why a
+        // point may sit well under the roof drawn and still be judged near its own.
+        const std::string caption =
+            plot.name != "roofline"
+                ? ""
+                : "<figcaption>Each point is a workload at its arithmetic intensity (x) and the FLOP/s of its median sample (y). The "
+                  "solid lines are this run's roofs: the best bandwidth (rising) and each FLOP/s peak (flat), meeting at the ridge. A "
+                  "dotted line rises from a point to its own roof. Colour and shape give the regime measured against the ceilings "
+                  "re-measured right after that workload (the table's <em>ref</em> column), so on a busy machine a point can sit "
+                  "well under the roof drawn here and still run near its own.</figcaption>\n";
         out += "<figure class=\"plot\" id=\"" + scope + "\" data-plot=\"" + escape(plot.name) + "\">\n" +
-               html::inline_svg(plot.svg, scope) + "</figure>\n";
+               html::inline_svg(plot.svg, scope) + caption + "</figure>\n";
     }
     return out + "</section>\n";
 }

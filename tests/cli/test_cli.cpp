@@ -568,6 +568,22 @@ TEST_CASE("--timeout stops a lesson sooner than its budget, and bad limits are u
     }
 }
 
+// lab validate replays the instructor's run() and derive(): a robustness review's crashing plugin
+// took lab validate down (SIGSEGV, exit 139) and a hanging one hung it. In a child, as lab run.
+TEST_CASE("lab validate reports a plugin that crashes, hangs or eats memory as a plugin failure", "[isolation]") {
+    for (const char* fixture : {"crashing_lesson", "hanging_lesson", "memory_hog_lesson"}) {
+        CAPTURE(fixture);
+        PluginFolder f(fixture);
+        auto env = f.env();
+        env["LAB_TIMEOUT"] = "3";
+        env["LAB_MEMORY_LIMIT"] = "1G";
+        const auto r = run_lab({"validate", (f.dir / (std::string("lab_") + fixture + ".so")).string()}, env);
+        CHECK(r.exit_code == 3);
+        CHECK_THAT(r.err, Catch::Contains("plugin failure: lab validate stopped: the lesson plugin") &&
+                              (Catch::Contains("crashed") || Catch::Contains("time budget") || Catch::Contains("memory limit")));
+    }
+}
+
 TEST_CASE("after a plugin fails, the host and the grader keep working", "[isolation]") {
     PluginFolder f("crashing_lesson");
     CHECK(run_lab({"run", "99.01", "--quick", "--student", "s"}, f.env()).exit_code == 3);
@@ -705,8 +721,8 @@ TEST_CASE("a student ID whose quote is never closed in the user config is refuse
     auto r = run_lab(run, env);
     CHECK(r.exit_code == 2);
     CHECK_FALSE(fs::exists(d / "run.json"));
-    CHECK_THAT(r.err, Catch::Contains("config.yaml:2: the quote opening 'student' is never closed") &&
-                          Catch::Contains("student: \"jane\""));
+    CHECK_THAT(r.err, Catch::Contains("config.yaml:2: the double quote opened on line 2 is never closed") &&
+                          Catch::Contains("fix: close the quote on line 2"));
     lab_test::write_file(d / "lab/config.yaml", "student: \"jane doe\"  # closed\n");
     auto closed = run_lab(run, env);
     CHECK(closed.exit_code == 0);

@@ -76,12 +76,14 @@ TEST_CASE("a trace past its size or nesting limit is refused naming the limit", 
     CHECK_THAT(refusal([&] { trace::read(d / "huge.json"); }), Contains("2 GiB (kMaxTraceBytes)"));
     lab_test::write_file(d / "deep.json", R"({"traceEvents": [{"args": )" + nested(100000) + "}]}");
     CHECK_THAT(refusal([&] { trace::read(d / "deep.json"); }), Contains("deeper than 64 levels (kMaxTraceDepth)"));
-    // Numbers out of range as strings or as device facts are ignored, never cast.
+    // Numbers out of range as strings or as device facts are never cast.
     lab_test::write_file(d / "odd.json", R"({"deviceProperties": [{"name": "X", "numSms": 1e300}],
         "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "1e400", "dur": "-1e999"}]})");
     const auto s = trace::read(d / "odd.json");
     CHECK(!s.sms);
-    CHECK(s.kernel_count == 1);
+    // An event whose times are no times is left out, and counted (lab trace says so).
+    CHECK(s.kernel_count == 0);
+    CHECK(s.events_left_out == 1);
 }
 
 TEST_CASE("a model config past its size or nesting limit is refused naming the limit", "[limits]") {
@@ -151,4 +153,12 @@ TEST_CASE("a key written twice in one JSON object is refused, with its line", "[
                Contains("run.json:5: the run record names 'b' twice in one object (byte"));
     lab_test::write_file(d / "config.json", "{\"model_type\": \"llama\",\n \"vocab_size\": 32000,\n \"vocab_size\": 5}");
     CHECK_THAT(refusal([&] { read_model_config(d / "config.json"); }), Contains("config.json:3: 'vocab_size' is written twice in one object"));
+}
+
+// A NUL a file put into a message ended it there (what() is a C string: the fix line was lost),
+// and an escape sequence drove the reader's terminal.
+TEST_CASE("control characters from a file are written out in an error message, which keeps its fix", "[limits]") {
+    const InputError e("roster.csv:2", std::string("the student ID 'al\0ice\x1b[2J' is odd", 34), "remove it");
+    const std::string msg = e.what();
+    CHECK(msg == "roster.csv:2: the student ID 'al\\x00ice\\x1b[2J' is odd\n  fix: remove it");
 }

@@ -355,7 +355,7 @@ TEST_CASE("each regime has its own marker shape and an Okabe-Ito colour; the leg
     CHECK(Svg::content(titles[0]) == "measured regime");
     std::set<std::string> legend;
     for (xmlNode* t : d.find("text", "legend-label")) legend.insert(Svg::content(t));
-    for (const char* words : {"compute bound", "memory bound", "latency bound", "overhead bound", "undecided", "not shown"}) {
+    for (const char* words : {"compute bound", "memory bound", "latency bound", "overhead bound", "undecided", "withheld"}) {
         INFO(words);
         CHECK(legend.count(words) == 1);
     }
@@ -389,7 +389,7 @@ TEST_CASE("the fp64 ridge is marked beside the main one, its value said where th
     c.show_ridge_value = false;
     const Svg hidden(lab::plot::render_svg(c));
     REQUIRE(hidden.ok());
-    CHECK(Svg::content(hidden.find("text", "ridge-label").at(0)) == "ridge ? FLOP/B");
+    CHECK(Svg::content(hidden.find("text", "ridge-label").at(0)) == "ridge ? FLOP/B = peak / bandwidth");
     CHECK(Svg::attr(hidden.find("line", "ridge").at(0), "data-value").empty());
     CHECK(Svg::content(hidden.find("text", "fp64-ridge-label").at(0)) == "fp64.simt ridge 4.64 FLOP/B");
     const std::string sketch = lab::plot::render_terminal(c);

@@ -206,7 +206,7 @@ TEST_CASE("the roofline SVG withholds the ridge value when asked", "[plot]") {
     REQUIRE(d.doc);
     const auto labels = texts(d, "ridge-label");
     REQUIRE(labels.size() == 1);
-    CHECK(labels[0] == "ridge ? FLOP/B");
+    CHECK(labels[0] == "ridge ? FLOP/B = peak / bandwidth");
     const auto ridge = find(d, "", "ridge");
     REQUIRE(ridge.size() == 1);
     CHECK_FALSE(attr(ridge[0], "data-value").has_value());
