@@ -21,6 +21,12 @@ namespace {
 // apart. Host above device, as the sort indices below say too.
 constexpr int kHostPid = 1;
 constexpr int kDevicePid = 2;
+// lab's own re-measures of the ceilings during a run (calibrate.read, calibrate.fma...): most of
+// a quick run's kernels, in a process of their own so the lesson's work reads on its own tracks.
+constexpr int kCalibrationPid = 3;
+
+bool calibration(const TraceEvent& e) { return !e.host && e.name.rfind("calibrate.", 0) == 0; }
+int pid_of(const TraceEvent& e) { return e.host ? kHostPid : calibration(e) ? kCalibrationPid : kDevicePid; }
 
 // Seconds to microseconds, rounded to whole nanoseconds first: the devices time in ns, and
 // going through an integer count of ns makes 1.5e-6 s come out as exactly 1.5 µs rather than
@@ -53,8 +59,13 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
     // Host above device, as in Kineto's traces.
     out.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", kHostPid}, {"tid", 0}, {"args", {{"sort_index", 0}}}});
     out.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", kDevicePid}, {"tid", 0}, {"args", {{"sort_index", 1}}}});
-    std::set<int> host_tracks, device_tracks;
-    for (const auto& e : events) (e.host ? host_tracks : device_tracks).insert(e.track);
+    std::set<int> host_tracks, device_tracks, calibration_tracks;
+    for (const auto& e : events) (e.host ? host_tracks : calibration(e) ? calibration_tracks : device_tracks).insert(e.track);
+    if (!calibration_tracks.empty()) {
+        out.push_back(metadata("process_name", kCalibrationPid, 0, "lab's ceiling re-measures (calibrate.*), on the same device"));
+        out.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", kCalibrationPid}, {"tid", 0}, {"args", {{"sort_index", 2}}}});
+        for (int t : calibration_tracks) out.push_back(metadata("thread_name", kCalibrationPid, t, "stream " + std::to_string(t)));
+    }
     for (int t : host_tracks)
         out.push_back(metadata("thread_name", kHostPid, t,
                                t == kLabTrack ? "lab: workloads, and what was not traced"
@@ -81,7 +92,7 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
         timed.push_back({{"ph", "X"},
                          {"cat", e->category},
                          {"name", e->name},
-                         {"pid", e->host ? kHostPid : kDevicePid},
+                         {"pid", pid_of(*e)},
                          {"tid", e->track},
                          {"ts", to_us(e->start_s)},
                          {"dur", to_us(std::max(0.0, e->duration_s))},
@@ -98,7 +109,7 @@ nlohmann::json chrome_trace(const std::vector<TraceEvent>& events, const TraceMe
                          {"pid", kHostPid}, {"tid", launch->track}, {"ts", to_us(launch->start_s)}});
         // "bp": "e" binds the arrow's head to the slice enclosing it (the kernel), not the next one.
         timed.push_back({{"ph", "f"}, {"bp", "e"}, {"cat", "launch"}, {"name", "launch"}, {"id", id},
-                         {"pid", kDevicePid}, {"tid", work->track}, {"ts", to_us(work->start_s)}});
+                         {"pid", pid_of(*work)}, {"tid", work->track}, {"ts", to_us(work->start_s)}});
     }
     // Flow ends interleave with the slices they belong to; a stable sort keeps each flow event
     // after the slice it starts or ends in when both share a timestamp.
