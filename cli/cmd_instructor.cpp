@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <iostream>
 #include <regex>
 #include <set>
@@ -41,6 +43,11 @@ std::string format_number(double value, const std::string& unit) {
 // course's configs/grading/<ID>.yaml.
 fs::path find_spec(const fs::path& plugin, const std::string& id) {
     return grader::spec_beside_plugin(plugin, id).value_or(paths::config_dir() / "grading" / (id + ".yaml"));
+}
+
+std::string read_file_text(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // Another lesson lab finds under the same ID (another title): "\"The Roofline\" (PATH)", or "".
@@ -134,6 +141,18 @@ int cmd_validate(const Args& args) {
             spec_line = fmt::format("grading spec {}: {} questions, every metric declared", spec_file.string(), spec.questions.size());
             for (const auto& w : grader::spec_warnings(spec, i)) spec_line += "\n  warning: " + w;
             for (const auto& w : grader::model_value_warnings(spec, model_values(*l.lesson, i.id))) spec_line += "\n  warning: " + w;
+            // The spec beside the plugin is the one being written; students are graded with the
+            // course's copy. An instructor who edits one and not the other is told which is used.
+            const fs::path installed = (paths::config_dir() / "grading" / (i.id + ".yaml")).lexically_normal();
+            std::error_code ec;
+            if (!vm.count("spec") && !fs::equivalent(spec_file, installed, ec)) {
+                if (!fs::exists(installed))
+                    spec_line += "\n  note: lab submit and lab check-spec " + i.id + " find no spec until this one is installed into " +
+                                 installed.parent_path().string() + " (meson install does it)";
+                else if (read_file_text(installed) != read_file_text(spec_file))
+                    spec_line += "\n  warning: lab submit and lab check-spec " + i.id + " grade with " + installed.string() +
+                                 ", which differs from this spec: install this one (meson install) before students submit";
+            }
         } catch (const InputError& e) {
             spec_problems.push_back(e.what());
             spec_line = "grading spec " + spec_file.string() + ": does not fit the lesson (below)";

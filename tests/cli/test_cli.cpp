@@ -742,6 +742,24 @@ TEST_CASE("lab validate finds the grading spec beside the plugin's folder, run f
     CHECK_THAT(lab_test::read_file(d / "02_05/build/out.txt"), Catch::Contains("grading spec " + (d / "02_05/02.05.yaml").string()));
 }
 
+// An instructor's review edited the spec beside the plugin after installing it: lab validate read
+// the edited one, lab submit graded with the installed one, and nothing said so.
+TEST_CASE("lab validate says when the spec beside the plugin differs from the one lab submit grades with", "[usage]") {
+    lab_test::TempDir d;
+    fs::copy_file(lab_test::build_root() / "labs/02_05/lab_02_05.so", d / "lab_02_05.so");
+    const std::string installed = lab_test::read_file(lab_test::source_root() / "configs/grading/02.05.yaml");
+    lab_test::write_file(d / "02.05.yaml", installed);
+    auto r = run_lab({"validate", (d / "lab_02_05.so").string()});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, !Catch::Contains("differs from this spec"));
+    lab_test::write_file(d / "02.05.yaml", installed + "# edited after installing\n");
+    r = run_lab({"validate", (d / "lab_02_05.so").string()});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("warning: lab submit and lab check-spec 02.05 grade with " +
+                                      (lab_test::source_root() / "configs/grading/02.05.yaml").lexically_normal().string() +
+                                      ", which differs from this spec: install this one"));
+}
+
 // `./lab_02_05.so` has the folder `.` above it: the spec found beside it is named without it, and
 // a --spec path with `..` in it is named as the file it is.
 TEST_CASE("lab validate names the plugin and the spec by lexically normal paths", "[usage]") {
