@@ -66,7 +66,9 @@ std::vector<RunPlot> run_plots(const LessonInfo& info, const RawRun& raw, const 
     const plot::RooflineChart roofline = roofline_chart(info, raw, d, withheld);
     const std::string why = plot::not_drawable(roofline);
     out.push_back({"roofline", roofline.title, why.empty() ? plot::render_svg(roofline) : "", why});
-    for (const auto& p : d.plots) out.push_back({p.name, p.title, plot::render_plot_svg(p, withheld), ""});
+    // Each lesson plot says whose it is: a file saved with --plots is read on its own.
+    const std::string subtitle = info.id + " " + info.title + " \u00b7 " + raw.facts.name + (raw.options.quick ? " \u00b7 quick run" : "");
+    for (const auto& p : d.plots) out.push_back({p.name, p.title, plot::render_plot_svg(p, withheld, subtitle), ""});
     return out;
 }
 

@@ -184,7 +184,7 @@ constexpr double kMarkerRadius = 3.5;
 
 }  // namespace
 
-std::string render_plot_svg(const Plot& p, const std::set<std::string>& withheld) {
+std::string render_plot_svg(const Plot& p, const std::set<std::string>& withheld, const std::string& subtitle) {
     using namespace detail;
     const Scale sx = fit(p, true, withheld), sy = fit(p, false, withheld);
     const std::vector<SeriesStyle> styles = series_styles(p);
@@ -214,6 +214,8 @@ std::string render_plot_svg(const Plot& p, const std::set<std::string>& withheld
         "font-family=\"{2}\" font-size=\"{3}\">\n<title>{4}</title>\n<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
         "<text class=\"title\" x=\"{5}\" y=\"28\" text-anchor=\"middle\" font-size=\"{6}\" font-weight=\"bold\">{4}</text>\n",
         W, H, kFontFamily, kFontSize, xml(p.title), W / 2, kTitleSize);
+    if (!subtitle.empty())
+        svg += fmt::format("<text class=\"subtitle\" x=\"{}\" y=\"44\" text-anchor=\"middle\" fill=\"#555\">{}</text>\n", W / 2, xml(subtitle));
     // Grid, frame and ticks, as the roofline draws them.
     for (double t : xticks)
         svg += fmt::format("<g class=\"xtick\"><line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{5}\"/>"

@@ -12,7 +12,9 @@
 
 namespace lab::plot {
 
-std::string render_plot_svg(const Plot& plot, const std::set<std::string>& withheld = {});
+// `subtitle` (a line under the title: the lesson, the device, a quick run) says where a plot saved
+// on its own came from.
+std::string render_plot_svg(const Plot& plot, const std::set<std::string>& withheld = {}, const std::string& subtitle = "");
 
 // ASCII only: `width` x `height` characters of plot area, axis ranges, a legend and the marks.
 std::string render_plot_terminal(const Plot& plot, const std::set<std::string>& withheld = {}, int width = 64,

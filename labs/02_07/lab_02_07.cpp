@@ -70,7 +70,7 @@ u64 param_of(const Workload& w, const std::string& name) {
 class WhereTheMemoryWent : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.07", .title = "Where the Memory Went", .version = "2.1.0"};
+        LessonInfo i{.id = "02.07", .title = "Where the Memory Went", .version = "2.1.1"};
         i.objectives = {"Budget a model's memory: weights, KV cache and activations, over batch and context.",
                         "Find where the KV cache overtakes the weights, and the largest batch that fits a memory size."};
         i.experiments = {{"prefill", "the tiny model (fp32) prefills B x T tokens, allocations accounted: (B, T) = (1, 128), (4, 128), (1, 512); full: + (2, 512), (8, 128)"}};
@@ -214,12 +214,12 @@ public:
 
         // Bytes against context at batch 1, the crossing marked.
         Plot plot{.name = "memory_vs_context", .title = "Llama-2-7B fp16 at batch 1: bytes against context",
-                  .x = {.label = "context", .log = true}, .y = {.label = "memory", .unit = "B", .log = true}};
+                  .x = {.label = "context (tokens)", .log = true}, .y = {.label = "memory", .unit = "B", .log = true}};
         std::vector<double> ctx, wb, kvb, actb;  // at 256 .. 131,072 tokens
         for (u64 t = 256; t <= 131072; t *= 2)
             ctx.push_back(double(t)), wb.push_back(double(w7)), kvb.push_back(double(tf::kv_cache_bytes(l2, Dtype::fp16, 1, t))),
                 actb.push_back(double(tf::activation_peak_bytes(l2, kFp16, 1, t, t)));
-        plot.series = {{.name = "weights", .x = ctx, .y = wb}, {.name = "KV cache", .x = ctx, .y = kvb}, {.name = "activation peak (prefill of T)", .x = ctx, .y = actb}};
+        plot.series = {{.name = "weights", .x = ctx, .y = wb}, {.name = "KV cache", .x = ctx, .y = kvb}, {.name = "activation peak (prefill of the whole context)", .x = ctx, .y = actb}};
         plot.marks = {{.label = "KV cache > weights", .x = double(cross), .vertical = true, .metric = "kv_exceeds_weights_7b_context"}}, d.plots = {plot};
 
         d.teaching = {"The tiny model in fp32, every allocation accounted (B; accounted / calculator):",

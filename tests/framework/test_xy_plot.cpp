@@ -43,6 +43,17 @@ int count(xmlDocPtr doc, const char* xpath) {
 
 }  // namespace
 
+// A visual review: a plot saved with --plots did not say which lesson, device or run it was of.
+TEST_CASE("a lesson's plot carries its subtitle under the title, and none when given none", "[plot]") {
+    const std::string svg = plot::render_plot_svg(latency_plot(), {}, "02.03 The Memory Hierarchy \u00b7 AMD EPYC \u00b7 quick run");
+    xmlDocPtr doc = xmlReadMemory(svg.data(), static_cast<int>(svg.size()), "plot.svg", nullptr, XML_PARSE_NONET);
+    REQUIRE(doc);
+    CHECK(count(doc, "//s:text[@class='subtitle']") == 1);
+    xmlFreeDoc(doc);
+    CHECK(svg.find(">02.03 The Memory Hierarchy \u00b7 AMD EPYC \u00b7 quick run</text>") != std::string::npos);
+    CHECK(plot::render_plot_svg(latency_plot()).find("subtitle") == std::string::npos);
+}
+
 TEST_CASE("a lesson's plot is a well-formed SVG with its series, log ticks, units and marks", "[plot]") {
     const std::string svg = plot::render_plot_svg(latency_plot());
     xmlDocPtr doc = xmlReadMemory(svg.data(), static_cast<int>(svg.size()), "plot.svg", nullptr, XML_PARSE_NONET);
