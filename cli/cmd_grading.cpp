@@ -277,6 +277,8 @@ int cmd_grade(const Args& args) {
     po::variables_map vm;
     if (!parse("grade", kGradeUsage, args, opts, pos, vm)) return 0;
     const fs::path report = vm.count("report") ? fs::path(vm["report"].as<std::string>()) : fs::path();
+    if (const fs::path out = vm["out"].as<std::string>(); fs::is_directory(out) || out.filename().empty())
+        throw UsageError("--out " + out.string() + " is a folder: give the gradebook a file name\n  fix: --out " + (out / "gradebook.csv").string());
     if (!report.empty() && (fs::is_directory(report) || report.filename().empty()))
         throw UsageError("--report " + report.string() + " is a folder: give a file name, e.g. class.html");
     if (!report.empty() && report.lexically_normal() == fs::path(vm["out"].as<std::string>()).lexically_normal())

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -65,8 +67,12 @@ std::optional<std::filesystem::path> configured_key_file(const std::string& flag
 
 CourseKey load_course_key(const std::filesystem::path& file) {
     note_input(file);
+    if (std::error_code ec; std::filesystem::is_directory(file, ec))
+        throw InputError(file.string(), "the course key is a folder, not a file", "give the key file --new-key wrote, with --key or $LAB_COURSE_KEY");
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string(), "cannot read the course key", "check the path given with --key or $LAB_COURSE_KEY");
+    if (!in)
+        throw InputError(file.string(), std::string("cannot read the course key (") + std::strerror(errno) + ")",
+                         "check the path given with --key or $LAB_COURSE_KEY");
     std::stringstream ss;
     ss << in.rdbuf();
     CourseKey k{trimmed(ss.str()), file.string()};

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "command_files.hpp"
@@ -26,7 +28,9 @@ std::string read_input_file(const std::filesystem::path& file, const std::string
             throw InputError(file.string(), fmt::format("{} ({} bytes)", too_large, size), too_large_fix);
     }
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string(), "cannot read " + what, unreadable_fix);
+    // The reason, as the system gives it: "No such file or directory" and "Permission denied"
+    // call for different fixes.
+    if (!in) throw InputError(file.string(), "cannot read " + what + " (" + std::strerror(errno) + ")", unreadable_fix);
     std::string text;
     char buffer[1 << 16];
     while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {

@@ -393,9 +393,14 @@ Summary read(const std::filesystem::path& file) {
     if (sax.too_deep)
         throw InputError(file.string(), fmt::format("arrays and objects nested deeper than {} levels (kMaxTraceDepth)", kMaxTraceDepth),
                          "no profiler nests a trace that deep: capture it again");
-    if (!parsed || !sax.error.empty())
-        throw InputError(fmt::format("{}: byte {}", file.string(), sax.error_at), "not valid JSON: " + sax.error,
+    if (!parsed || !sax.error.empty()) {
+        // nlohmann's "[json.exception.parse_error.101] parse error at line 2, column 1: " says
+        // again where the byte offset already does: the reason alone.
+        const std::size_t reason = sax.error.find(": ", sax.error.find("column"));
+        throw InputError(fmt::format("{}: byte {}", file.string(), sax.error_at),
+                         "not valid JSON: " + (reason == std::string::npos ? sax.error : sax.error.substr(reason + 2)),
                          "a trace cut short (a profiler that did not finish writing?): capture it again");
+    }
     if (!r.saw_events)
         throw InputError(file.string(), "JSON, but not a trace: no 'traceEvents' list (Kineto, Chrome) and not a list of events",
                          "pass a PyTorch profiler trace (export_chrome_trace / tensorboard_trace_handler) or `lab run --trace`'s file");

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -105,8 +107,12 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
         throw UsageError("unknown roster identity '" + identity + "'\n  fix: one of " + known +
                          " (the autograder's LAB_IDENTITY: email_local unless you set it)");
     note_input(file);
+    if (std::error_code ec; std::filesystem::is_directory(file, ec))
+        throw InputError(file.string(), "the roster is a folder, not a file", "give the class's roster CSV (Gradescope: Roster, Download)");
     std::ifstream in(file);
-    if (!in) throw InputError(file.string(), "cannot read the roster", "give a CSV with one student per row and a header row naming its columns");
+    if (!in)
+        throw InputError(file.string(), std::string("cannot read the roster (") + std::strerror(errno) + ")",
+                         "give a CSV with one student per row and a header row naming its columns");
 
     // Rows that hold something (not blank, not # comments), with their lines.
     std::vector<std::pair<int, std::vector<std::string>>> rows;

@@ -55,9 +55,13 @@ GradeReport grade_read_run(GradingContext& ctx, const std::string& lesson_id, co
     AnswersFile answers = load_answers(answers_file);
     const std::string id = lesson_id.empty() ? answers.lesson : lesson_id;
     // Which lesson, before anything lesson-specific runs: a run of another lesson is bad input.
-    if (answers.lesson != id)
+    if (answers.lesson != id) {
+        // `lesson: 2.02` is lesson 02.02 with its leading zero lost (or never written).
+        const bool zero_lost = id.size() == answers.lesson.size() + 1 && id[0] == '0' && id.substr(1) == answers.lesson;
         throw InputError(answers.file, "the answers are for lesson '" + answers.lesson + "' but are being graded as " + id,
-                         "submit them for lesson " + answers.lesson);
+                         zero_lost ? "write the lesson as lab does, in quotes: lesson: \"" + id + "\""
+                                   : "submit them for lesson " + answers.lesson + ", or correct their lesson: line");
+    }
     if (raw.lesson_id != id)
         throw InputError(run_file.string(), "the run record is of lesson '" + raw.lesson_id + "', not " + id,
                          "submit the run of lesson " + id);

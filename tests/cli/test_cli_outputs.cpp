@@ -102,3 +102,34 @@ TEST_CASE("a run that fails leaves none of the folders it made for its outputs",
     CHECK(r.exit_code == 3);
     CHECK_FALSE(fs::exists(d / "new"));
 }
+
+// A robustness review's unclear messages, each said plainly now.
+TEST_CASE("bad input says what is wrong in words: a folder for a file, a reason for an unreadable file, a lost zero", "[integrity-cli]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "dir");
+    auto r = run_lab({"token", (d / "dir").string(), "--key", (d / "dir").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the roster is a folder, not a file"));
+    write(d / "roster.csv", "student\nalice\n");
+    r = run_lab({"token", (d / "roster.csv").string(), "--key", (d / "dir").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the course key is a folder, not a file"));
+    r = run_lab({"submit", "02.05", (d / "missing.yaml").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("(No such file or directory)"));
+    r = run_lab({"grade", d.path().string(), "--out", (d / "dir").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--out " + (d / "dir").string() + " is a folder: give the gradebook a file name"));
+    r = run_lab({"model", "llama-2-7b", "--batch", "-1"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("is no count of sequences or tokens (a negative number?)"));
+    write(d / "cut.json", "{\"traceEvents\": [\n");
+    r = run_lab({"trace", (d / "cut.json").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("not valid JSON: syntax error") && !Catch::Contains("json.exception"));
+    fs::copy_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json", d / "run.json");
+    write(d / "answers.yaml", "lesson: 2.05\nstudent: x\nrun: y\nanswers:\n  ridge_point: 1\n");
+    r = run_lab({"submit", "02.05", (d / "answers.yaml").string(), "--run", (d / "run.json").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("fix: write the lesson as lab does, in quotes: lesson: \"02.05\""));
+}
