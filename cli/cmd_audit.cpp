@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -39,11 +40,12 @@ std::size_t sample_size(const std::string& text, std::size_t n) {
         std::size_t used = 0;
         const double v = std::stod(text, &used);
         const bool percent = used < text.size() && text.substr(used) == "%";
-        if ((used != text.size() && !percent) || !(v >= 0) || (percent && v > 100)) throw std::invalid_argument(text);
-        const double k = percent ? std::ceil(v / 100 * n) : std::floor(v);
+        // 0 (or 0%) would audit nothing: an audit re-measures at least one run.
+        if ((used != text.size() && !percent) || !(v > 0) || !std::isfinite(v) || (percent && v > 100)) throw std::invalid_argument(text);
+        const double k = std::max(1.0, percent ? std::ceil(v / 100 * n) : std::floor(v));
         return std::min(n, static_cast<std::size_t>(k));
     } catch (const std::exception&) {
-        throw UsageError("--sample takes a share such as 10% or a count such as 5, not '" + text + "'");
+        throw UsageError("--sample takes a share such as 10% or a count such as 5 (more than 0), not '" + text + "'");
     }
 }
 
@@ -116,7 +118,9 @@ int cmd_audit(const Args& args) {
     for (const char* flag : {"throttle", "share-nodes"})
         if (vm.count(flag) && !vm[flag].defaulted() && !vm.count("slurm")) throw UsageError(std::string("--") + flag + " goes with --slurm");
     const double tolerance = vm["tolerance"].as<double>();
-    if (!(tolerance >= 1.05)) throw UsageError("--tolerance is a factor of at least 1.05 (1.5 means within x/÷ 1.5)");
+    if (!(tolerance >= 1.05) || !std::isfinite(tolerance))
+        throw UsageError("--tolerance is a factor of at least 1.05 and finite (1.5 means within x/÷ 1.5)");
+    sample_size(vm["sample"].as<std::string>(), 1);  // a bad --sample refused before the class is read
     std::optional<CourseKey> key;
     if (auto file = configured_key_file(vm["key"].as<std::string>())) key = load_course_key(*file);
     grader::GradingContext ctx(key);

@@ -466,7 +466,13 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
             throw InputError(c.at(q["near_ridge_either"]), "'near_ridge_either' is a factor: at least 1",
                              "write " + number_example("near_ridge_either") + " (either side within x/÷ 1.5 of the ridge)");
     }
-    if (q["points"]) out.points = non_negative(c, q["points"], "points");
+    if (q["points"]) {
+        out.points = non_negative(c, q["points"], "points");
+        // A spec's total is summed and written in results.json: 1e308 points made it infinite (null).
+        if (out.points > 1000)
+            throw InputError(c.at(q["points"]), "points: " + excerpt(q["points"].Scalar(), 40) + " is more than any question is worth (at most 1000)",
+                             "write the question's points, e.g. points: 2");
+    }
     if (q["hidden"]) out.hidden = get<bool>(c, q["hidden"], "hidden");
     if (q["hint"]) out.hint = get<std::string>(c, q["hint"], "hint");
     if (q["applies_to"]) {

@@ -133,3 +133,16 @@ TEST_CASE("bad input says what is wrong in words: a folder for a file, a reason 
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("fix: write the lesson as lab does, in quotes: lesson: \"02.05\""));
 }
+
+TEST_CASE("lab audit refuses a sample of none and an infinite tolerance", "[integrity-cli]") {
+    lab_test::TempDir d;
+    for (const char* sample : {"0", "0%", "nan"}) {
+        CAPTURE(sample);
+        const auto r = run_lab({"audit", d.path().string(), "--sample", sample});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--sample takes a share such as 10% or a count such as 5 (more than 0)"));
+    }
+    const auto r = run_lab({"audit", d.path().string(), "--tolerance", "inf"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--tolerance is a factor of at least 1.05 and finite"));
+}

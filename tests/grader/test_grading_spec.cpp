@@ -34,6 +34,9 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
     const std::string ridge = "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected: {metric: ridge_point}\n";
     auto [name, yaml, line, fragment] = GENERATE_COPY(table<std::string, std::string, int, std::string>({
         {"unknown key in a question", head + ridge + "    tolerence: {rel: 0.05}\n", 8, "unknown key 'tolerence'"},
+        // 1e308 points summed to an infinite total, written as null in results.json.
+        {"points past any question's worth", head + ridge + "    tolerance: {rel: 0.05}\n    points: 1e308\n", 9,
+         "points: 1e308 is more than any question is worth (at most 1000)"},
         {"unknown key in a tolerance", head + ridge + "    tolerance: {rel: 0.05, relative: 0.1}\n", 8,
          "unknown key 'relative'"},
         {"unknown key at the top", "lesson: \"02.05\"\naccept_quik: true\nquestions:\n" + ridge, 2, "unknown key 'accept_quik'"},
