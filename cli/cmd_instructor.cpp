@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -86,11 +87,16 @@ int validate_in_child(const Args& args) {
         const char* env = std::getenv("LAB_TIMEOUT");
         char* end = nullptr;
         const double t = env && *env ? std::strtod(env, &end) : 0;
-        return env && *env && end && *end == '\0' && t > 0 && t <= kValidateLimitS ? t : kValidateLimitS;
+        return env && *env && end && *end == '\0' && std::isfinite(t) && t > 0 ? t : kValidateLimitS;
     }();
-    ::setenv(kValidateChild, "1", 1);
-    const ChildOutcome out = run_child(argv, limit, [](const nlohmann::json&) { return 0.0; }, child_memory_limit());
-    ::unsetenv(kValidateChild);
+    struct ChildMark {
+        ChildMark() { ::setenv(kValidateChild, "1", 1); }
+        ~ChildMark() { ::unsetenv(kValidateChild); }
+    };
+    const ChildOutcome out = [&] {
+        ChildMark mark;
+        return run_child(argv, limit, [](const nlohmann::json&) { return 0.0; }, child_memory_limit());
+    }();
     if (out.exited && !out.timed_out && !out.memory_exceeded) return out.exit_code;
     throw PluginError("lab validate stopped: the lesson plugin " + out.describe() +
                       " while its declarations were read or its plan replayed on model devices (info(), run() or derive())\n"

@@ -89,8 +89,10 @@ int cmd_token(const Args& args) {
         const fs::path out = vm["out"].as<std::string>();
         claim_output(out, "--out");  // now that the roster and the key are read: --out KEY would replace the key
         write_file_atomically(out, csv);
-        // Private when it is a file of its own; a terminal or a pipe (/dev/stdout) keeps its mode.
-        if (std::error_code ec; fs::is_regular_file(out, ec))
+        // Private when it is a file of its own; standard output (/dev/stdout, even sent to a file)
+        // and a terminal or a pipe keep their mode.
+        const std::string named = out.lexically_normal().string();
+        if (std::error_code ec; fs::is_regular_file(out, ec) && named.rfind("/dev/", 0) != 0 && named.rfind("/proc/", 0) != 0)
             fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
         std::cerr << fmt::format("wrote {} tokens to {} (private: each token is a student's credential)\n", roster->students.size(),
                                  out.string());

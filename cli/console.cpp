@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iostream>
+#include <streambuf>
 
 #include <fmt/format.h>
 
@@ -198,6 +200,32 @@ void print_workloads(std::ostream& out, const RawRun& run, const Derivation& d,
     if (!params_below) return;
     out << "params\n";
     for (const WorkloadRow& r : rows) out << wrap_hanging(fmt::format("  {:<{}}  {}", r.name, name_w, r.params), name_w + 4, columns) << "\n";
+}
+
+namespace {
+
+class ControlFilter : public std::streambuf {
+public:
+    explicit ControlFilter(std::streambuf* to) : to_(to) {}
+
+protected:
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+        const auto u = static_cast<unsigned char>(traits_type::to_char_type(c));
+        const char out = (u < 0x20 && u != '\n' && u != '\t') || u == 0x7f ? '?' : static_cast<char>(u);
+        return to_->sputc(out) == traits_type::eof() ? traits_type::eof() : c;
+    }
+    int sync() override { return to_->pubsync(); }
+
+private:
+    std::streambuf* to_;
+};
+
+}  // namespace
+
+void guard_standard_output() {
+    static ControlFilter filter(std::cout.rdbuf());
+    std::cout.rdbuf(&filter);
 }
 
 }  // namespace lab::cli

@@ -19,6 +19,12 @@ int terminal_columns();
 // the text after a fixed-width head stays in its column.
 std::string wrap_hanging(const std::string& line, std::size_t indent, int columns);
 
+// From here on, standard output shows control characters other than newline and tab as '?':
+// folder names, student IDs, answers and tensor names come from files other people wrote, and an
+// escape sequence among them would drive the reader's terminal (clear it, retitle it). lab writes
+// none of its own to standard output; JSON escapes them anyway.
+void guard_standard_output();
+
 void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& facts);
 // How much a ceilings block says: `full` (lab device, lab calibrate) gives each ceiling's method;
 // `brief` (a run's view) one short line each: value, samples and spread, trust.

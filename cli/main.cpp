@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "console.hpp"
 #include "errors.hpp"
 
 namespace {
@@ -69,25 +70,28 @@ int main(int argc, char** argv) {
         {"token", cli::cmd_token}, {"audit", cli::cmd_audit},
         {"__child", cli::cmd_child},
     };
+    // The child's standard output is its parent's to read as it is.
+    if (args[0] != "__child") cli::guard_standard_output();
     auto it = commands.find(args[0]);
     try {
         if (it == commands.end())
             throw UsageError("unknown command '" + args[0] + "'\n  fix: run `lab --help` for the commands");
         return it->second(cli::Args(args.begin() + 1, args.end()));
     } catch (const UsageError& e) {
-        std::cerr << "lab: " << e.what() << "\n";
+        // Every message through visible(): paths and IDs in them come from other people's files.
+        std::cerr << "lab: " << visible(e.what()) << "\n";
         return 2;
     } catch (const InputError& e) {
         std::cerr << "lab: " << e.what() << "\n";
         return 2;
     } catch (const PluginError& e) {
-        std::cerr << "lab: plugin failure: " << e.what() << "\n";
+        std::cerr << "lab: plugin failure: " << visible(e.what()) << "\n";
         return 3;
     } catch (const DeviceError& e) {
-        std::cerr << "lab: device failure: " << e.what() << "\n";
+        std::cerr << "lab: device failure: " << visible(e.what()) << "\n";
         return 3;
     } catch (const std::exception& e) {
-        std::cerr << "lab: internal error: " << e.what() << "\n  please report it with the command you ran\n";
+        std::cerr << "lab: internal error: " << visible(e.what()) << "\n  please report it with the command you ran\n";
         return 3;
     }
 }

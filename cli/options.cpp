@@ -100,10 +100,15 @@ std::string user_config_value(const std::string& key) {
     if (cfg.empty() || !std::filesystem::exists(cfg)) return "";
     try {
         // Read as every input file is (a folder, a key written twice, not UTF-8: each said with
-        // its line); an empty file sets nothing.
-        if (std::error_code ec; std::filesystem::is_regular_file(cfg, ec) && std::filesystem::file_size(cfg, ec) == 0) return "";
-        YAML::Node n = load_yaml_mapping(cfg, "the user config", "it must be a file holding student: and token:, or absent",
-                                         "fix or delete the file", "student: NAME and token: TOKEN", YamlLimits{.max_bytes = 64 << 10, .max_bytes_name = "64 KiB", .max_depth = 4, .max_aliases = 0});
+        // its line); a file of nothing but comments or blanks sets nothing.
+        const YamlLimits limits{.max_bytes = 64 << 10, .max_bytes_name = "64 KiB", .max_depth = 4, .max_aliases = 0};
+        const std::string text = read_input_file(cfg, "the user config", limits.max_bytes, limits.max_bytes_name,
+                                                 "it must be a file holding student: and token:, or absent");
+        YAML::Node n = parse_yaml_text(text, cfg, "the user config", "fix or delete the file", limits);
+        if (n.IsNull()) return "";
+        if (!n.IsMap())
+            throw InputError(yaml_where(cfg, n), "the user config must be a mapping of keys (student: NAME and token: TOKEN)",
+                             "fix or delete the file");
         // A misspelt key would silently leave the run anonymous: say so, once per command.
         static bool warned = false;
         if (n.IsMap() && !warned) {

@@ -14,10 +14,12 @@ namespace lab {
 
 namespace {
 
-// Writes `content` to a file that is not a regular one (/dev/null, /dev/stdout, a FIFO): opened
-// and written in place, as a shell's redirection would; nothing can be renamed over it.
+// Writes `content` to a file that is not a regular one (/dev/null, a FIFO), or to a stream the
+// system names (/dev/stdout, /proc/self/fd/N): opened and written in place, as a shell's
+// redirection would; nothing can be renamed over it. Appended, so that standard output sent
+// to a file with `>>` keeps what it held (with `>` the shell emptied it already).
 void write_through(const std::filesystem::path& path, const std::string& content) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd < 0) throw InputError(path.string(), std::string("cannot open it for writing (") + std::strerror(errno) + ")", "choose another path");
     for (const char* p = content.data(); p < content.data() + content.size();) {
         const ssize_t w = ::write(fd, p, static_cast<std::size_t>(content.data() + content.size() - p));
@@ -32,6 +34,13 @@ void write_through(const std::filesystem::path& path, const std::string& content
     ::close(fd);
 }
 
+// /dev/stdout, /dev/fd/1, /proc/self/fd/1 and the like: a stream already open, whatever it is
+// (a terminal, a pipe, a file the shell opened), never a file to rename over.
+bool names_a_stream(const std::filesystem::path& p) {
+    const std::string s = p.lexically_normal().string();
+    return s.rfind("/dev/", 0) == 0 || s.rfind("/proc/", 0) == 0;
+}
+
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& given, const std::string& content) {
@@ -39,16 +48,26 @@ void write_file_atomically(const std::filesystem::path& given, const std::string
     std::error_code ec;
     // A symbolic link is followed, so the file it names is replaced and the link stays; a device
     // or a FIFO is written through, never replaced by a regular file; a folder is refused.
-    fs::path path = given;
-    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(path, ec)); ++hops) {
-        const fs::path target = fs::read_symlink(path, ec);
-        if (ec) break;
-        path = target.is_absolute() ? target : path.parent_path() / target;
+    if (names_a_stream(given)) return write_through(given, content);
+    // What the path names, the kernel's way (links followed).
+    if (const fs::file_status st = fs::status(given, ec); !ec && fs::exists(st)) {
+        if (fs::is_directory(st)) throw InputError(given.string(), "is a folder, not a file", "give a file name");
+        if (!fs::is_regular_file(st)) return write_through(given, content);
     }
     ec.clear();
-    if (const fs::file_status st = fs::status(path, ec); !ec && fs::exists(st)) {
-        if (fs::is_directory(st)) throw InputError(given.string(), "is a folder, not a file", "give a file name");
-        if (!fs::is_regular_file(st)) return write_through(path, content);
+    fs::path path = given;
+    if (fs::is_symlink(fs::symlink_status(given, ec))) {
+        path = fs::canonical(given, ec);
+        // A link to a file not there yet: followed by hand to where the file will be.
+        if (ec) {
+            ec.clear();
+            path = given;
+            for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(path, ec)); ++hops) {
+                const fs::path target = fs::read_symlink(path, ec);
+                if (ec) break;
+                path = target.is_absolute() ? target : path.parent_path() / target;
+            }
+        }
     }
     ec.clear();
     fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
@@ -86,8 +105,9 @@ void write_file_atomically(const std::filesystem::path& given, const std::string
 void check_writable(const std::filesystem::path& path, const std::string& flag) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    // A device or a FIFO (through a link or not) is written through: it need only be writable.
-    if (const fs::file_status st = fs::status(path, ec); !ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st)) {
+    // A device, a FIFO or a stream the system names is written through: it need only be writable.
+    if (const fs::file_status st = fs::status(path, ec);
+        names_a_stream(path) || (!ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st))) {
         if (::access(path.c_str(), W_OK) != 0)
             throw InputError(path.string(), "cannot write " + flag + " there (" + std::strerror(errno) + ")", "choose another " + flag + " path");
         return;

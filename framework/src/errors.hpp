@@ -8,6 +8,20 @@
 
 namespace lab {
 
+// Control characters a file put into a message, written out (\x00, \x1b): a NUL ended the message
+// where it stood (what() is a C string, so its fix line was lost), an escape sequence drove the
+// reader's terminal. Newlines, tabs and UTF-8 are kept.
+inline std::string visible(const std::string& text) {
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) out += "\\x", out += hex[u >> 4], out += hex[u & 15];
+        else out += c;
+    }
+    return out;
+}
+
 // Bad input: a file that is malformed, corrupt, foreign or inconsistent. `where` is "file:line"
 // (or just the file) so the message can point at it.
 class InputError : public std::runtime_error {
@@ -20,18 +34,6 @@ private:
         std::string s = where.empty() ? visible(what) : visible(where) + ": " + visible(what);
         if (!fix.empty()) s += "\n  fix: " + visible(fix);
         return s;
-    }
-    // Control characters a file put into the message, written out: a NUL ended the message where
-    // it stood (what() is a C string, the fix line lost), an escape sequence drove the terminal.
-    static std::string visible(const std::string& text) {
-        static const char* hex = "0123456789abcdef";
-        std::string out;
-        for (const char c : text) {
-            const auto u = static_cast<unsigned char>(c);
-            if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) out += "\\x", out += hex[u >> 4], out += hex[u & 15];
-            else out += c;
-        }
-        return out;
     }
 };
 

@@ -121,6 +121,9 @@ std::optional<DuplicateKey> first_duplicate_key(const std::string& text) {
     KeyChecker checker;
     nlohmann::json::sax_parse(text, &checker, nlohmann::json::input_format_t::json, false);
     if (!checker.duplicate) return std::nullopt;
+    // A name may be written with escapes (\u0061 for a): then the n-th plain spelling need not be
+    // the n-th key, and no line is better than a wrong one.
+    if (text.find("\\u") != std::string::npos) return DuplicateKey{*checker.duplicate, std::string::npos};
     // The n-th time the name is written as a key (a quoted string followed by a colon).
     const std::string quoted = nlohmann::json(*checker.duplicate).dump();
     std::size_t nth = checker.seen[*checker.duplicate], at = 0;

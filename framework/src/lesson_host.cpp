@@ -128,8 +128,9 @@ std::vector<std::string> declaration_problems(const LessonInfo& i, const std::fu
                                       : ": use compute_bound, memory_bound, overhead_bound or latency_bound"));
         if (m->kind != MetricKind::category && e.min > e.max)
             problems.push_back(what + " has min " + fmt::format("{:g}", e.min) + " above max " + fmt::format("{:g}", e.max) + ": no value meets it");
-        // Relative bounds are fractions of the ceiling: a workload does not run at 50x its roof.
-        if (!e.relative_to.empty() && e.min > 2)
+        // Bounds relative to a roof are fractions of it: a workload does not run at 50x its roof.
+        // (Relative to launch they are multiples of the launch cost, which may well be 3x.)
+        if ((e.relative_to.rfind("bandwidth.", 0) == 0 || e.relative_to.rfind("flops.", 0) == 0) && e.min > 2)
             problems.push_back(what + " asks for at least " + fmt::format("{:g}", e.min) + "x " + e.relative_to +
                                ": relative bounds are fractions of the ceiling (0.5 for 50%)");
         if (e.why.empty()) problems.push_back(what + " has no 'why': `lab check` shows it beside the result");

@@ -141,7 +141,6 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
     Capture c{Format::query, {}, {}, {}};
     std::optional<std::string> driver, cuda;
     std::vector<std::string> path;  // section and key names by level
-    std::optional<double> attached;  // "Attached GPUs : N"
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string& l = lines[i];
         if (trim(l).empty() || l.find("NVSMI LOG") != std::string::npos) continue;
@@ -156,7 +155,6 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         path.resize(level);
         path.push_back(key);
         if (level == 0) {
-            if (key == "Attached GPUs") attached = number(value);
             if (key == "Driver Version") driver = text(value);
             if (key == "CUDA Version") cuda = text(value);
             continue;
@@ -186,11 +184,11 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         else if (p == "Processes/Process ID/Used GPU Memory" && !g.processes.empty()) g.processes.back().used_mib = number(value);
     }
     if (c.gpus.empty()) throw InputError(file.string(), "nvidia-smi -q output with no 'GPU <bus id>' section", "capture the whole output of `nvidia-smi -q`");
-    // Each GPU's section ends with its Processes: a capture cut before them lost readings too.
-    if (attached && static_cast<double>(c.gpus.size()) < *attached)
-        throw InputError(file.string(), fmt::format("the capture says {:g} GPUs are attached but holds {}: it is cut short", *attached, c.gpus.size()),
-                         "capture the whole output of `nvidia-smi -q`");
-    if (!c.gpus.back().processes_listed)
+    // A whole `nvidia-smi -q` section opens with the Product Name and ends with the Processes: one
+    // with the first and not the last was cut short, and lost readings with them. (`-q -d MEMORY`
+    // and the like print neither; `-q -i 0` prints one GPU of several, so "Attached GPUs" is no
+    // count to hold the sections to.)
+    if (c.gpus.back().name && !c.gpus.back().processes_listed)
         throw InputError(at(file, lines.size() - 1), "the capture ends inside GPU " + std::to_string(c.gpus.size() - 1) +
                                                          "'s section, before its Processes (the last part of each GPU's -q output): it is cut short",
                          "capture the whole output of `nvidia-smi -q`");

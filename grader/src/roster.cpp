@@ -78,13 +78,15 @@ std::map<std::string, std::size_t> header_columns(const std::vector<std::string>
 
 }  // namespace
 
-// Unicode's invisible format characters (U+200B..U+200F, U+202A..U+202E, U+2060..U+206F:
+// Unicode's invisible format characters (U+200B, U+200E, U+200F, U+202A..U+202E, U+2060..U+206F:
 // zero-width spaces, bidirectional overrides), which make one ID look like another, and print
 // the rest of a message backwards.
 bool has_invisible_format_char(const std::string& id) {
     for (std::size_t at = id.find('\xE2'); at != std::string::npos && at + 2 < id.size(); at = id.find('\xE2', at + 1)) {
         const char b = id[at + 1], c = id[at + 2];
-        if (b == '\x80' && ((c >= '\x8B' && c <= '\x8F') || (c >= '\xAA' && c <= '\xAE'))) return true;
+        // U+200C and U+200D (zero-width non-joiner and joiner) are part of how Persian and Indic
+        // names are written: kept.
+        if (b == '\x80' && (c == '\x8B' || c == '\x8E' || c == '\x8F' || (c >= '\xAA' && c <= '\xAE'))) return true;
         if (b == '\x81' && c >= '\xA0' && c <= '\xAF') return true;
     }
     return false;
@@ -121,12 +123,10 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a spreadsheet's byte-order mark
         const std::string where = file.string() + ":" + std::to_string(n);
-        if (const std::size_t bad = first_invalid_utf8(line); bad != std::string::npos)
-            throw InputError(where, "the roster is not UTF-8 text (byte " + std::to_string(bad + 1) + " of the line): an ID read from it would not be the autograder's",
-                             "save the roster as UTF-8 CSV (a spreadsheet's \"CSV UTF-8\")");
-        if (std::any_of(line.begin(), line.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 && ch != '\t'; }))
-            throw InputError(where, "the roster's line holds a control character (a NUL, or a UTF-16 file read as bytes)",
-                             "save the roster as UTF-8 CSV");
+        // A NUL on every line is a UTF-16 file read as bytes (the checks of the ID's own bytes
+        // are below: a name column in Windows-1252 is no one's ID).
+        if (line.find('\0') != std::string::npos)
+            throw InputError(where, "the roster's line holds a NUL byte: it is UTF-16 text, or not text", "save the roster as UTF-8 CSV");
         bool unclosed = false;
         std::vector<std::string> cells = csv_cells(line, &unclosed);
         if (unclosed) throw InputError(where, "a quote opened on this line is never closed", "close the quote, or remove it");
@@ -196,6 +196,13 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
             }
         }
         std::string raw = column < cells.size() ? cells[column] : "";
+        // The ID's bytes as the autograder will compare them: UTF-8, no control characters.
+        if (const std::size_t bad = first_invalid_utf8(raw); bad != std::string::npos)
+            throw InputError(where, "the student ID in " + column_name() + " is not UTF-8 text (a roster saved as Windows-1252 or Latin-1?): "
+                                    "its token would be for other bytes than the autograder's",
+                             "save the roster as UTF-8 CSV (a spreadsheet's \"CSV UTF-8\")");
+        if (std::any_of(raw.begin(), raw.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
+            throw InputError(where, "the student ID in " + column_name() + " holds a control character", "retype the ID in the roster");
         if (first_last) {
             const std::size_t last = columns.at("last name");
             raw += " " + (last < cells.size() ? cells[last] : "");

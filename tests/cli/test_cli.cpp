@@ -709,6 +709,10 @@ TEST_CASE("a user config that is a folder, or names the student twice, is refuse
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("config.yaml:2: 'student' is written twice"));
     CHECK_FALSE(fs::exists(d / "run.json"));
+    // Only comments: it sets nothing, and the run goes on.
+    lab_test::write_file(d / "lab/config.yaml", "# student: ada\n\n");
+    r = run_lab({"run", "02.09", "--quick", "--student", "ada", "--out", (d / "run.json").string()}, env);
+    CHECK(r.exit_code == 0);
 }
 
 // yaml-cpp reads an unclosed quote as if it were closed at the line's end: the ID may be cut short.

@@ -93,6 +93,12 @@ TEST_CASE("an output through a link replaces the file it names; a FIFO is writte
     for (int i = 0; i < 100 && lab_test::read_file(got).empty(); ++i) ::usleep(20000);
     CHECK(fs::is_fifo(fs::status(fifo)));
     CHECK_THAT(lab_test::read_file(got), Catch::StartsWith("student,token\nalice,alice."));
+
+    // /dev/stdout is the stream already open (here a pipe to the test): written to, never a file
+    // made beside it (a code review: through /proc/self/fd it was "cannot write in this folder").
+    const auto r = run_lab({"token", roster.string(), "--key", key.string(), "--out", "/dev/stdout"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("student,token\nalice,alice."));
 }
 
 TEST_CASE("a run that fails leaves none of the folders it made for its outputs", "[integrity-cli]") {

@@ -2,6 +2,8 @@
 // format does not hold, and a broken file exiting 2 with the line named and nothing on stdout.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -79,6 +81,14 @@ TEST_CASE("lab smi refuses a cut or foreign file with exit 2 and the line", "[sm
     r = run_lab({"smi", (d / "third.txt").string()});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("the capture ends inside GPU 0's section, before its Processes"));
+    // `nvidia-smi -q -d MEMORY` prints neither a Product Name nor Processes: whole, and read.
+    std::string memory_only;
+    std::istringstream lines(q);
+    for (std::string l; std::getline(lines, l);)
+        if (l.find("Product Name") == std::string::npos && l.find("Processes") == std::string::npos) memory_only += l + "\n";
+    lab_test::write_file(d / "memory.txt", memory_only);
+    r = run_lab({"smi", (d / "memory.txt").string()});
+    CHECK(r.exit_code == 0);
 }
 
 TEST_CASE("lab smi and lab trace read a file the lessons ship by its bare name, from any folder", "[smi]") {

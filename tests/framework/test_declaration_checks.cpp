@@ -54,6 +54,9 @@ TEST_CASE("an expectation no value can meet, or one lab check would compare wron
     SECTION("a relative bound written as a percentage") {
         i.expectations[1].min = 50;
         CHECK_THAT(joined(problems(i)), Catch::Contains("asks for at least 50x bandwidth.best: relative bounds are fractions of the ceiling"));
+        // Relative to the launch cost a bound is a multiple of it: 3x a launch is fine.
+        i.expectations[1].min = 3, i.expectations[1].relative_to = "launch";
+        CHECK(problems(i).empty());
     }
     SECTION("a misspelt metric, with the near name") {
         i.expectations[0].metric = "vsum.predicted_regimes";
