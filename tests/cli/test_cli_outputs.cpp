@@ -152,3 +152,15 @@ TEST_CASE("lab audit refuses a sample of none and an infinite tolerance", "[inte
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--tolerance is a factor of at least 1.05 and finite"));
 }
+
+// A robustness review named a submission folder with an escape sequence: lab grade's summary
+// cleared the reader's terminal. Other people's control characters reach standard output as '?'.
+TEST_CASE("a folder name's escape sequence reaches standard output as a '?'", "[integrity-cli]") {
+    lab_test::TempDir d;
+    const std::string name = "al\x1b[2Jice";
+    fs::create_directories(d / "class" / name);
+    fs::copy_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json", d / "class" / name / "run.json");
+    const auto r = run_lab({"grade", (d / "class").string(), "--out", (d / "g.csv").string()});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("al?[2Jice") && !Catch::Contains("\x1b"));
+}
