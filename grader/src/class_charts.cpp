@@ -57,30 +57,37 @@ ClassDevice class_device(const std::string& folder, const RawRun& raw) {
 }
 
 Plot class_devices_plot(const std::vector<ClassDevice>& devices) {
-    Plot p{.name = "class_devices", .title = "The class's devices: rooflines (median per device) and each run's ridge",
+    Plot p{.name = "class_devices", .title = "The class's devices: each run's ridge, and each device's median roofline (dashed)",
            .x = {.label = "arithmetic intensity", .unit = "FLOP/B", .log = true},
            .y = {.label = "attainable", .unit = "FLOP/s", .log = true}};
     std::map<std::string, std::vector<const ClassDevice*>> by_device;
     double lo = INFINITY, hi = 0;
-    PlotSeries ridges{.name = "each run's ridge", .line = false};
     for (const auto& d : devices) {
         if (!(d.peak_flops > 0) || !(d.bandwidth > 0) || !std::isfinite(d.peak_flops) || !std::isfinite(d.bandwidth)) continue;
         by_device[d.device].push_back(&d);
         const double ridge = d.peak_flops / d.bandwidth;
         lo = std::min(lo, ridge / 64), hi = std::max(hi, ridge * 64);
-        ridges.x.push_back(ridge);
-        ridges.y.push_back(d.peak_flops);
     }
-    // The most common devices first; past seven the palette would repeat, and their ridges
-    // still show among every run's.
+    // Each device's runs as points at their ridges, and its median roofline as a dashed line in
+    // their colour, without markers ("X roof" pairs with "X": xy_plot.cpp): a roof is no sample.
+    // The most common devices first; past seven the palette would repeat, so the rest share one
+    // series of points.
     std::vector<std::pair<std::string, std::vector<const ClassDevice*>>> order(by_device.begin(), by_device.end());
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-    for (std::size_t i = 0; i < order.size() && i < 7; ++i) {
+    PlotSeries others{.name = "other devices' runs (ridge)", .line = false};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        PlotSeries runs{.name = legend_name(order[i].first, order[i].second.size()), .line = false};
         std::vector<double> peaks, bandwidths;
-        for (const ClassDevice* d : order[i].second) peaks.push_back(d->peak_flops), bandwidths.push_back(d->bandwidth);
-        p.series.push_back(roofline_series(legend_name(order[i].first, order[i].second.size()), median(peaks), median(bandwidths), lo, hi));
+        for (const ClassDevice* d : order[i].second) {
+            peaks.push_back(d->peak_flops), bandwidths.push_back(d->bandwidth);
+            PlotSeries& into = i < 7 ? runs : others;
+            into.x.push_back(d->peak_flops / d->bandwidth), into.y.push_back(d->peak_flops);
+        }
+        if (i >= 7) continue;
+        p.series.push_back(runs);
+        p.series.push_back(roofline_series(runs.name + " roof", median(peaks), median(bandwidths), lo, hi));
     }
-    if (!ridges.x.empty()) p.series.push_back(ridges);
+    if (!others.x.empty()) p.series.push_back(others);
     return p;
 }
 

@@ -100,27 +100,32 @@ TEST_CASE("the class's devices share one roofline: a line per kind of device and
     const ClassPage p = page_of(sample_class());
     const Plot plot = class_devices_plot(p.devices);
     CHECK(plot::plot_problems(plot).empty());
-    REQUIRE(plot.series.size() == 3);
-    CHECK(plot.series[0].name == "cpu: AMD EPYC (3 runs)");  // the most common first
-    CHECK(plot.series[1].name == "cuda: <i>H200</i> (1 run)");
-    CHECK(plot.series[2].name == "each run's ridge");
-    CHECK_FALSE(plot.series[2].line);
-    CHECK(plot.series[2].x.size() == 4);
-    // The CPU line is at its runs' median ceilings: a slope, the ridge, the flat roof.
-    REQUIRE(plot.series[0].y.size() == 3);
-    CHECK_THAT(plot.series[0].y[1], Catch::Matchers::WithinRel(230e9, 1e-12));
-    CHECK_THAT(plot.series[0].x[1], Catch::Matchers::WithinRel(230e9 / 51e9, 1e-12));
+    // Per device, the most common first: its runs' ridges as points, its median roof dashed.
+    REQUIRE(plot.series.size() == 4);
+    CHECK(plot.series[0].name == "cpu: AMD EPYC (3 runs)");
+    CHECK_FALSE(plot.series[0].line);
+    CHECK(plot.series[0].x.size() == 3);
+    CHECK(plot.series[1].name == "cpu: AMD EPYC (3 runs) roof");
+    CHECK(plot.series[2].name == "cuda: <i>H200</i> (1 run)");
+    CHECK(plot.series[3].name == "cuda: <i>H200</i> (1 run) roof");
+    // The CPU roof is at its runs' median ceilings: a slope, the ridge, the flat roof.
+    REQUIRE(plot.series[1].y.size() == 3);
+    CHECK_THAT(plot.series[1].y[1], Catch::Matchers::WithinRel(230e9, 1e-12));
+    CHECK_THAT(plot.series[1].x[1], Catch::Matchers::WithinRel(230e9 / 51e9, 1e-12));
+    // Drawn as a roof: dashed in its device's colour, no markers.
+    const std::string svg = plot::render_plot_svg(plot);
+    CHECK(svg.find("data-name=\"cpu: AMD EPYC (3 runs) roof\" data-shape=\"none\"") != std::string::npos);
     CHECK(plot.x.log);
     CHECK(plot.y.log);
     // A long name is cut for the legend beside the plot (the table names it in full).
     auto named = p.devices;
     named[2].device = "cuda: NVIDIA GeForce RTX 4090 Laptop GPU";
     const Plot cut = class_devices_plot(named);
-    CHECK(cut.series[1].name == "cuda: NVIDIA Ge... (1 run)");
+    CHECK(cut.series[2].name == "cuda: NVIDIA Ge... (1 run)");
     // A run without ceilings is listed, not drawn.
     auto devices = p.devices;
     devices.push_back({"zed", "cpu: ?", 0, "", 0});
-    CHECK(class_devices_plot(devices).series[2].x.size() == 4);
+    CHECK(class_devices_plot(devices).series.size() == 4);
 }
 
 TEST_CASE("the class page shows scores, questions most missed first, devices, flags and every submission", "[class-report]") {
@@ -139,7 +144,7 @@ TEST_CASE("the class page shows scores, questions most missed first, devices, fl
     CHECK_THAT(meta[0], Catch::Contains("lesson 02.05 ") && !Catch::Contains("02.03"));
     CHECK(dom.count("//figure[@id='histogram']/svg") == 1);
     CHECK(dom.count("//figure[@id='devices-plot']/svg") == 1);
-    CHECK(dom.count("//figure[@id='devices-plot']/svg//g[@class='series']") == 3);
+    CHECK(dom.count("//figure[@id='devices-plot']/svg//g[@class='series']") == 4);  // two devices: their runs and their roofs
 
     // Questions in most_missed order, with their shares.
     const auto questions = dom.texts("//table[@class='questions']/tbody/tr/td[1]");
