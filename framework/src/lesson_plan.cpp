@@ -549,7 +549,17 @@ PlanCheck check_plan_and_leaks(Lesson& lesson, const LessonInfo& info) {
     for (const auto& [p, wheres] : found) {
         std::string on;
         for (const auto& w : wheres) on += (on.empty() ? "" : ", ") + w;
-        out.problems.push_back(p + (wheres.size() == 4 ? " (on every model device and run type)" : " (on a model " + on + ")"));
+        // "(on the model CPU: full and --quick runs)", "(on the model GPU's --quick run)".
+        std::string where_text;
+        for (const char* dev : {"CPU", "GPU"}) {
+            std::vector<std::string> runs;
+            for (const auto& w : wheres)
+                if (w.rfind(dev, 0) == 0) runs.push_back(w.size() > 3 ? "--quick" : "full");
+            if (runs.empty()) continue;
+            where_text += std::string(where_text.empty() ? "" : "; ") + "the model " + dev + ": " +
+                          (runs.size() == 2 ? "full and --quick runs" : runs[0] + " run");
+        }
+        out.problems.push_back(p + (wheres.size() == 4 ? " (on every model device and run type)" : " (on " + where_text + ")"));
     }
     const std::set<LeakKey> always = leaked(leaks);
     for (const auto& key : always) out.warnings.push_back(leak_warning(info, key, std::nullopt));
