@@ -35,10 +35,12 @@ void write_through(const std::filesystem::path& path, const std::string& content
 }
 
 // /dev/stdout, /dev/fd/1, /proc/self/fd/1 and the like: a stream already open, whatever it is
-// (a terminal, a pipe, a file the shell opened), never a file to rename over.
+// (a terminal, a pipe, a file the shell opened), never a file to rename over. (Other paths under
+// /dev, /dev/shm/x.json say, are files like any.)
 bool names_a_stream(const std::filesystem::path& p) {
     const std::string s = p.lexically_normal().string();
-    return s.rfind("/dev/", 0) == 0 || s.rfind("/proc/", 0) == 0;
+    return s == "/dev/stdout" || s == "/dev/stderr" || s.rfind("/dev/fd/", 0) == 0 ||
+           (s.rfind("/proc/", 0) == 0 && s.find("/fd/") != std::string::npos);
 }
 
 }  // namespace

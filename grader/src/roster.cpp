@@ -196,6 +196,10 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
             }
         }
         std::string raw = column < cells.size() ? cells[column] : "";
+        if (first_last) {
+            const std::size_t last = columns.at("last name");
+            raw += " " + (last < cells.size() ? cells[last] : "");
+        }
         // The ID's bytes as the autograder will compare them: UTF-8, no control characters.
         if (const std::size_t bad = first_invalid_utf8(raw); bad != std::string::npos)
             throw InputError(where, "the student ID in " + column_name() + " is not UTF-8 text (a roster saved as Windows-1252 or Latin-1?): "
@@ -203,10 +207,6 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
                              "save the roster as UTF-8 CSV (a spreadsheet's \"CSV UTF-8\")");
         if (std::any_of(raw.begin(), raw.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
             throw InputError(where, "the student ID in " + column_name() + " holds a control character", "retype the ID in the roster");
-        if (first_last) {
-            const std::size_t last = columns.at("last name");
-            raw += " " + (last < cells.size() ? cells[last] : "");
-        }
         if (email_rule && raw.find('@') == std::string::npos)
             throw InputError(where, "'" + raw + "' in " + column_name() + " is not an email", "give the student's email address");
         if (rule == "email_local") raw = raw.substr(0, raw.find('@'));

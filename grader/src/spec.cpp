@@ -57,7 +57,7 @@ const std::vector<KeyDoc>& schema() {
         {"question", "partial", "{within: W, credit: C}: C of the points within W times the tolerance", "no partial credit"},
         {"question", "near_ridge_either", "regime questions: either side passes when the AI is within x/÷ this factor of the ridge",
          "off"},
-        {"question", "points", "points for a correct answer", "1"},
+        {"question", "points", "points for a correct answer (0 to 1000)", "1"},
         {"question", "hidden", "hide the result from students until grades are published", "false"},
         {"question", "hint", "shown to the student when the answer is not correct", "none"},
         {"question", "unit", "the unit a bare number is read in (GB/s, us, %, ...); its dimension must match the metric's",

@@ -102,6 +102,8 @@ TEST_CASE("a roster row no token should be issued for is refused with its line a
     const auto f = d / "cp1252.csv";
     lab_test::write_file(f, "First Name,Last Name,Email\nJos\xe9,N\xfa\xf1" "ez,jose@example.edu\n");
     CHECK(ids(read_roster(f, "email_local")) == std::vector<std::string>{"jose"});
+    // Read by name, the same roster's names are the IDs, and are refused.
+    CHECK_THAT(refusal([&] { read_roster(f, "name"); }), Catch::Contains("cp1252.csv:2: the student ID in") && Catch::Contains("is not UTF-8"));
     // The zero-width joiner and non-joiner are how some Persian and Indic names are written.
     CHECK(lab::grader::plausible_student_id("\xd9\x85\xe2\x80\x8c\xd8\xa7"));
     CHECK(lab::grader::plausible_student_id("o'brien"));
