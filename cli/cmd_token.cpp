@@ -91,8 +91,7 @@ int cmd_token(const Args& args) {
         write_file_atomically(out, csv);
         // Private when it is a file of its own; standard output (/dev/stdout, even sent to a file)
         // and a terminal or a pipe keep their mode.
-        const std::string named = out.lexically_normal().string();
-        if (std::error_code ec; fs::is_regular_file(out, ec) && named.rfind("/dev/", 0) != 0 && named.rfind("/proc/", 0) != 0)
+        if (std::error_code ec; fs::is_regular_file(out, ec) && !names_a_stream(out))
             fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
         std::cerr << fmt::format("wrote {} tokens to {} (private: each token is a student's credential)\n", roster->students.size(),
                                  out.string());

@@ -34,6 +34,8 @@ void write_through(const std::filesystem::path& path, const std::string& content
     ::close(fd);
 }
 
+}  // namespace
+
 // /dev/stdout, /dev/fd/1, /proc/self/fd/1 and the like: a stream already open, whatever it is
 // (a terminal, a pipe, a file the shell opened), never a file to rename over. (Other paths under
 // /dev, /dev/shm/x.json say, are files like any.)
@@ -42,8 +44,6 @@ bool names_a_stream(const std::filesystem::path& p) {
     return s == "/dev/stdout" || s == "/dev/stderr" || s.rfind("/dev/fd/", 0) == 0 ||
            (s.rfind("/proc/", 0) == 0 && s.find("/fd/") != std::string::npos);
 }
-
-}  // namespace
 
 void write_file_atomically(const std::filesystem::path& given, const std::string& content) {
     namespace fs = std::filesystem;

@@ -12,6 +12,10 @@ namespace lab {
 // device or a FIFO (/dev/null, /dev/stdout) is opened and written through, not replaced.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
+// /dev/stdout, /dev/fd/N, /proc/self/fd/N and the like: a stream already open (a terminal, a pipe,
+// a file the shell opened), which write_file_atomically writes to as it is, never a file of its own.
+bool names_a_stream(const std::filesystem::path& path);
+
 // Whether `path` could be written, tried before the work that produces it (a class's grading) so
 // that a bad second output (`--report /proc/x.html`) stops the command before the first (the
 // gradebook) has replaced anything. Creates the folder, as writing would; throws InputError
