@@ -103,8 +103,12 @@ TEST_CASE("an output through a link replaces the file it names; a FIFO is writte
 
 TEST_CASE("a run that fails leaves none of the folders it made for its outputs", "[integrity-cli]") {
     lab_test::TempDir d;
-    const auto r = run_lab({"run", "02.05", "--quick", "--timeout", "0.3", "--plots", (d / "new/plots").string(), "--out",
-                            (d / "new/records/run.json").string()});
+    // The fixture lesson that never ends: it fails at its time limit on any machine, however fast.
+    fs::create_directories(d / "plugins");
+    fs::copy_file(lab_test::fixture_plugin("hanging_lesson"), d / "plugins/lab_hanging_lesson.so");
+    const auto r = run_lab({"run", "99.02", "--quick", "--student", "s", "--timeout", "1", "--plots", (d / "new/plots").string(), "--out",
+                            (d / "new/records/run.json").string()},
+                           {{"LAB_PLUGIN_PATH", (d / "plugins").string()}, {"LAB_TIMEOUT", ""}});
     CHECK(r.exit_code == 3);
     CHECK_FALSE(fs::exists(d / "new"));
 }
