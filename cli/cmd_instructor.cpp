@@ -82,13 +82,10 @@ constexpr double kValidateLimitS = 300;
 int validate_in_child(const Args& args) {
     std::vector<std::string> argv = {paths::self_executable().string(), "validate"};
     argv.insert(argv.end(), args.begin(), args.end());
-    // LAB_TIMEOUT, as for a lesson's run, else 5 minutes: a plan replay takes seconds.
-    const double limit = [] {
-        const char* env = std::getenv("LAB_TIMEOUT");
-        char* end = nullptr;
-        const double t = env && *env ? std::strtod(env, &end) : 0;
-        return env && *env && end && *end == '\0' && std::isfinite(t) && t > 0 ? t : kValidateLimitS;
-    }();
+    // LAB_TIMEOUT, read and refused as for a lesson's run, else (unset or 0) 5 minutes: a plan
+    // replay takes seconds.
+    const double from_env = timeout_from_environment().value_or(0);
+    const double limit = from_env > 0 ? from_env : kValidateLimitS;
     struct ChildMark {
         ChildMark() { ::setenv(kValidateChild, "1", 1); }
         ~ChildMark() { ::unsetenv(kValidateChild); }

@@ -148,26 +148,36 @@ std::string from_flag_env_or_config(const std::string& flag, const char* env_nam
 
 }  // namespace
 
+namespace {
+
+constexpr double kWeek = 7 * 24 * 3600.0;
+
+double checked_timeout(double t, const std::string& as_given) {
+    if (!std::isfinite(t) || t < 0 || t > kWeek)
+        throw UsageError(as_given + " is not a time limit lab can keep\n  fix: give seconds, more than 0 and at most a week (604800), or 0 for the lesson's own budget x 3");
+    return t;
+}
+
+}  // namespace
+
+std::optional<double> timeout_from_environment() {
+    const char* env = std::getenv("LAB_TIMEOUT");
+    if (!env || !*env) return std::nullopt;
+    char* end = nullptr;
+    const double t = std::strtod(env, &end);
+    if (end == env || *end != '\0')
+        throw UsageError(std::string("LAB_TIMEOUT=") + env + " is not a number of seconds\n  fix: set it to seconds (LAB_TIMEOUT=600), or unset it");
+    return checked_timeout(t, std::string("LAB_TIMEOUT=") + env);
+}
+
 double timeout_seconds(const po::variables_map& vm) {
-    constexpr double kWeek = 7 * 24 * 3600.0;
-    auto checked = [&](double t, const std::string& as_given) {
-        if (!std::isfinite(t) || t < 0 || t > kWeek)
-            throw UsageError(as_given + " is not a time limit lab can keep\n  fix: give seconds, more than 0 and at most a week (604800), or 0 for the lesson's own budget x 3");
-        return t;
-    };
     if (vm.count("timeout") && !vm["timeout"].defaulted()) {
         const double t = vm["timeout"].as<double>();
         std::ostringstream text;
         text << "--timeout " << t;
-        return checked(t, text.str());
+        return checked_timeout(t, text.str());
     }
-    if (const char* env = std::getenv("LAB_TIMEOUT"); env && *env) {
-        char* end = nullptr;
-        const double t = std::strtod(env, &end);
-        if (end == env || *end != '\0')
-            throw UsageError(std::string("LAB_TIMEOUT=") + env + " is not a number of seconds\n  fix: set it to seconds (LAB_TIMEOUT=600), or unset it");
-        return checked(t, std::string("LAB_TIMEOUT=") + env);
-    }
+    if (const auto t = timeout_from_environment()) return *t;
     return vm.count("timeout") ? vm["timeout"].as<double>() : 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ bool parse(const std::string& command, const std::string& usage, const std::vect
 // The lesson's time limit in seconds: --timeout, else $LAB_TIMEOUT, else 0 (the lesson's budget
 // x 3). UsageError for one that is not a number, not finite, negative, or past a week.
 double timeout_seconds(const po::variables_map& vm);
+
+// $LAB_TIMEOUT alone, checked as timeout_seconds checks it; nullopt when unset or empty.
+std::optional<double> timeout_from_environment();
 
 // The student: --student, else $LAB_STUDENT, else `student:` in ~/.config/lab/config.yaml, else "".
 std::string resolve_student(const std::string& flag);

@@ -582,6 +582,14 @@ TEST_CASE("lab validate reports a plugin that crashes, hangs or eats memory as a
         CHECK_THAT(r.err, Catch::Contains("plugin failure: lab validate stopped: the lesson plugin") &&
                               (Catch::Contains("crashed") || Catch::Contains("time budget") || Catch::Contains("memory limit")));
     }
+    // LAB_TIMEOUT is read as lab run reads it: a value that is no time limit is a usage error
+    // (it meant 5 minutes without a word before), and nothing is replayed.
+    PluginFolder f("hanging_lesson");
+    auto env = f.env();
+    env["LAB_TIMEOUT"] = "3s";
+    const auto r = run_lab({"validate", (f.dir / "lab_hanging_lesson.so").string()}, env);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("LAB_TIMEOUT=3s is not a number of seconds"));
 }
 
 TEST_CASE("after a plugin fails, the host and the grader keep working", "[isolation]") {
