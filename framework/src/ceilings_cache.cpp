@@ -8,10 +8,13 @@
 #include <sstream>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
+#include "ceiling_trust.hpp"
 #include "digest.hpp"
+#include "format.hpp"
 #include "json_input.hpp"
 #include "lab/lesson.hpp"
 #include "paths.hpp"
@@ -149,20 +152,48 @@ std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::p
     return best;
 }
 
-Ceilings provenance_for_cache(Ceilings ceilings, const std::string& lesson_id, const std::string& at) {
+CacheUpdate ceilings_for_cache(const Ceilings& start, const Ceilings& run_end, const std::string& lesson_id, const std::string& at) {
+    CacheUpdate out;
+    out.ceilings = run_end;
     auto rewrite = [&](std::string& text, const std::string& from, const std::string& to) {
         if (auto p = text.find(from); p != std::string::npos) text.replace(p, from.size(), to);
     };
-    for (auto* table : {&ceilings.flops_per_s, &ceilings.bandwidth_bytes_per_s})
-        for (auto& [key, c] : *table) {
+    for (const char* table_name : {"flops.", "bandwidth."}) {
+        const bool flops = std::string(table_name) == "flops.";
+        auto& table = flops ? out.ceilings.flops_per_s : out.ceilings.bandwidth_bytes_per_s;
+        const auto& before = flops ? start.flops_per_s : start.bandwidth_bytes_per_s;
+        for (auto it = table.begin(); it != table.end();) {
+            auto& [key, c] = *it;
             const bool remeasured = c.source.rfind("re-measured in this run", 0) == 0, raised = c.source.rfind(kRaisedSourcePrefix, 0) == 0;
-            if (!remeasured && !raised) continue;
+            if (key == "best" || (!remeasured && !raised)) {
+                ++it;
+                continue;
+            }
+            const std::string name = table_name + key;
+            // A raise the cache would keep for every later run, of every lesson: only a kernel's
+            // re-measure that met its noise target on a quiet machine. A burst on a noisy
+            // neighbour's VM, or a lesson's miscounted FLOPs (a workload's own rate), would
+            // otherwise ratchet the ceiling up for good and every later roof fraction read low.
+            std::string why = raised ? "it is a workload's own rate, this run's evidence only" : distrust_reason(c);
+            if (!why.empty()) {
+                out.left_out.push_back(fmt::format("{} {} ({})", name, format::quantity(c.value, c.unit), why));
+                if (auto was = before.find(key); was != before.end()) {
+                    c = was->second;
+                    ++it;
+                } else {
+                    it = table.erase(it);
+                }
+                continue;
+            }
             rewrite(c.source, "in this run", "in a run of lesson " + lesson_id);
-            rewrite(c.source, "of workload", "of lesson " + lesson_id + "'s workload");
             rewrite(c.method, "in this run", "in a run of lesson " + lesson_id);
             c.measured_at = at;
+            c.trusted = true;
+            out.kept.push_back(fmt::format("{} {}", name, format::quantity(c.value, c.unit)));
+            ++it;
         }
-    return ceilings;
+    }
+    return out;
 }
 
 void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& c) {

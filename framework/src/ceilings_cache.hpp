@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lab/device.hpp"
 
@@ -41,8 +42,16 @@ std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::p
 
 void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& ceilings);
 
-// A run's ceilings as the cache keeps them: what the run re-measured or raised says which lesson's
-// run it was and when (`at`, ISO 8601), so a later run or `lab device` does not read "in this run".
-Ceilings provenance_for_cache(Ceilings ceilings, const std::string& lesson_id, const std::string& at);
+// What a run hands the cache when it found its starting ceilings stale: the ceilings it ends
+// with, except that a raise is kept only where a ceiling kernel's re-measure earned trust (met
+// its noise target, the machine quiet: distrust_reason); a noisy or loaded re-measure, and a
+// workload's own rate, fall back to the starting value. What is kept says which lesson's run it
+// was and when (`at`, ISO 8601), so a later run or `lab device` does not read "in this run".
+struct CacheUpdate {
+    Ceilings ceilings;
+    std::vector<std::string> kept;      // "bandwidth.copy 20 GB/s"
+    std::vector<std::string> left_out;  // "bandwidth.update 76.3 GB/s (its samples missed the noise target (spread 36%))"
+};
+CacheUpdate ceilings_for_cache(const Ceilings& start, const Ceilings& run_end, const std::string& lesson_id, const std::string& at);
 
 }  // namespace lab

@@ -2,6 +2,8 @@
 #include "lesson_runner.hpp"
 
 #include <unistd.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -285,8 +287,15 @@ int child_main(const ChildRequest& req) {
             // A cached ceiling the run found stale (beaten by more than the margin) is replaced, so
             // the next run starts from what this machine was seen to do.
             if (in_run.raised_beyond_margin()) {
-                store_ceilings(cache, dev.facts(), provenance_for_cache(in_run.current(), lesson.info.id, format::utc_iso8601(std::time(nullptr))));
-                note("updated the cached ceilings in " + cache.string() + " with the ones measured in this run");
+                const CacheUpdate update = ceilings_for_cache(*ceilings, in_run.current(), lesson.info.id, format::utc_iso8601(std::time(nullptr)));
+                if (!update.kept.empty()) {
+                    store_ceilings(cache, dev.facts(), update.ceilings);
+                    note("updated the cached ceilings in " + cache.string() + " with the ones measured in this run: " + fmt::format("{}", fmt::join(update.kept, ", ")));
+                }
+                // Said, so that a student who sees a raised roof in this run knows why the next
+                // run starts lower.
+                if (!update.left_out.empty())
+                    note("kept for this run only, not cached (a later run starts from the cached value): " + fmt::format("{}", fmt::join(update.left_out, "; ")));
             }
             result["facts"] = record::to_json(dev.facts());  // facts learnt while running (NVML's) included
         }

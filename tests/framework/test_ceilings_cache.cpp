@@ -85,16 +85,61 @@ TEST_CASE("a ceiling a run re-measured says so with the re-measure's statistics,
     CHECK(raised.method == "a[i] = b[i] over 256 MiB, 2 threads; median of 5 samples of 4 back-to-back invocations, spread 0.2%");
     CHECK(raised.samples == 5);
 
-    const lab::Ceilings cached = lab::provenance_for_cache(now, "02.05", "2026-12-01T13:22:00Z");
-    CHECK(cached.bandwidth_bytes_per_s.at("copy").source == "re-measured in a run of lesson 02.05 (reference)");
-    CHECK(cached.bandwidth_bytes_per_s.at("copy").measured_at == "2026-12-01T13:22:00Z");
-    lab::Ceilings evidence = raised_by_evidence();
-    evidence.bandwidth_bytes_per_s["read"].source = "raised to the rate of workload 'fma_few'";
-    evidence.bandwidth_bytes_per_s["read"].method = "the rate workload 'fma_few' reached in this run";
-    const lab::Ceilings e = lab::provenance_for_cache(evidence, "02.05", "2026-12-01T13:22:00Z");
-    CHECK(e.bandwidth_bytes_per_s.at("read").source == "raised to the rate of lesson 02.05's workload 'fma_few'");
-    CHECK(e.bandwidth_bytes_per_s.at("read").method == "the rate workload 'fma_few' reached in a run of lesson 02.05");
-    CHECK(e.bandwidth_bytes_per_s.at("copy").source.empty());  // a calibrated ceiling is left as it was
+    const lab::CacheUpdate cached = lab::ceilings_for_cache(start, now, "02.05", "2026-12-01T13:22:00Z");
+    CHECK(cached.ceilings.bandwidth_bytes_per_s.at("copy").source == "re-measured in a run of lesson 02.05 (reference)");
+    CHECK(cached.ceilings.bandwidth_bytes_per_s.at("copy").measured_at == "2026-12-01T13:22:00Z");
+    CHECK(cached.ceilings.bandwidth_bytes_per_s.at("copy").value == 2e10);
+    CHECK(cached.kept == std::vector<std::string>{"bandwidth.copy 20 GB/s"});
+    CHECK(cached.left_out.empty());
+}
+
+// A review found the cache ratcheting: each run's highest re-measure, however noisy or loaded,
+// became every later run's starting ceiling (76 GB/s at 36% spread, marked trusted), so later
+// roof fractions read low. Only a quiet re-measure that met its noise target is cached.
+TEST_CASE("the cache keeps a run's raise only from a quiet re-measure that met its noise target", "[ceilings_cache]") {
+    lab::Ceilings start;
+    for (const char* k : {"read", "update"}) {
+        lab::Ceiling& c = start.bandwidth_bytes_per_s[k];
+        c.value = 1e10, c.unit = "B/s", c.samples = 22, c.noise_met = true, c.source = "calibration";
+    }
+    lab::Ceiling& fp32 = start.flops_per_s["fp32.simt"];
+    fp32.value = 1e11, fp32.unit = "FLOP/s", fp32.source = "calibration";
+    auto remeasure = [](const char* ceiling, double bytes, bool noise_met, double load) {
+        lab::CeilingMeasurement cm;
+        cm.ceiling = ceiling, cm.purpose = "reference";
+        cm.measurement.workload.bytes = bytes;
+        cm.measurement.time.median = 1.0, cm.measurement.time.samples = 5;
+        cm.measurement.time.noise = noise_met ? 0.01 : 0.36, cm.measurement.time.noise_met = noise_met;
+        cm.measurement.load = load;
+        return cm;
+    };
+    lab::Measurement fma;
+    fma.workload.name = "fma_many", fma.workload.flops = 3e11, fma.workload.pipe = "fp32.simt";
+    fma.time.median = 1.0;
+    lab::CeilingMeasurement evidence;
+    evidence.ceiling = "flops.fp32.simt", evidence.purpose = "evidence", evidence.workloads = {"fma_many"};
+    for (bool noise_met : {true, false})
+        for (double load : {0.0, 1.2}) {
+            CAPTURE(noise_met, load);
+            const lab::Ceilings end =
+                lab::effective_ceilings(start, {remeasure("bandwidth.update", 7.6e10, noise_met, load), evidence}, {fma});
+            REQUIRE(end.bandwidth_bytes_per_s.at("update").value == 7.6e10);  // the run itself holds its workloads to it
+            REQUIRE(end.flops_per_s.at("fp32.simt").value == 3e11);
+            const lab::CacheUpdate u = lab::ceilings_for_cache(start, end, "02.09", "2026-12-03T06:00:00Z");
+            const bool quiet = noise_met && load < 0.3;
+            CHECK(u.ceilings.bandwidth_bytes_per_s.at("update").value == (quiet ? 7.6e10 : 1e10));
+            CHECK(u.ceilings.bandwidth_bytes_per_s.at("update").source == (quiet ? "re-measured in a run of lesson 02.09 (reference)" : "calibration"));
+            // A workload's own rate (a lesson's FLOP count) is never cached: a miscount would
+            // raise the machine's roof for every lesson.
+            CHECK(u.ceilings.flops_per_s.at("fp32.simt").value == 1e11);
+            CHECK(u.kept.size() == (quiet ? 1u : 0u));
+            REQUIRE(u.left_out.size() == (quiet ? 1u : 2u));
+            std::string said;
+            for (const auto& l : u.left_out) said += l + "\n";
+            CHECK_THAT(said, Catch::Contains("flops.fp32.simt 300 GFLOP/s (it is a workload's own rate"));
+            if (!quiet) CHECK_THAT(said, Catch::Contains("bandwidth.update 76 GB/s (") &&
+                                             Catch::Contains(noise_met ? "other processes used 1.2 CPUs" : "missed the noise target"));
+        }
 }
 
 namespace {
