@@ -77,16 +77,19 @@ json to_json(const trace::Summary& s, std::size_t top, const std::optional<Devic
     }
     json by_kind = json::object();
     for (const auto& [kind, c] : s.memcpy_by_kind)
-        by_kind[kind] = {{"count", c.count}, {"bytes", c.bytes}, {"total_us", c.total_us}, {"bytes_per_s", ratio(c.bytes, c.total_us * 1e-6)}};
+        by_kind[kind] = {{"count", c.count},     {"bytes", c.bytes},     {"total_us", c.total_us}, {"bytes_per_s", ratio(c.bytes, c.total_us * 1e-6)},
+                         {"pageable", c.pageable}, {"pinned", c.pinned}};
     json ranges = json::array();
     for (const auto& r : s.counter_ranges) {
         const double flop = r.flop_fp32 + r.flop_fp64 + r.flop_fp16;
+        // No rate over a duration the trace made up (Summary::counter_durations_measured).
+        const bool timed = s.counter_durations_measured && r.dur_us > 0;
         json j = {{"name", r.name}, {"dur_us", r.dur_us}, {"flop", flop}, {"flop_fp32", r.flop_fp32}, {"flop_fp64", r.flop_fp64},
-                  {"flop_fp16", r.flop_fp16}, {"flop_per_s", r.dur_us > 0 ? json(flop / (r.dur_us * 1e-6)) : json(nullptr)},
+                  {"flop_fp16", r.flop_fp16}, {"flop_per_s", timed ? json(flop / (r.dur_us * 1e-6)) : json(nullptr)},
                   {"dram_bytes", r.dram_bytes ? json(*r.dram_bytes) : json(nullptr)}};
         if (r.dram_bytes && *r.dram_bytes > 0) {
             j["ai"] = flop / *r.dram_bytes;
-            if (dev && dev->bandwidth > 0 && dev->flops_per_s.count("fp32.simt") && r.dur_us > 0) {
+            if (dev && dev->bandwidth > 0 && dev->flops_per_s.count("fp32.simt") && timed) {
                 const double roof = std::min(dev->flops_per_s.at("fp32.simt"), flop / *r.dram_bytes * dev->bandwidth);
                 j["roof_flop_per_s"] = roof, j["roof_fraction"] = flop / (r.dur_us * 1e-6) / roof;
             }
@@ -107,14 +110,17 @@ json to_json(const trace::Summary& s, std::size_t top, const std::optional<Devic
                 {"memset", {{"count", s.memset_count}}},
                 {"syncs", {{"count", s.sync_count}, {"by_kind", s.syncs_by_kind}, {"us_by_kind", s.sync_us_by_kind}, {"host_us", s.sync_host_us},
                            {"host_setup_us", s.sync_host_setup_us},
-                           {"in_span", {{"count", s.sync_in_span_count}, {"host_us", s.sync_in_span_host_us}}}}},
+                           {"in_span", {{"count", s.sync_in_span_count}, {"host_us", s.sync_in_span_host_us}}},
+                           {"calls", {{"count", s.sync_call_count}, {"host_us", s.sync_call_host_us}, {"by_name", s.sync_calls_by_name}}}}},
                 {"gpu_busy_us", s.gpu_busy_us},
                 {"gpu_idle_us", s.gpu_idle_us()},
-                {"idle_fraction", s.idle_fraction()},
+                {"idle_fraction", s.has_device_events() ? json(s.idle_fraction()) : json(nullptr)},
                 {"launch_latency_us", s.launch_latency_us ? json(*s.launch_latency_us) : json(nullptr)},
                 {"launches_matched", s.launches_matched},
+                {"launch_calls", s.launch_call_count},
                 {"launches_left_out_calibrate", s.launches_left_out},
-                {"counter_ranges", ranges}};
+                {"counter_ranges", ranges},
+                {"counter_durations_measured", s.counter_durations_measured}};
     timeline(s, out);
     if (dev) out["device_spec"] = {{"name", dev->name}, {"source", dev->source}};
     return out;

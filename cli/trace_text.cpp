@@ -61,6 +61,13 @@ void span(std::ostream& o, const json& j) {
     }
     o << fmt::format("\n\n{} span {}: busy {}, idle {} ({} idle)\n", device_word(j), us(j["span_us"]), us(j["gpu_busy_us"]), us(j["gpu_idle_us"]),
                      format::percent(j["idle_fraction"].get<double>()));
+    // What the busy time was spent on: a trace whose "busy" is mostly copies is no kernel story.
+    // Sums over events, so streams running at once count twice: said.
+    if (const double copies = j["memcpy"]["total_us"].get<double>(); copies > 0)
+        o << fold(fmt::format("  (busy by kind, summed over events: kernels {}, copies {}{})", us(j["kernels"]["total_us"]), us(copies),
+                              j["streams"].size() > 1 ? "; streams that ran at once count twice" : ""),
+                  3)
+          << "\n";
     if (j["untraced_us"].get<double>() > 0)
         o << fold(fmt::format("  (lab measured for {} more without tracing: left out of the span; each workload has a traced window)",
                               us(j["untraced_us"])),
@@ -187,7 +194,18 @@ void gaps(std::ostream& o, const json& j) {
 
 void launches(std::ostream& o, const json& j) {
     if (j["launch_latency_us"].is_null()) {
-        o << "\nlaunch latency: - (no kernel's launch call is in the trace)\n";
+        const std::uint64_t calls = j.value("launch_calls", std::uint64_t{0});
+        // A trace of launch calls without kernel records lost its kernels (CUPTI's range profiler
+        // replaces them with its ranges); the program did launch.
+        if (count(j["kernels"]["count"]) == 0 && calls > 0)
+            o << "\n" << fold(fmt::format("launch latency: - (the trace has {} but no kernel records to match them with: the kernels' own records "
+                                          "are missing, as when CUPTI's range profiler replaces them)",
+                                          plural(calls, "launch call", "launch calls")),
+                              2) << "\n";
+        else if (count(j["kernels"]["count"]) == 0)
+            o << "\nlaunch latency: - (no kernel in the trace)\n";
+        else
+            o << "\nlaunch latency: - (no kernel's launch call is in the trace)\n";
         return;
     }
     o << "\n" << fold(fmt::format("launch latency (median of a kernel's start - its launch call's start): {} over {}", us(j["launch_latency_us"]),
@@ -243,9 +261,17 @@ void copies(std::ostream& o, const json& j) {
     // Bytes and time per direction; the bandwidth they give is left to the reader (lesson 02.10
     // asks for it: the division is the point, pageable memory far below the link's peak). --json
     // carries bytes_per_s for scripts.
-    for (const auto& [kind, c] : m["by_kind"].items())
-        o << fmt::format("  {:<6} {:>5}  {:>9} in {:>9}\n", kind, count(c["count"]), format::quantity(c["bytes"].get<double>(), "B"),
-                         us(c["total_us"]));
+    for (const auto& [kind, c] : m["by_kind"].items()) {
+        // Which host memory: pageable copies are staged by the driver and reach a fraction of a
+        // pinned copy's bandwidth, so the reader needs it to judge the division.
+        const std::uint64_t n = count(c["count"]), pageable = c.value("pageable", std::uint64_t{0}), pinned = c.value("pinned", std::uint64_t{0});
+        std::string memory;
+        if (pageable == n) memory = n == 1 ? "pageable host memory" : "all pageable host memory";
+        else if (pinned == n) memory = n == 1 ? "pinned host memory" : "all pinned host memory";
+        else if (pageable + pinned > 0) memory = fmt::format("{} pageable, {} pinned", pageable, pinned);
+        o << row_with_remark(fmt::format("  {:<6} {:>5}  {:>9} in {:>9}", kind, n, format::quantity(c["bytes"].get<double>(), "B"), us(c["total_us"])),
+                             memory, 4);
+    }
     o << fmt::format("memset: {}\n", count(j["memset"]["count"]));
 }
 
@@ -266,6 +292,16 @@ void syncs(std::ostream& o, const json& j) {
         line += ", " + setup;
     }
     o << fold(line, 2) << "\n";
+    // No sync activity recorded, yet the program called synchronize: the profiler was not asked
+    // for CUDA sync events. The calls say what the count cannot.
+    if (count(s["count"]) == 0 && s.contains("calls") && count(s["calls"]["count"]) > 0) {
+        std::string names;
+        for (const auto& [name, n] : s["calls"]["by_name"].items()) names += fmt::format("{}{} {}", names.empty() ? "" : ", ", name, count(n));
+        o << fold(fmt::format("  (no CUDA sync activity was recorded, but the host called synchronize {}: {}; {} in them)",
+                              plural(count(s["calls"]["count"]), "time", "times"), names, us(s["calls"]["host_us"])),
+                  3)
+          << "\n";
+    }
     for (const auto& [kind, n] : s["by_kind"].items()) {
         const bool device_side = !trace::host_waits(kind);
         o << row_with_remark(fmt::format("  {:<28} {:>5}  {:>9}", cut(kind, 28), count(n), us(s["us_by_kind"][kind])),
@@ -302,6 +338,12 @@ void counters(std::ostream& o, const json& j) {
             which += (which.empty() ? "" : ", ") + shorts[i] + (zero[full[i]] > 1 ? fmt::format(" x{}", zero[full[i]]) : "");
         o << fold(fmt::format("  no FLOP counted in {} of {} ranges: {}", zeros, j["counter_ranges"].size(), which), 4) << "\n";
     }
+    if (!j.value("counter_durations_measured", true))
+        o << fold(fmt::format("  no FLOP/s per range: the ranges' durations are not measured (the trace gives each the same {}, back to back: "
+                              "the profiler's span divided evenly); time each kernel from a trace without counters",
+                              us(j["counter_ranges"][0]["dur_us"])),
+                  2)
+          << "\n";
     o << "  per range: lab trace --json (counter_ranges)\n";
     o << fold("  tensor-core work does not show in these counters; without DRAM byte counters there is no AI.", 2) << "\n";
 }

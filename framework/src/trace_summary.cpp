@@ -50,7 +50,7 @@ std::string copy_kind(const std::string& name) {
 
 // One complete event, as much of it as the summary reads.
 struct Ev {
-    std::string ph, cat, name, sync_kind, stream, tid;
+    std::string ph, cat, name, sync_kind, stream, tid, wait_on_stream;
     double ts = 0, dur = 0;
     std::string bad_time;  // "dur -5", "ts \"x\"": a time field that is no time
     std::optional<std::string> correlation;
@@ -63,6 +63,8 @@ struct Reader {
     std::unordered_map<std::string, std::size_t> kernel_index;
     std::unordered_map<std::string, double> launch_start;          // correlation -> runtime/driver call start
     std::vector<std::pair<std::string, std::size_t>> kernel_launch;  // correlation, kernel (index into gpu)
+    std::vector<std::pair<std::string, std::size_t>> copy_call;      // correlation, copy or memset (index into gpu)
+    std::vector<StreamWait> waits;                                    // streams made to wait on another
     std::vector<DeviceEvent> gpu;                                     // kernels, copies, memsets
     std::vector<DeviceEvent> setup;                                   // lab's first touch, cache flushes
     std::vector<HostEvent> host;                                      // ops, annotations, calls, syncs
@@ -109,16 +111,22 @@ struct Reader {
             const double bytes = e.bytes.value_or(0);
             CopyStats& k = s.memcpy_by_kind[copy_kind(e.name)];
             ++k.count, k.bytes += bytes, k.total_us += dur;
+            if (e.name.find("Pageable") != std::string::npos) ++k.pageable;
+            else if (e.name.find("Pinned") != std::string::npos) ++k.pinned;
+            if (e.correlation) copy_call.push_back({*e.correlation, gpu.size()});
             ++s.memcpy.count, s.memcpy.bytes += bytes, s.memcpy.total_us += dur;
             device(e, dur, GpuKind::copy, gpu);
         } else if (cat == "gpu_memset" || cat == "memset") {
             ++s.memset_count;
+            if (e.correlation) copy_call.push_back({*e.correlation, gpu.size()});
             device(e, dur, GpuKind::memset, gpu);
         } else if (cat == "cuda_sync" || cat == "sync") {
             ++s.sync_count;
             const std::string& kind = e.sync_kind.empty() ? e.name : e.sync_kind;
             ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
             syncs.push_back({ts, host_waits(kind) ? dur : 0.0});
+            if (!host_waits(kind) && !e.wait_on_stream.empty() && !e.stream.empty())
+                waits.push_back({intern(e.stream, streams, stream_index), intern(e.wait_on_stream, streams, stream_index), ts});
             if (host_waits(kind)) {  // host activity; a stream wait event is the device's
                 s.sync_host_us += dur, host_syncs.push_back({ts, ts + dur});
                 if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
@@ -126,6 +134,9 @@ struct Reader {
             }
         } else if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime" || cat == "driver") {
             if (e.correlation) launch_start.emplace(*e.correlation, ts);
+            if (e.name.find("Synchronize") != std::string::npos)
+                ++s.sync_calls_by_name[e.name], ++s.sync_call_count, s.sync_call_host_us += dur;
+            if (e.name.find("Launch") != std::string::npos) ++s.launch_call_count;
             host_event(e, dur, true);
         } else if (cat == "cpu_op" || cat == "user_annotation" || cat == "python_function" || cat == "workload") {
             host_event(e, dur, false);
@@ -140,7 +151,7 @@ struct Reader {
             untraced.push_back({ts, ts + dur});
         } else if (cat == "cuda_profiler_range") {
             auto c = [&](const char* op) { return counter(fmt::format("smsp__sass_thread_inst_executed_op_{}_pred_on.sum", op)).value_or(0); };
-            CounterRange r{e.name, dur, 2 * c("ffma") + c("fadd") + c("fmul"), 2 * c("dfma") + c("dadd") + c("dmul"), 2 * c("hfma") + c("hadd") + c("hmul"), {}};
+            CounterRange r{e.name, ts, dur, 2 * c("ffma") + c("fadd") + c("fmul"), 2 * c("dfma") + c("dadd") + c("dmul"), 2 * c("hfma") + c("hadd") + c("hmul"), {}};
             const auto rd = counter("dram__bytes_read.sum"), wr = counter("dram__bytes_write.sum");
             if (rd || wr) r.dram_bytes = rd.value_or(0) + wr.value_or(0);
             s.counter_ranges.push_back(r);
@@ -182,6 +193,17 @@ struct Reader {
         for (auto& g : s.idle_gaps) name(g);
         for (auto& w : s.windows)
             for (auto& g : w.idle_gaps) name(g);
+    }
+    // Kineto's ranges from CUPTI's range profiler carry no time of their own: each gets the
+    // profiler's span divided evenly, back to back. Two measured ranges are never that alike.
+    void counter_durations() {
+        const auto& r = s.counter_ranges;
+        if (r.size() < 2) return;
+        const double d = r.front().dur_us, slack = std::max(1.0, 1e-6 * d);
+        bool even = d > 0;
+        for (std::size_t i = 0; even && i < r.size(); ++i)
+            even = std::fabs(r[i].dur_us - d) <= slack && (i == 0 || std::fabs(r[i].start_us - r[i - 1].start_us - d) <= slack);
+        s.counter_durations_measured = !even;
     }
     // The syncs within the span, and within each workload window.
     void count_syncs() {
@@ -248,7 +270,12 @@ struct Reader {
             }
         s.launches_matched = lat.size();
         if (!lat.empty()) s.launch_latency_us = latency_stats(lat).median_us;
-        split_launches(gpu, setup, matched, s.launch_idle, s.launch_queued);
+        std::vector<double> enqueued(gpu.size(), std::nan(""));
+        for (const auto* calls : {&kernel_launch, &copy_call})
+            for (const auto& [c, k] : *calls)
+                if (auto it = launch_start.find(c); it != launch_start.end()) enqueued[k] = it->second;
+        split_launches(gpu, enqueued, setup, waits, matched, s.launch_idle, s.launch_queued);
+        counter_durations();
         // A sync whose runtime call is in the trace too (Kineto's cuda_sync beside its
         // cudaStreamSynchronize) is that call: the host activity in a gap names it once.
         std::vector<bool> duplicate(host.size(), false);
@@ -318,6 +345,7 @@ struct Sax : nlohmann::json_sax<json> {
             else if (k == "stream") ev.stream = id_text(text, number);
             else if (k == "bytes") ev.bytes = v;
             else if (k == "cuda_sync_kind" && text) ev.sync_kind = *text;
+            else if (k == "wait_on_stream") ev.wait_on_stream = id_text(text, number);
             else if (v && (k.rfind("smsp__", 0) == 0 || k.rfind("dram__", 0) == 0)) ev.counters.push_back({k, *v});
         } else if (depth == 3 && keys[1] == "deviceProperties") {
             if (k == "name" && text && r.s.device_name.empty()) r.s.device_name = *text;

@@ -88,13 +88,17 @@ struct LatencyStats {
 struct CopyStats {
     std::uint64_t count = 0;
     double bytes = 0, total_us = 0;
+    // Of them, those whose host side Kineto names (`Memcpy HtoD (Pageable -> Device)`, `(Device ->
+    // Pinned)`): pageable memory is staged through a pinned buffer and reaches a fraction of a
+    // pinned copy's bandwidth, so a kind's bandwidth means little without it.
+    std::uint64_t pageable = 0, pinned = 0;
 };
 
 // One hardware-counter range (Kineto's cuda_profiler_range): FLOP from instruction counts (an FMA
 // is 2 FLOP; a packed half2 instruction is counted once, as the counters count it).
 struct CounterRange {
     std::string name;
-    double dur_us = 0;
+    double start_us = 0, dur_us = 0;
     double flop_fp32 = 0, flop_fp64 = 0, flop_fp16 = 0;
     std::optional<double> dram_bytes;  // when the counters include DRAM reads and writes
 };
@@ -143,8 +147,23 @@ struct Summary {
     std::vector<IdleGap> idle_gaps;    // largest first, at most kMaxIdleGaps
     std::vector<Window> windows;       // lab traces: the workloads' traced windows, in time order
     std::vector<CounterRange> counter_ranges;
+    // False when the ranges' durations are not measured ones: Kineto gives each range of CUPTI's
+    // range profiler the profiler's whole span divided evenly (every range the same length, back to
+    // back), so a FLOP/s per range would be FLOP over an arbitrary share of the run.
+    bool counter_durations_measured = true;
+    // Runtime/driver calls that synchronise (cudaDeviceSynchronize, cudaStreamSynchronize, ...) by
+    // name, with the host's time in them: a trace captured without CUDA sync activity has these
+    // but no cuda_sync events, and "syncs: 0" alone would read as a program that never waited.
+    std::map<std::string, std::uint64_t> sync_calls_by_name;
+    std::uint64_t sync_call_count = 0;
+    double sync_call_host_us = 0;
+    // Runtime/driver calls that launch a kernel (names holding "Launch": cudaLaunchKernel,
+    // cuLaunchKernel, cudaGraphLaunch, ...): with no kernel records, the trace lost its kernels
+    // (the range profiler replaces them), the program did not launch none.
+    std::uint64_t launch_call_count = 0;
     double gpu_idle_us() const { return span_us - gpu_busy_us; }
     double idle_fraction() const { return span_us > 0 ? gpu_idle_us() / span_us : 0; }
+    bool has_device_events() const { return kernel_count + memcpy.count + memset_count > 0; }
 };
 
 // What a hostile trace cannot exceed, each named in the refusal. Real traces: a few MB to a few

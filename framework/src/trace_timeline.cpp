@@ -88,6 +88,8 @@ std::vector<StreamStats> stream_stats(const std::vector<DeviceEvent>& events, co
     }
     for (std::size_t i = 0; i < out.size(); ++i)
         for (const auto& [a, b] : merged(std::move(spans[i]))) out[i].busy_us += b - a;
+    // A stream named only by a wait (cudaStreamWaitEvent's `wait_on_stream`) ran nothing traced.
+    std::erase_if(out, [](const StreamStats& s) { return s.kernels + s.copies + s.memsets == 0; });
     std::stable_sort(out.begin(), out.end(), [](const StreamStats& a, const StreamStats& b) { return a.busy_us > b.busy_us; });
     return out;
 }
@@ -192,8 +194,9 @@ LatencyStats latency_stats(std::vector<double> v) {
     return s;
 }
 
-void split_launches(const std::vector<DeviceEvent>& work, const std::vector<DeviceEvent>& setup,
-                    const std::vector<MatchedLaunch>& launches, LatencyStats& idle, LatencyStats& queued) {
+void split_launches(const std::vector<DeviceEvent>& work, const std::vector<double>& enqueued, const std::vector<DeviceEvent>& setup,
+                    const std::vector<StreamWait>& waits, const std::vector<MatchedLaunch>& launches, LatencyStats& idle,
+                    LatencyStats& queued) {
     // A stream runs its work in order: what had started on it before a kernel was enqueued
     // before it, and the latest end among that is when the stream became free for this kernel.
     // The launches index `work`, which comes first in `events`.
@@ -209,10 +212,40 @@ void split_launches(const std::vector<DeviceEvent>& work, const std::vector<Devi
         const DeviceEvent &prev = events[order[k - 1]], &cur = events[order[k]];
         if (prev.stream == cur.stream) free_at[order[k]] = std::max(free_at[order[k - 1]], prev.end);
     }
+    // Per stream, its work by when it was enqueued, with the running latest end: the end of all
+    // the work a wait call at time t covers is one binary search.
+    std::map<std::uint32_t, std::vector<std::pair<double, double>>> by_enqueue;  // stream -> (enqueued, latest end so far)
+    for (std::size_t i = 0; i < work.size(); ++i) {
+        const double at = i < enqueued.size() && !std::isnan(enqueued[i]) ? enqueued[i] : work[i].start;
+        by_enqueue[work[i].stream].push_back({at, work[i].end});
+    }
+    for (auto& [stream, v] : by_enqueue) {
+        std::sort(v.begin(), v.end());
+        for (std::size_t k = 1; k < v.size(); ++k) v[k].second = std::max(v[k].second, v[k - 1].second);
+    }
+    // Per waiting stream, its waits in time with the running latest end of the work they wait for.
+    std::map<std::uint32_t, std::vector<std::pair<double, double>>> held;  // stream -> (wait ts, held until, running max)
+    for (const auto& w : waits) {
+        auto it = by_enqueue.find(w.on_stream);
+        if (it == by_enqueue.end() || w.on_stream == w.stream) continue;
+        const auto& v = it->second;
+        auto after = std::upper_bound(v.begin(), v.end(), std::make_pair(w.ts, HUGE_VAL));
+        if (after != v.begin()) held[w.stream].push_back({w.ts, std::prev(after)->second});
+    }
+    for (auto& [stream, v] : held) {
+        std::sort(v.begin(), v.end());
+        for (std::size_t k = 1; k < v.size(); ++k) v[k].second = std::max(v[k].second, v[k - 1].second);
+    }
     std::vector<double> on_idle, behind;
     for (const auto& l : launches) {
         const double latency = events[l.event].start - l.call_start;
-        (free_at[l.event] > l.call_start ? behind : on_idle).push_back(latency);
+        double free = free_at[l.event];
+        if (auto it = held.find(events[l.event].stream); it != held.end()) {
+            const auto& v = it->second;
+            auto after = std::upper_bound(v.begin(), v.end(), std::make_pair(l.call_start, -HUGE_VAL));
+            if (after != v.begin()) free = std::max(free, std::prev(after)->second);
+        }
+        (free > l.call_start ? behind : on_idle).push_back(latency);
     }
     idle = latency_stats(std::move(on_idle)), queued = latency_stats(std::move(behind));
 }

@@ -70,8 +70,20 @@ void window_gaps(std::vector<Window>& windows, const std::vector<DeviceEvent>& s
 // Splits the matched launches' latencies by whether the kernel's stream was still running
 // earlier work when the launch call began. `setup` (a lab trace's first touch and cache flushes)
 // is not busy time but holds its stream all the same: a kernel launched behind it waited.
-void split_launches(const std::vector<DeviceEvent>& work, const std::vector<DeviceEvent>& setup,
-                    const std::vector<MatchedLaunch>& launches, LatencyStats& idle, LatencyStats& queued);
+//
+// A stream made to wait on another (cudaStreamWaitEvent: Kineto's `Stream Wait Event`, with
+// `wait_on_stream`) is not free either while the other stream still runs the work enqueued on it
+// before the wait call: a launch behind such a wait waited for that work. Which of the other
+// stream's work the waited-on event follows is not in the trace (only its id), so all of it
+// enqueued before the wait call counts; `enqueued[i]` is when work[i]'s own call began (NaN where
+// the trace has no call for it: its start is used).
+struct StreamWait {
+    std::uint32_t stream = 0, on_stream = 0;  // indices into the stream table
+    double ts = 0;                            // the wait call's start
+};
+void split_launches(const std::vector<DeviceEvent>& work, const std::vector<double>& enqueued, const std::vector<DeviceEvent>& setup,
+                    const std::vector<StreamWait>& waits, const std::vector<MatchedLaunch>& launches, LatencyStats& idle,
+                    LatencyStats& queued);
 
 // The median (the mean of the middle two for an even count) and nearest-rank p90 of `values`.
 LatencyStats latency_stats(std::vector<double> values);

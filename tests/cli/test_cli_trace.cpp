@@ -353,3 +353,32 @@ TEST_CASE("lab trace says how many events it left out for a ts or dur that is no
     r = run_lab({"trace", (lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz").string(), "--json"});
     CHECK(nlohmann::json::parse(r.out)["events_left_out"]["count"] == 0);
 }
+
+// A fidelity review's findings, as a reader meets them: the copies' host memory, busy time by
+// kind, the synchronize calls of a trace without sync activity, no rate over a made-up range
+// duration, and why a trace of launch calls has no latency.
+TEST_CASE("lab trace says which host memory, what busy time was spent on, and what a counters trace cannot tell", "[trace]") {
+    const auto add = lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz";
+    auto r = run_lab({"trace", add.string()});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("HtoD      16     244 MB in   39.1 ms  all pageable host memory"));
+    CHECK_THAT(r.out, Contains("busy by kind, summed over events: kernels 10.7 ms, copies 39.1 ms"));
+    auto rj = run_lab({"trace", add.string(), "--json"});
+    const auto a = nlohmann::json::parse(rj.out);
+    CHECK(a["memcpy"]["by_kind"]["HtoD"]["pageable"] == 16);
+    CHECK(a["launch_latency_idle"]["count"] == 38);
+
+    const auto cupti = lab_test::source_root() / "tests/fixtures/traces/a100_cupti_counters.json.gz";
+    auto c = run_lab({"trace", cupti.string()});
+    REQUIRE(c.exit_code == 0);
+    CHECK_THAT(c.out, Contains("the host called synchronize 21 times") && Contains("cudaStreamSynchronize 16"));
+    CHECK_THAT(c.out, Contains("77 launch calls but no kernel records"));
+    CHECK_THAT(c.out, Contains("no FLOP/s per range: the ranges' durations are not measured"));
+    auto cj = run_lab({"trace", cupti.string(), "--json"});
+    const auto j = nlohmann::json::parse(cj.out);
+    CHECK(j["counter_durations_measured"] == false);
+    CHECK(j["counter_ranges"][0]["flop_per_s"].is_null());  // was 1.93 GFLOP/s for a 66 µs FFT
+    CHECK(j["idle_fraction"].is_null());                     // no device timeline: not "0% idle"
+    CHECK(j["launch_calls"] == 77);
+    CHECK(j["syncs"]["calls"]["count"] == 21);
+}

@@ -211,3 +211,56 @@ TEST_CASE("a lab trace written before kernels had names still reads, numbered na
     CHECK(*s.launch_latency_us == Approx(2));  // of 1, 2 and 2
     CHECK(s.gpu_busy_us == Approx(14));
 }
+
+// A fidelity review recomputed every figure from the raw A100 traces: these four were wrong or
+// missing (counted here against the events themselves).
+TEST_CASE("a wait on another stream queues a launch; pageable copies, sync calls and made-up range durations are said", "[trace_summary]") {
+    const auto add = trace::read(fixture("a100_simple_add.json.gz"));
+    // elementwise_kernel (correlation 5629) waited ~300 µs for stream 20's fft2d_c2r through a
+    // Stream Wait Event on stream 7: queued, not 'onto an idle stream'. 38 + 41 = 79.
+    CHECK(add.launch_idle.count == 38);
+    CHECK(add.launch_queued.count == 41);
+    CHECK(add.launch_queued.median_us == Approx(146));
+    CHECK(add.memcpy_by_kind.at("HtoD").pageable == 16);  // Memcpy HtoD (Pageable -> Device)
+    CHECK(add.memcpy_by_kind.at("HtoD").pinned == 0);
+    CHECK(add.streams.size() == 2);  // the streams waited on name no new stream
+
+    const auto counters = trace::read(fixture("a100_cupti_counters.json.gz"));
+    // Every range 121431 µs, back to back: Kineto's even split of the profiler's span.
+    CHECK_FALSE(counters.counter_durations_measured);
+    CHECK(counters.sync_count == 0);
+    CHECK(counters.sync_call_count == 21);
+    CHECK(counters.sync_calls_by_name.at("cudaStreamSynchronize") == 16);
+    CHECK(counters.sync_calls_by_name.at("cudaDeviceSynchronize") == 5);
+    CHECK(counters.launch_call_count == 77);
+    CHECK_FALSE(counters.has_device_events());
+    CHECK(add.counter_durations_measured);  // no ranges: nothing made up
+
+    lab_test::TempDir d;
+    // Two ranges of measured, different lengths keep their rates.
+    lab_test::write_file(d / "r.json", R"J({"traceEvents": [
+      {"ph": "X", "cat": "cuda_profiler_range", "name": "k", "ts": 0, "dur": 10, "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 5}},
+      {"ph": "X", "cat": "cuda_profiler_range", "name": "k", "ts": 10, "dur": 12, "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 5}}]})J");
+    CHECK(trace::read(d / "r.json").counter_durations_measured);
+}
+
+TEST_CASE("a launch behind a wait on another stream's unfinished work is queued; a wait on finished work is not", "[trace_summary]") {
+    lab_test::TempDir d;
+    // Stream 8 runs 'long' [10, 100), launched at 2. Stream 7 waits on stream 8 (call at 5), then
+    // 'after' is launched at 20 and starts at 101: it waited for 'long'. A second wait on stream
+    // 8 (at 150, after 'long' ended) and 'later' launched at 160 onto an idle stream.
+    lab_test::write_file(d / "w.json", R"J({"traceEvents": [
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2, "dur": 1, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "long", "ts": 10, "dur": 90, "args": {"correlation": 1, "stream": 8}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 5, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "stream": 7, "wait_on_stream": 8}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 20, "dur": 1, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "kernel", "name": "after", "ts": 101, "dur": 5, "args": {"correlation": 2, "stream": 7}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 150, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "stream": 7, "wait_on_stream": 8}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 160, "dur": 1, "args": {"correlation": 3}},
+      {"ph": "X", "cat": "kernel", "name": "later", "ts": 165, "dur": 5, "args": {"correlation": 3, "stream": 7}}]})J");
+    const auto s = trace::read(d / "w.json");
+    CHECK(s.launch_queued.count == 1);
+    CHECK(s.launch_queued.median_us == Approx(81));  // 'after': 101 - 20
+    CHECK(s.launch_idle.count == 2);                 // 'long' (8) and 'later' (5)
+    CHECK(s.launch_idle.median_us == Approx(6.5));
+}
