@@ -412,6 +412,37 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
         }
 }
 
+// How good a verdict is, to keep the better of two readings.
+int rank(Verdict v) { return v == Verdict::correct ? 2 : v == Verdict::partial ? 1 : 0; }
+
+// A workload's roof fraction has two columns in every run's table: `roof`, of the run's ceilings
+// (the graded metric), and `ref`, of the ceilings measured right after the kernel, which its
+// regime is decided by and which the student guide tells a student to read. On a busy machine the
+// two differ by 20 to 50 points; a student who worked out the ref column's share was marked wrong
+// (a student review). Both are measured; either is accepted, as the regime questions accept either.
+void accept_reference_fraction(QuestionResult& r, const Question& q, const Submission& s, const MetricValue* metric) {
+    const std::string suffix = ".roof_fraction";
+    const std::string& m = q.expected.metric;
+    if (!metric || rank(r.verdict) == 2 || r.verdict == Verdict::invalid || m.size() <= suffix.size() ||
+        m.compare(m.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return;
+    const std::string workload = m.substr(0, m.size() - suffix.size());
+    for (const auto& wd : s.derivation.workloads) {
+        if (wd.workload != workload) continue;
+        const double ref = reference_roof_fraction(s.raw, workload, wd.placement);
+        if (!(ref > 0) || std::fabs(ref - metric->number) <= 1e-9 * std::fabs(metric->number)) return;
+        QuestionResult alt = r;
+        grade_number(alt, q, ref, s.raw, metric->unit);
+        if (rank(alt.verdict) <= rank(r.verdict)) return;
+        r.verdict = alt.verdict;
+        r.feedback = std::string(alt.verdict == Verdict::correct ? "accepted" : "partly accepted") +
+                     ": your answer reads the ref column, the share of the ceilings measured right after the kernel; the graded "
+                     "value is the roof column's, of the run's ceilings shown above the table (the two differ on a busy machine): "
+                     "either is accepted";
+        return;
+    }
+}
+
 // A key YAML read as one word because the space after its colon is missing: `max_batch:22` is
 // the key 'max_batch:22' with no value, not max_batch: 22. Where the text before the first ':' is a
 // question id (`question`), or a near miss of one (`near`), and a value follows, this says so.
@@ -665,6 +696,7 @@ GradeReport grade(const Submission& s) {
         } else if (q.type == QuestionType::number || q.type == QuestionType::integer) {
             double expected = metric ? metric->number : units::parse_claim(*q.expected.value, q.unit).value;
             grade_number(r, q, expected, s.raw, metric ? metric->unit : q.unit);
+            accept_reference_fraction(r, q, s, metric);
         } else if (q.type == QuestionType::regime) {
             std::string want = metric ? metric->text : *q.expected.value;
             r.expected = want;

@@ -452,3 +452,32 @@ TEST_CASE("a run measured on a busy machine is graded as measured, with a note t
     CHECK_THAT(note, Catch::Contains(fmt::format("2 of {} workloads", run.raw.measurements.size())) && Catch::Contains("up to 1.7") &&
                          Catch::Contains("costs you nothing"));
 }
+
+// Every run's table shows a workload's roof fraction twice: `roof`, of the run's ceilings (the
+// graded metric), and `ref`, of the ceilings measured right after the kernel, which its regime is
+// decided by and which the student guide says to read. A student review under load read the ref
+// column (55.4% against a graded 44.6%) and got 0 points: both are measured, both are accepted.
+TEST_CASE("a roof fraction read from the ref column is accepted, said as such", "[grading][fairness]") {
+    Grading g;
+    Run run = fixture_run("02.09-quick-reveal.json");
+    const std::string q = R"(  - id: read_roof
+    prompt: "What fraction of the memory roof did read_all reach?"
+    type: number
+    unit: "%"
+    expected: {metric: read_all.roof_fraction}
+    tolerance: {abs: 3}
+    points: 2
+)";
+    const GradingSpec spec = g.spec(spec_yaml(q, "02.09"));
+    const double roof = run.number("read_all.roof_fraction");
+    REQUIRE(roof == Approx(0.331).epsilon(0.01));  // the fixture's table: roof 33.1%, ref 62.7%
+    const auto graded = [&](const std::string& claim) { return result(g.grade(spec, run, {{"read_roof", claim}}), "read_roof"); };
+    const auto by_roof = graded("33.1%");
+    CHECK(by_roof.verdict == Verdict::correct);
+    CHECK_THAT(by_roof.feedback, !Catch::Contains("ref column"));
+    const auto by_ref = graded("62.7%");
+    CHECK(by_ref.verdict == Verdict::correct);
+    CHECK_THAT(by_ref.feedback, Catch::Contains("ref column") && Catch::Contains("either is accepted"));
+    CHECK(by_ref.points == 2);
+    CHECK(graded("48%").verdict == Verdict::wrong);  // between the two: neither
+}
