@@ -111,10 +111,12 @@ void print_ceilings(std::ostream& out, const Ceilings& c, CeilingDetail detail) 
     for (const auto& [k, v] : c.bandwidth_bytes_per_s) line("bw." + k, si(v.value, "B/s"), v, true);
     for (const auto& [k, why] : c.skipped) out << fmt::format("          {:<12} {:>14}   {}\n", k, "not measured", why);
     if (detail == CeilingDetail::full) {
-        if (!c.clock_hz.measured_at.empty()) out << "          measured " << c.clock_hz.measured_at << "\n";
+        if (!c.clock_hz.measured_at.empty()) out << "          calibrated " << c.clock_hz.measured_at << " (a ceiling re-measured since says so)\n";
         return;
     }
-    out << wrap_hanging("          " + (c.clock_hz.measured_at.empty() ? "" : "measured " + c.clock_hz.measured_at + "; ") +
+    // The calibration's date, not every ceiling's: one re-measured in a later run says so beside it
+    // ("re-measured in a run of lesson 02.07") and carries its own date in the record.
+    out << wrap_hanging("          " + (c.clock_hz.measured_at.empty() ? "" : "calibrated " + c.clock_hz.measured_at + "; ") +
                             "* = noise target not met; how each was measured: lab report",
                         10, terminal_columns())
         << "\n";

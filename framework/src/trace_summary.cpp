@@ -403,7 +403,8 @@ bool host_waits(const std::string& kind) {
 
 Summary read(const std::filesystem::path& file) {
     std::string text = read_input_file(file, "the trace", kMaxTraceBytes, "2 GiB (kMaxTraceBytes)", "check the path");
-    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
+    const bool gzipped = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b;
+    if (gzipped) {
         try {
             text = gzip_decompress(text, GzipLimits{kMaxTraceBytes, "2 GiB (kMaxTraceBytes)", kMaxGzipRatio,
                                                     "200 (kMaxGzipRatio)", kGzipRatioAfter});
@@ -425,7 +426,9 @@ Summary read(const std::filesystem::path& file) {
         // nlohmann's "[json.exception.parse_error.101] parse error at line 2, column 1: " says
         // again where the byte offset already does: the reason alone.
         const std::size_t reason = sax.error.find(": ", sax.error.find("column"));
-        throw InputError(fmt::format("{}: byte {}", file.string(), sax.error_at),
+        // In a .gz the offset is the decompressed text's: a reader looking at byte 152828 of a
+        // 12 kB file would think the number wrong.
+        throw InputError(fmt::format("{}: byte {}{}", file.string(), sax.error_at, gzipped ? " of the decompressed text" : ""),
                          "not valid JSON: " + (reason == std::string::npos ? sax.error : sax.error.substr(reason + 2)),
                          "a trace cut short (a profiler that did not finish writing?): capture it again");
     }

@@ -114,7 +114,10 @@ TEST_CASE("a truncated .gz, a cut JSON and a JSON that is no trace are refused",
     CHECK_THAT(refusal(d / "cut.json.gz"), Contains("does not decompress"));
     const std::string text = gzip_decompress(gz, GzipLimits{1u << 30, "1 GiB", 1000, "1000", 0});
     lab_test::write_file(d / "cut.json", text.substr(0, 1000));
-    CHECK_THAT(refusal(d / "cut.json"), Contains("cut.json: byte"));
+    CHECK_THAT(refusal(d / "cut.json"), Contains("cut.json: byte") && !Contains("decompressed"));
+    // Whole gzip of a cut text: the offset is in the decompressed text, and said to be.
+    lab_test::write_file(d / "cut-text.json.gz", gzip_compress(text.substr(0, 1000)));
+    CHECK_THAT(refusal(d / "cut-text.json.gz"), Contains("cut-text.json.gz: byte") && Contains("of the decompressed text"));
     lab_test::write_file(d / "config.json", R"({"hidden_size": 4096})");
     CHECK_THAT(refusal(d / "config.json"), Contains("not a trace"));
     CHECK_THAT(refusal(d / "missing.json"), Contains("cannot read the trace"));
