@@ -318,7 +318,8 @@ void add_reading_note(QuestionResult& r, const units::Quantity& claim) {
     r.advises = true;
 }
 
-void grade_number(QuestionResult& r, const Question& q, double expected, const RawRun& raw, const std::string& default_unit) {
+void grade_number(QuestionResult& r, const Question& q, double expected, const RawRun& raw, const std::string& default_unit,
+                  double* claim_si = nullptr) {
     // A question without `unit:` reads answers in the metric's own SI unit, so a claim of
     // another dimension is still refused.
     const std::string unit = q.unit.empty() ? default_unit : q.unit;
@@ -348,6 +349,7 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
         r.feedback = "a plain count is asked for, not a quantity in " + claim.dimension + ": write the number alone";
         return;
     }
+    if (claim_si) *claim_si = claim.value;
     if (q.type == QuestionType::integer && claim.value != std::floor(claim.value)) {
         r.verdict = Verdict::invalid;
         r.feedback = "a whole number is asked for";
@@ -441,6 +443,36 @@ void accept_reference_fraction(QuestionResult& r, const Question& q, const Submi
                      "either is accepted";
         return;
     }
+}
+
+// A number answer and its expected value, both in SI, by question id: what a later question
+// carried from it compares with.
+using NumberAnswers = std::map<std::string, std::pair<double, double>>;
+
+// Question::carried_from: an answer worked out correctly from the student's own earlier answers
+// (02.03's l1_cycles from their l1_latency) is not charged again for the earlier one's error: it is
+// graded against the expected value scaled as the earlier answers were off.
+void accept_carried_forward(QuestionResult& r, const Question& q, double expected, const Submission& s, const std::string& unit,
+                            const NumberAnswers& earlier) {
+    if (q.carried_from.empty() || rank(r.verdict) == 2 || r.verdict == Verdict::invalid) return;
+    double scale = 1;
+    std::string from;
+    for (const auto& [id, power] : q.carried_from) {
+        const auto it = earlier.find(id);
+        // An earlier answer missing, unreadable or of the other sign carries nothing.
+        if (it == earlier.end() || !(it->second.second != 0) || !(it->second.first / it->second.second > 0)) return;
+        scale *= std::pow(it->second.first / it->second.second, power);
+        from += (from.empty() ? "" : " and ") + id;
+    }
+    if (!std::isfinite(scale) || std::fabs(scale - 1) <= 1e-9) return;
+    QuestionResult alt = r;
+    grade_number(alt, q, expected * scale, s.raw, unit);
+    if (rank(alt.verdict) <= rank(r.verdict)) return;
+    r.verdict = alt.verdict;
+    r.feedback = std::string(alt.verdict == Verdict::correct ? "accepted" : "partly accepted") + ": consistent with your answer" +
+                 (q.carried_from.size() > 1 ? "s" : "") + " to " + from +
+                 ", which " + (q.carried_from.size() > 1 ? "are" : "is") + " graded on " + (q.carried_from.size() > 1 ? "their" : "its") +
+                 " own: an error is charged once, where it was made";
 }
 
 // A key YAML read as one word because the space after its colon is missing: `max_batch:22` is
@@ -658,6 +690,7 @@ GradeReport grade(const Submission& s) {
     }
 
     const std::string kind = lab::to_string(s.raw.device_kind);
+    NumberAnswers number_answers;
     for (const auto& q : s.spec.questions) {
         QuestionResult r;
         r.question = q;
@@ -695,8 +728,11 @@ GradeReport grade(const Submission& s) {
             r.feedback = r.advises ? "no answer (you answered '" + wrote + "': " + fix + ")" : "no answer";
         } else if (q.type == QuestionType::number || q.type == QuestionType::integer) {
             double expected = metric ? metric->number : units::parse_claim(*q.expected.value, q.unit).value;
-            grade_number(r, q, expected, s.raw, metric ? metric->unit : q.unit);
+            double claim_si = std::nan("");
+            grade_number(r, q, expected, s.raw, metric ? metric->unit : q.unit, &claim_si);
             accept_reference_fraction(r, q, s, metric);
+            accept_carried_forward(r, q, expected, s, metric ? metric->unit : q.unit, number_answers);
+            if (r.verdict != Verdict::invalid && std::isfinite(claim_si)) number_answers[q.id] = {claim_si, expected};
         } else if (q.type == QuestionType::regime) {
             std::string want = metric ? metric->text : *q.expected.value;
             r.expected = want;

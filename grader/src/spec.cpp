@@ -66,6 +66,11 @@ const std::vector<KeyDoc>& schema() {
          "of words for it ([sync, event]); an answer may end with them or their plurals (12853 tokens, 41 sync events)",
          "none (a word after a count is refused with a message)"},
         {"question", "applies_to", "device kinds the question applies to ([cpu], [cuda]); elsewhere it is void", "all"},
+        {"question", "carried_from",
+         "number questions worked out from earlier ones: {ID: POWER, ...} (cycles from a latency: {l1_latency: 1}; a ratio: "
+         "{dram_latency: 1, l1_latency: -1}); an answer within tolerance of the expected value x (the student's answer / its "
+         "expected value)^POWER for each scores as correct, so an error is charged once, where it was made",
+         "none (graded against the run alone)"},
         {"tolerance", "rel", "relative tolerance, a fraction below 1 (0.1 = 10%; wider: use factor)", "0"},
         {"tolerance", "abs", "absolute tolerance, in the question's unit (at most 100 in a % question)", "0"},
         {"tolerance", "factor", "within x/÷ factor of the expected value (> 1)", "none"},
@@ -457,6 +462,21 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
             throw InputError(c.at(p["credit"]), "'credit' must be between 0 and 1 (a fraction of the points), not " + excerpt(p["credit"].Scalar(), 40),
                              "write 0.5 for half the points");
     }
+    if (q["carried_from"]) {
+        const YAML::Node& cf = q["carried_from"];
+        const std::string write = "write carried_from: {l1_latency: 1} (an earlier question's id and the power its answer enters with)";
+        if (!cf.IsMap() || cf.size() == 0) throw InputError(c.at(cf), "'carried_from' must be a mapping of earlier question ids to powers", write);
+        if (out.type != QuestionType::number && out.type != QuestionType::integer)
+            throw InputError(c.at(cf), "'carried_from' applies to number and integer questions only", "remove it, or make the question a number");
+        for (const auto& kv : cf) {
+            const std::string id = kv.first.as<std::string>();
+            const double power = finite(c, kv.second, "carried_from");
+            // A power of 0 carries nothing; past 3 no course formula goes (a volume is a cube).
+            if (power == 0 || std::fabs(power) > 3)
+                throw InputError(c.at(kv.second), "carried_from: " + excerpt(id) + ": " + excerpt(kv.second.Scalar(), 20) + " is not a power from -3 to 3 other than 0", write);
+            out.carried_from.push_back({id, power});
+        }
+    }
     if (q["near_ridge_either"]) {
         out.near_ridge_either = non_negative(c, q["near_ridge_either"], "near_ridge_either");
         if (out.type != QuestionType::regime)
@@ -559,6 +579,21 @@ GradingSpec read_spec(const Ctx& c, const YAML::Node& root, bool default_accept_
         Question parsed = parse_question(c, q);
         if (!ids.insert(parsed.id).second)
             throw InputError(c.at(q), "two questions have the id '" + parsed.id + "'", "give each question its own id: ids are the answers file's keys");
+        // Carried from a question graded before this one, as a number: the student's answer to it
+        // is known when this one is graded.
+        for (const auto& [from, power] : parsed.carried_from) {
+            const auto earlier = std::find_if(s.questions.begin(), s.questions.end(), [&](const Question& e) { return e.id == from; });
+            const std::string at = c.file.string() + ":" + std::to_string(parsed.line_of("carried_from"));
+            if (earlier == s.questions.end()) {
+                std::vector<std::string> before;
+                for (const auto& e : s.questions) before.push_back(e.id);
+                throw InputError(at, "carried_from names '" + excerpt(from) + "', which is no question before '" + parsed.id + "'" +
+                                         did_you_mean_text(from, before),
+                                 "name an earlier number question of this spec (questions are graded in order)");
+            }
+            if (earlier->type != QuestionType::number && earlier->type != QuestionType::integer)
+                throw InputError(at, "carried_from names '" + from + "', which is not a number question", "carry only from a number or integer question");
+        }
         s.questions.push_back(std::move(parsed));
     }
     return s;

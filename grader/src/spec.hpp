@@ -57,6 +57,11 @@ struct Question {
     std::string noun;                   // a count's noun ("token"): "12853 tokens" reads as 12853
     std::vector<std::string> nouns;     // every noun the count may end with (noun first): "41 sync events"
     std::vector<std::string> applies_to;  // device kinds; empty = all
+    // Number questions worked out from earlier answers (02.03's cycles = latency x clock): each
+    // earlier question's id with the power its value enters with (dram_over_l1: dram_latency 1,
+    // l1_latency -1). An answer consistent with the student's own earlier answers earns the
+    // points: an error is charged once, where it was made ("error carried forward").
+    std::vector<std::pair<std::string, double>> carried_from;
     int line = 0;                       // where it starts in the spec file (its `- id:` line)
     // The line of each key the question writes ("type", "unit", "tolerance", ...; nested ones as
     // "expected.metric", "tolerance.sweep_param", "applies_to.cuda"), so a check against the

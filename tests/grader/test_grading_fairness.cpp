@@ -481,3 +481,87 @@ TEST_CASE("a roof fraction read from the ref column is accepted, said as such", 
     CHECK(by_ref.points == 2);
     CHECK(graded("48%").verdict == Verdict::wrong);  // between the two: neither
 }
+
+// 02.03's cycles and ratio are worked out from the student's own latencies. A student review
+// misread the L1 plateau under load (1.83 ns) and worked the rest out right from it, and lost the
+// follow-on points too: an error is charged once, where it was made (carried_from).
+TEST_CASE("an answer worked out right from the student's own wrong earlier answer is accepted once", "[grading][fairness]") {
+    Grading g;
+    Run run = fixture_run("02.03-quick-reveal.json");
+    const std::string qs = R"(  - id: l1_latency
+    prompt: "L1 latency?"
+    type: number
+    unit: ns
+    expected: {metric: l1.latency_s}
+    tolerance: {rel: 0.15}
+    points: 2
+  - id: dram_latency
+    prompt: "DRAM latency?"
+    type: number
+    unit: ns
+    expected: {metric: dram.latency_s}
+    tolerance: {rel: 0.15}
+    points: 2
+  - id: l1_cycles
+    prompt: "L1 cycles?"
+    type: number
+    noun: cycle
+    expected: {metric: l1.latency_cycles}
+    tolerance: {rel: 0.15}
+    partial: {within: 2, credit: 0.5}
+    carried_from: {l1_latency: 1}
+    points: 1
+  - id: dram_over_l1
+    prompt: "DRAM / L1?"
+    type: number
+    expected: {metric: dram_over_l1}
+    tolerance: {rel: 0.2}
+    carried_from: {dram_latency: 1, l1_latency: -1}
+    points: 2
+)";
+    const GradingSpec spec = g.spec(spec_yaml(qs, "02.03"));
+    const double l1 = run.number("l1.latency_s"), dram = run.number("dram.latency_s"), cycles = run.number("l1.latency_cycles");
+    const double ratio = run.number("dram_over_l1");
+    // L1 misread 1.6x high; the rest worked out right from it.
+    GradeReport r = g.grade(spec, run, {{"l1_latency", num(1.6 * l1 * 1e9) + " ns"}, {"dram_latency", num(dram * 1e9) + " ns"},
+                                        {"l1_cycles", num(1.6 * cycles)}, {"dram_over_l1", num(ratio / 1.6)}});
+    CHECK(result(r, "l1_latency").verdict == Verdict::wrong);
+    CHECK(result(r, "l1_cycles").verdict == Verdict::correct);
+    CHECK_THAT(result(r, "l1_cycles").feedback, Catch::Contains("consistent with your answer to l1_latency") && Catch::Contains("charged once"));
+    CHECK(result(r, "dram_over_l1").verdict == Verdict::correct);
+    CHECK_THAT(result(r, "dram_over_l1").feedback, Catch::Contains("answers to dram_latency and l1_latency"));
+    CHECK(r.score == 2 + 1 + 2);
+    // The right value stays right whatever the earlier answer; one consistent with neither is wrong.
+    r = g.grade(spec, run, {{"l1_latency", num(1.6 * l1 * 1e9) + " ns"}, {"l1_cycles", num(cycles)}});
+    CHECK(result(r, "l1_cycles").verdict == Verdict::correct);
+    CHECK_THAT(result(r, "l1_cycles").feedback, !Catch::Contains("consistent"));
+    r = g.grade(spec, run, {{"l1_latency", num(1.6 * l1 * 1e9) + " ns"}, {"l1_cycles", num(4 * cycles)}});
+    CHECK(result(r, "l1_cycles").verdict == Verdict::wrong);
+    // No earlier answer (or an unreadable one) carries nothing.
+    r = g.grade(spec, run, {{"l1_latency", "fast"}, {"l1_cycles", num(1.6 * cycles)}});
+    CHECK(result(r, "l1_cycles").verdict == Verdict::wrong);
+}
+
+TEST_CASE("carried_from must name an earlier number question, with a power from -3 to 3", "[grading][spec]") {
+    Grading g;
+    const std::string base = R"(  - id: a
+    prompt: "A?"
+    type: number
+    expected: {value: 2}
+    points: 1
+  - id: side
+    prompt: "Side?"
+    type: choice
+    options: [x, y]
+    expected: {value: x}
+)";
+    auto refusal = [&](const std::string& extra_question) { return input_error([&] { g.spec(spec_yaml(base + extra_question), false); }); };
+    const std::string head = "  - id: b\n    prompt: \"B?\"\n    type: number\n    expected: {value: 4}\n";
+    CHECK_THAT(refusal(head + "    carried_from: {c: 1}\n"), Catch::Contains("carried_from names 'c', which is no question before 'b'"));
+    CHECK_THAT(refusal(head + "    carried_from: {side: 1}\n"), Catch::Contains("'side', which is not a number question"));
+    CHECK_THAT(refusal(head + "    carried_from: {a: 0}\n"), Catch::Contains("is not a power from -3 to 3"));
+    CHECK_THAT(refusal(head + "    carried_from: [a]\n"), Catch::Contains("must be a mapping"));
+    CHECK_THAT(refusal("  - id: r\n    prompt: \"R?\"\n    type: choice\n    options: [x, y]\n    expected: {value: x}\n    carried_from: {a: 1}\n"),
+               Catch::Contains("number and integer questions only"));
+    CHECK(refusal(head + "    carried_from: {a: 1}\n").empty());
+}
