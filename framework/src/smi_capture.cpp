@@ -233,6 +233,12 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
     while (i < lines.size() && trim(lines[i]).empty()) ++i;
     std::vector<std::string> names;
     const auto first = csv_fields(lines[i]);
+    // nvidia-smi ends no line with a comma: a header of field names whose last is empty was cut
+    // just after one (its values would be no names, so it is no headerless line to name with --columns).
+    if (first.size() > 1 && first.back().empty() &&
+        std::all_of(first.begin(), first.end() - 1, [](const std::string& f) { return is_field_name(field_name(f)); }))
+        throw InputError(at(file, i), "the CSV's header line ends in a comma (an empty last column name): the capture is cut short in its header",
+                         "capture it again, whole: `nvidia-smi --query-gpu=FIELDS --format=csv > FILE`");
     if (std::all_of(first.begin(), first.end(), [](const std::string& f) { return is_field_name(field_name(f)); })) {
         for (const auto& f : first) names.push_back(field_name(f));
         ++i;

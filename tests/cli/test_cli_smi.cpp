@@ -70,6 +70,15 @@ TEST_CASE("lab smi refuses a cut or foreign file with exit 2 and the line", "[sm
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("not an nvidia-smi capture"));
     CHECK(run_lab({"smi", (d / "missing.txt").string()}).exit_code == 2);
+    // A CSV cut just after a comma of its header (`head -c 4180` of the H100's): cut short, with
+    // its line; not "headerless, name the columns".
+    const std::string csv = lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_idle_query_gpu.csv");
+    lab_test::write_file(d / "x.csv", csv.substr(0, 4180));
+    REQUIRE(csv[4179] == ',');
+    r = run_lab({"smi", (d / "x.csv").string()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains("x.csv:1") && Contains("cut short in its header") && !Contains("--columns"));
     // Cut under the table's header, or a third of the way into -q output: both were read as a
     // capture with no GPU, or with every reading '-' (a robustness review).
     lab_test::write_file(d / "header_only.txt", table.substr(0, table.find('\n', table.find("|===")) + 1));

@@ -134,3 +134,18 @@ TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused 
     CHECK_FALSE(c.gpus[0].memory_total_mib);
     CHECK_THAT(refusal(csv + "NVIDIA H100, P0\n", {"name", "pstate", "utilization.gpu", "memory.used"}), Contains("cut short"));
 }
+
+// A fidelity review: `head -c 4180` of the H100's CSV ends its header just after a comma, and was
+// told to name its columns with --columns (as if headerless); a header cut inside a name was
+// already "a header and no GPU line".
+TEST_CASE("a CSV whose header ends in a comma is cut short in its header, not headerless", "[smi]") {
+    const std::string csv = lab_test::read_file(capture("h100_idle_query_gpu.csv"));
+    const std::string header_cut = csv.substr(0, csv.find(',', 4100) + 1);
+    REQUIRE(header_cut.find('\n') == std::string::npos);
+    for (const std::string& cut : {header_cut, header_cut + " ", header_cut + "\n"}) {
+        const std::string why = refusal(cut);
+        CHECK_THAT(why, Contains("cut.txt:1") && Contains("ends in a comma") && Contains("cut short") && !Contains("--columns"));
+        // Columns named on the command line do not make a cut header whole.
+        CHECK_THAT(refusal(cut, {"name"}), Contains("cut short"));
+    }
+}
