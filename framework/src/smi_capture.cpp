@@ -263,6 +263,7 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
         g.power_limit_w = number(get("power.limit"));
         if (!g.power_limit_w) g.power_limit_w = number(get("enforced.power.limit"));
         g.memory_used_mib = number(get("memory.used")), g.memory_total_mib = number(get("memory.total"));
+        g.memory_reserved_mib = number(get("memory.reserved"));
         g.utilization_gpu_pct = number(get("utilization.gpu")), g.utilization_memory_pct = number(get("utilization.memory"));
         g.sm_clock_mhz = number(get("clocks.sm")), g.memory_clock_mhz = number(get("clocks.mem"));
         c.gpus.push_back(g);
@@ -335,13 +336,14 @@ std::vector<std::string> explain(const Capture& c) {
             out.push_back(fmt::format("{}: memory utilisation {}: the fraction of the period the memory controller was busy reading or writing, "
                                       "not the fraction of peak bandwidth in use.", who, pct(*g.utilization_memory_pct)));
         if (g.memory_used_mib && g.memory_total_mib)
-            // Drivers that list a Reserved line keep their own reservation out of Used (used +
-            // reserved + free = total in every -q capture here); a table or CSV does not say.
+            // Drivers that list a reservation (-q's Reserved, the CSV's memory.reserved) keep it
+            // out of Used (used + reserved + free = total in every such capture here); the
+            // table, and a CSV without that field, do not say.
             out.push_back(fmt::format("{}: {:g} MiB of {:g} MiB in use ({:.0f}%): allocated, not necessarily touched; {}", who, *g.memory_used_mib,
                                       *g.memory_total_mib, 100 * *g.memory_used_mib / *g.memory_total_mib,
                                       g.memory_reserved_mib ? fmt::format("the driver's own {:g} MiB are reserved apart, not counted in it.", *g.memory_reserved_mib)
-                                                            : "whether the driver's own reservation is counted in it depends on the driver (nvidia-smi -q "
-                                                              "lists it apart, as Reserved, where it is not)."));
+                                                            : "whether the driver's own reservation is counted in it depends on the driver (where it is "
+                                                              "not, nvidia-smi -q lists it apart as Reserved, and --query-gpu as memory.reserved)."));
         if (g.power_draw_w && g.power_limit_w)
             out.push_back(fmt::format("{}: drawing {:g} W of a {:g} W limit ({:.0f}%){}.", who, *g.power_draw_w, *g.power_limit_w,
                                       100 * *g.power_draw_w / *g.power_limit_w,

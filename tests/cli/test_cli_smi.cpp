@@ -43,6 +43,11 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
     CHECK_THAT(plain.out, Contains("19818 MiB of 81559 MiB in use") && Contains("the driver's own 479 MiB are reserved apart, not counted in it"));
     CHECK(nlohmann::json::parse(run_lab({"smi", (dir / "h100_load_q.txt").string(), "--json"}).out)["gpus"][0]["memory_reserved_mib"] == 479);
     CHECK_THAT(run_lab({"smi", (dir / "h100_load_table.txt").string()}).out, Contains("depends on the driver"));
+    // A --query-gpu CSV lists it too, as memory.reserved (a fidelity review: it was null).
+    const auto l40s_csv = run_lab({"smi", (dir / "l40s_load_query_gpu.csv").string(), "--json"});
+    CHECK(nlohmann::json::parse(l40s_csv.out)["gpus"][0]["memory_reserved_mib"] == 609);
+    CHECK_THAT(run_lab({"smi", (dir / "l40s_load_query_gpu.csv").string()}).out,
+               Contains("the driver's own 609 MiB are reserved apart") && !Contains("depends on the driver"));
 }
 
 // A byte that is not UTF-8 in a capture (a Latin-1 GPU name) was an internal error in --json.

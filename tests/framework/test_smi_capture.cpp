@@ -60,6 +60,10 @@ TEST_CASE("every format of the H100 under load says the same about the same GPU"
     CHECK(*q.gpus[0].power_draw_w == 629.45);  // "power draw" is the average
     CHECK(*csv.gpus[0].power_draw_instant_w == 625.68);
     CHECK(*csv.gpus[0].sm_clock_mhz == 1980);
+    // The driver's reservation: -q's Reserved and the CSV's memory.reserved; the table has none.
+    CHECK(q.gpus[0].memory_reserved_mib == 479.0);
+    CHECK(csv.gpus[0].memory_reserved_mib == 479.0);
+    CHECK_FALSE(table.gpus[0].memory_reserved_mib);
     // Processes: the table and -q list the same three; a CSV of GPU fields lists none.
     for (const auto* c : {&table, &q}) {
         REQUIRE(c->gpus[0].processes.size() == 3);
