@@ -56,6 +56,7 @@ json to_json(const smi::Capture& c, const std::string& file) {
         }
         out["samples"] = samples;
         out["units"] = c.units;
+        out["columns"] = c.columns;  // a JSON object's keys have no order; nvidia-smi's is here
     }
     return out;
 }
@@ -82,10 +83,14 @@ void print(std::ostream& o, const json& j) {
     }
     if (j.contains("samples")) {
         o << "\n";
-        for (const auto& [k, v] : j["samples"][0].items()) o << fmt::format("{:>7}", k);
+        // In the header's order, as nvidia-smi prints them (a sample's keys come out alphabetical).
+        for (const auto& k : j["columns"]) o << fmt::format("{:>7}", k.get<std::string>());
         o << "\n";
         for (const auto& s : j["samples"]) {
-            for (const auto& [k, v] : s.items()) o << fmt::format("{:>7}", v.is_null() ? "-" : fmt::format("{:g}", v.get<double>()));
+            for (const auto& k : j["columns"]) {
+                const auto& v = s.at(k.get<std::string>());
+                o << fmt::format("{:>7}", v.is_null() ? "-" : fmt::format("{:g}", v.get<double>()));
+            }
             o << "\n";
         }
     }

@@ -81,7 +81,8 @@ std::vector<std::string> cells(const std::string& row) {
 }
 
 Capture parse_table(const std::vector<std::string>& lines, const std::filesystem::path& file) {
-    Capture c{Format::table, {}, {}, {}};
+    Capture c;
+    c.format = Format::table;
     std::optional<std::string> driver, cuda;
     std::size_t i = 0;
     for (; i < lines.size() && lines[i].find("NVIDIA-SMI") == std::string::npos; ++i) {}
@@ -138,7 +139,8 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
 // ---- -q -------------------------------------------------------------------------------------
 
 Capture parse_query(const std::vector<std::string>& lines, const std::filesystem::path& file) {
-    Capture c{Format::query, {}, {}, {}};
+    Capture c;
+    c.format = Format::query;
     std::optional<std::string> driver, cuda;
     std::vector<std::string> path;  // section and key names by level
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -228,7 +230,8 @@ bool is_field_name(const std::string& f) {
 }
 
 Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::path& file, const std::vector<std::string>& columns) {
-    Capture c{Format::csv, {}, {}, {}};
+    Capture c;
+    c.format = Format::csv;
     std::size_t i = 0;
     while (i < lines.size() && trim(lines[i]).empty()) ++i;
     std::vector<std::string> names;
@@ -275,14 +278,15 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
 // ---- dmon -----------------------------------------------------------------------------------
 
 Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem::path& file) {
-    Capture c{Format::dmon, {}, {}, {}};
+    Capture c;
+    c.format = Format::dmon;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string t = trim(lines[i]);
         if (t.empty()) continue;
         if (t[0] == '#') {
             auto w = words(t.substr(1));
-            if (names.empty()) names = w;
+            if (names.empty()) names = c.columns = w;
             else if (c.units.empty()) c.units = w;
             continue;
         }

@@ -42,6 +42,7 @@ struct Capture {
     std::vector<Gpu> gpus;          // empty for dmon
     std::vector<Sample> samples;    // dmon only
     std::vector<std::string> units; // dmon: each column's unit, as its second header line says
+    std::vector<std::string> columns;  // dmon: the column names, in the header's order
 };
 
 // Parses `text` (read from `file`, named in errors). `csv_columns`: the field names of a CSV

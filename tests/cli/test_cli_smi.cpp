@@ -36,6 +36,12 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
     CHECK(dmon["samples"].size() == 5);
     CHECK(dmon["samples"][0]["enc"] == 67);
     CHECK(dmon["samples"][0]["mtemp"].is_null());
+    // dmon's columns in nvidia-smi's own order (a fidelity review: they were printed alphabetically).
+    const std::vector<std::string> order = {"gpu", "pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk"};
+    CHECK(dmon.value("columns", nlohmann::json()) == order);
+    const std::string dmon_text = run_lab({"smi", (dir / "l40s_load_dmon.txt").string()}).out;
+    CHECK_THAT(dmon_text, Contains("\n    gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk\n"
+                                   "      0    109     53      -     10      2     67      0      0      0   9001   2520\n"));
     auto plain = run_lab({"smi", (dir / "h100_load_q.txt").string()});
     CHECK_THAT(plain.out, Contains("GPU-Util 100%"));
     CHECK_THAT(plain.out, Contains("how many SMs"));

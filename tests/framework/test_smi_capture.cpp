@@ -94,6 +94,7 @@ TEST_CASE("the L40S captures, idle and loaded, and dmon's columns by their own n
         CHECK(d.samples[0].columns[1].first == "pwr");
         CHECK(d.samples[0].columns[4].first == "sm");
         CHECK(d.units.at(1) == "W");
+        CHECK(d.columns == std::vector<std::string>{"gpu", "pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk"});
     }
     const auto l40s = read("l40s_idle_dmon.txt");
     CHECK_FALSE(l40s.samples[0].columns[3].second);  // mtemp "-": absent on an L40S
