@@ -2,6 +2,7 @@
 // default table, -q, --query-gpu CSV and dmon), as a table or with --json (the keys are a
 // contract: docs/smi.md), and in words what it does and does not tell. Absent fields are null,
 // never 0. A file that is no capture, or one cut short, exits 2 naming the line.
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -57,6 +58,14 @@ json to_json(const smi::Capture& c, const std::string& file) {
         out["samples"] = samples;
         out["units"] = c.units;
         out["columns"] = c.columns;  // a JSON object's keys have no order; nvidia-smi's is here
+        // dmon's GPUs apart (its lines interleave them): each one's sample count and means.
+        json per_gpu = json::array();
+        for (const auto& g : smi::dmon_gpus(c)) {
+            json mean = json::object();
+            for (const auto& [k, v] : g.means) mean[k] = value(v);
+            per_gpu.push_back({{"gpu", value(g.index)}, {"samples", g.samples}, {"mean", mean}});
+        }
+        out["per_gpu"] = per_gpu;
     }
     return out;
 }
@@ -92,6 +101,17 @@ void print(std::ostream& o, const json& j) {
                 o << fmt::format("{:>7}", v.is_null() ? "-" : fmt::format("{:g}", v.get<double>()));
             }
             o << "\n";
+        }
+        // Under the lines, each GPU's means (a line of its own per GPU, never pooled).
+        o << "\nmean of each GPU's samples\n";
+        for (const auto& k : j["columns"]) o << fmt::format("{:>7}", k.get<std::string>());
+        o << fmt::format("{:>9}\n", "samples");
+        for (const auto& g : j["per_gpu"]) {
+            for (const auto& k : j["columns"]) {
+                const json& v = k == "gpu" ? g["gpu"] : g["mean"].value(k.get<std::string>(), json());
+                o << fmt::format("{:>7}", v.is_null() ? "-" : fmt::format("{:g}", std::round(v.get<double>() * 10) / 10));
+            }
+            o << fmt::format("{:>9}\n", g["samples"].get<std::size_t>());
         }
     }
     o << "\nWhat it says, and what it does not\n";

@@ -323,6 +323,35 @@ Capture parse(const std::string& text_in, const std::filesystem::path& file, con
                      "pass the file nvidia-smi wrote, unedited");
 }
 
+std::vector<DmonGpu> dmon_gpus(const Capture& c) {
+    struct Sums {
+        std::size_t lines = 0;
+        std::vector<std::pair<double, int>> by_column;  // sum and count of each column's values
+    };
+    std::map<std::optional<double>, Sums> gpus;  // by index; an absent one sorts first
+    for (const auto& s : c.samples) {
+        std::optional<double> index;
+        for (const auto& [k, v] : s.columns)
+            if (k == "gpu") index = v;
+        Sums& g = gpus[index];
+        ++g.lines;
+        g.by_column.resize(s.columns.size());
+        for (std::size_t k = 0; k < s.columns.size(); ++k)
+            if (const auto& v = s.columns[k].second) g.by_column[k].first += *v, ++g.by_column[k].second;
+    }
+    std::vector<DmonGpu> out;
+    for (const auto& [index, sums] : gpus) {
+        DmonGpu g{.index = index, .samples = sums.lines, .means = {}};
+        for (std::size_t k = 0; k < c.columns.size() && k < sums.by_column.size(); ++k) {
+            if (c.columns[k] == "gpu") continue;
+            const auto& [sum, n] = sums.by_column[k];
+            g.means.push_back({c.columns[k], n ? std::optional<double>(sum / n) : std::nullopt});
+        }
+        out.push_back(g);
+    }
+    return out;
+}
+
 std::vector<std::string> explain(const Capture& c) {
     std::vector<std::string> out;
     auto pct = [](double v) { return fmt::format("{:g}%", v); };
@@ -361,16 +390,22 @@ std::vector<std::string> explain(const Capture& c) {
             out.push_back(g.processes.empty() ? who + ": no processes listed (in a container or VM, other processes may be invisible)."
                                               : fmt::format("{}: {} process(es) listed.", who, g.processes.size()));
     }
-    if (c.format == Format::dmon) {
-        std::map<std::string, std::pair<double, int>> mean;
-        for (const auto& s : c.samples)
-            for (const auto& [k, v] : s.columns)
-                if (v) mean[k].first += *v, ++mean[k].second;
-        auto avg = [&](const char* k) { return mean.count(k) && mean[k].second ? std::optional<double>(mean[k].first / mean[k].second) : std::nullopt; };
-        out.push_back(fmt::format("{} samples (one a second by default).", c.samples.size()));
-        if (auto sm = avg("sm")) out.push_back(fmt::format("sm {:.0f}% on average: the share of each period some kernel was running, as GPU-Util; not the share of SMs.", *sm));
-        if (auto mem = avg("mem")) out.push_back(fmt::format("mem {:.0f}% on average: memory controller busy time, not bandwidth.", *mem));
-        if (auto pwr = avg("pwr")) out.push_back(fmt::format("pwr {:.0f} W on average.", *pwr));
+    // Each GPU on its own: pooled, an H100 at 100% and one idle read as two at 50%.
+    const auto dmon = dmon_gpus(c);
+    if (dmon.size() > 1)
+        out.push_back(fmt::format("{} GPUs: dmon prints a line for each GPU at each sample; each GPU's figures below are its own lines' means.", dmon.size()));
+    for (const auto& g : dmon) {
+        const std::string who = g.index ? fmt::format("GPU {:g}", *g.index) : std::string("GPU -");
+        auto avg = [&](const char* k) {
+            for (const auto& [name, v] : g.means)
+                if (name == k) return v;
+            return std::optional<double>();
+        };
+        out.push_back(fmt::format("{}: {} samples (one a second by default).", who, g.samples));
+        if (auto sm = avg("sm"))
+            out.push_back(fmt::format("{}: sm {:.0f}% on average: the share of each period some kernel was running, as GPU-Util; not the share of SMs.", who, *sm));
+        if (auto mem = avg("mem")) out.push_back(fmt::format("{}: mem {:.0f}% on average: memory controller busy time, not bandwidth.", who, *mem));
+        if (auto pwr = avg("pwr")) out.push_back(fmt::format("{}: pwr {:.0f} W on average.", who, *pwr));
     }
     return out;
 }

@@ -40,10 +40,21 @@ struct Sample {
 struct Capture {
     Format format = Format::table;
     std::vector<Gpu> gpus;          // empty for dmon
-    std::vector<Sample> samples;    // dmon only
+    std::vector<Sample> samples;    // dmon only: every line, of every GPU, in the file's order
     std::vector<std::string> units; // dmon: each column's unit, as its second header line says
     std::vector<std::string> columns;  // dmon: the column names, in the header's order
 };
+
+// dmon prints one line per GPU per sample; the `gpu` column (the GPU's index) tells them apart.
+// One GPU's lines, averaged column by column.
+struct DmonGpu {
+    std::optional<double> index;  // the `gpu` column's value (absent where it was "-")
+    std::size_t samples = 0;
+    // In the header's order, `gpu` left out; absent where every one of its lines had "-".
+    std::vector<std::pair<std::string, std::optional<double>>> means;
+};
+// A dmon capture's GPUs, by index (none for the other formats).
+std::vector<DmonGpu> dmon_gpus(const Capture& c);
 
 // Parses `text` (read from `file`, named in errors). `csv_columns`: the field names of a CSV
 // written with `noheader` (as given to --query-gpu). Throws InputError naming the file, the line

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "smi_captures.hpp"
 #include "test_support.hpp"
 
 using Catch::Matchers::Contains;
@@ -54,6 +55,41 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
     CHECK(nlohmann::json::parse(l40s_csv.out)["gpus"][0]["memory_reserved_mib"] == 609);
     CHECK_THAT(run_lab({"smi", (dir / "l40s_load_query_gpu.csv").string()}).out,
                Contains("the driver's own 609 MiB are reserved apart") && !Contains("depends on the driver"));
+}
+
+// A fidelity review: a two-GPU dmon (a loaded H100 and an idle one) read as one GPU at
+// "10 samples, sm 50%, pwr 351 W".
+TEST_CASE("lab smi reports a dmon capture's GPUs apart, in text and --json", "[smi]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "two.txt", lab_test::two_gpu_dmon());
+    auto r = run_lab({"smi", (d / "two.txt").string(), "--json"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["samples"].size() == 10);  // every line, as before
+    REQUIRE(j.value("per_gpu", nlohmann::json()).size() == 2);
+    CHECK(j["per_gpu"][0]["gpu"] == 0);
+    CHECK(j["per_gpu"][0]["samples"] == 5);
+    CHECK(j["per_gpu"][0]["mean"]["sm"] == 100);
+    CHECK(j["per_gpu"][0]["mean"]["pwr"].get<double>() == Approx(633.6));
+    CHECK_FALSE(j["per_gpu"][0]["mean"].contains("gpu"));
+    CHECK(j["per_gpu"][1]["gpu"] == 1);
+    CHECK(j["per_gpu"][1]["samples"] == 5);
+    CHECK(j["per_gpu"][1]["mean"]["sm"] == 0);
+    CHECK(j["per_gpu"][1]["mean"]["pwr"] == 69);
+    r = run_lab({"smi", (d / "two.txt").string()});
+    CHECK_THAT(r.out, Contains("GPU 0: sm 100% on average") && Contains("GPU 1: sm 0% on average") && Contains("GPU 0: pwr 634 W") &&
+                          Contains("GPU 1: pwr 69 W") && !Contains("sm 50%") && !Contains("10 samples"));
+    // Each GPU's means, a row each, in the header's order.
+    CHECK_THAT(r.out, Contains("mean of each GPU's samples\n"
+                               "    gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk  samples\n"
+                               "      0  633.6   63.8   58.2    100    9.4      0      0      0      0   2619   1980        5\n"
+                               "      1     69     41   47.2      0      0      0      0      0      0   2619    345        5\n"));
+    // One GPU's capture keeps its shape: one row of means, its sentences named GPU 0.
+    const auto one = nlohmann::json::parse(run_lab({"smi", (lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_load_dmon.txt").string(), "--json"}).out);
+    REQUIRE(one.value("per_gpu", nlohmann::json()).size() == 1);
+    CHECK(one["per_gpu"][0]["samples"] == 5);
+    CHECK_THAT(one["explanation"][0].get<std::string>(), Contains("GPU 0: 5 samples"));
 }
 
 // A byte that is not UTF-8 in a capture (a Latin-1 GPU name) was an internal error in --json.

@@ -5,6 +5,7 @@
 
 #include "errors.hpp"
 #include "smi_capture.hpp"
+#include "smi_captures.hpp"
 #include "test_support.hpp"
 
 using namespace lab;
@@ -110,6 +111,42 @@ TEST_CASE("the L40S captures, idle and loaded, and dmon's columns by their own n
     bool says = false;
     for (const auto& line : smi::explain(read("h100_load_table.txt"))) says = says || line.find("how many SMs") != std::string::npos;
     CHECK(says);
+}
+
+// A fidelity review: lab pooled a two-GPU dmon's lines, a loaded H100 and an idle one read as
+// "10 samples, sm 50%, pwr 351 W", true of neither.
+TEST_CASE("dmon with two GPUs is read GPU by GPU, not pooled", "[smi]") {
+    const auto c = smi::parse(lab_test::two_gpu_dmon(), "two.txt");
+    CHECK(c.samples.size() == 10);  // every line kept, in the file's order
+    const auto gpus = smi::dmon_gpus(c);
+    REQUIRE(gpus.size() == 2);
+    auto mean = [](const smi::DmonGpu& g, const std::string& column) {
+        for (const auto& [k, v] : g.means)
+            if (k == column) return v;
+        FAIL("no column " << column);
+        return std::optional<double>();
+    };
+    CHECK(gpus[0].index == 0.0);
+    CHECK(gpus[0].samples == 5);
+    CHECK(mean(gpus[0], "sm") == 100.0);
+    CHECK_THAT(*mean(gpus[0], "pwr"), Catch::Matchers::WithinAbs(633.6, 1e-9));  // (631 + 634 + 633 + 634 + 636) / 5
+    CHECK(gpus[1].index == 1.0);
+    CHECK(gpus[1].samples == 5);
+    CHECK(mean(gpus[1], "sm") == 0.0);
+    CHECK(mean(gpus[1], "pwr") == 69.0);
+    CHECK(gpus[0].means.front().first == "pwr");  // the header's order, the index left out
+    std::string said;
+    for (const auto& line : smi::explain(c)) said += line + "\n";
+    CHECK_THAT(said, Contains("GPU 0: 5 samples") && Contains("GPU 0: sm 100% on average") && Contains("GPU 0: pwr 634 W on average") &&
+                         Contains("GPU 1: 5 samples") && Contains("GPU 1: sm 0% on average") && Contains("GPU 1: pwr 69 W on average"));
+    CHECK_THAT(said, !Contains("10 samples") && !Contains("sm 50%"));
+    // One GPU: one of it, with all its lines; an absent reading stays absent in the mean.
+    const auto one = smi::dmon_gpus(read("l40s_load_dmon.txt"));
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].samples == 5);
+    CHECK_FALSE(mean(one[0], "mtemp"));
+    CHECK(mean(one[0], "enc") == 63.0);  // (67 + 59 + 63 + 59 + 67) / 5
+    CHECK(smi::dmon_gpus(read("h100_load_q.txt")).empty());
 }
 
 TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused where they break", "[smi]") {
