@@ -43,6 +43,8 @@ json to_json(const smi::Capture& c, const std::string& file) {
                         {"memory_total_mib", value(g.memory_total_mib)}, {"memory_reserved_mib", value(g.memory_reserved_mib)},
                         {"utilization_gpu_pct", value(g.utilization_gpu_pct)},
                         {"utilization_memory_pct", value(g.utilization_memory_pct)},
+                        {"utilization_encoder_pct", value(g.utilization_encoder_pct)},
+                        {"utilization_decoder_pct", value(g.utilization_decoder_pct)},
                         {"sm_clock_mhz", value(g.sm_clock_mhz)},
                         {"memory_clock_mhz", value(g.memory_clock_mhz)},
                         {"processes", g.processes_listed ? procs : json(nullptr)}});
@@ -84,9 +86,14 @@ void print(std::ostream& o, const json& j) {
         o << fmt::format("  state {}   temperature {}   power {} of {}", shown(g["pstate"], ""), shown(g["temperature_c"], " C"),
                          shown(g["power_draw_w"], " W"), shown(g["power_limit_w"], " W"));
         if (!g["power_draw_instant_w"].is_null()) o << " (average; instantaneous " << shown(g["power_draw_instant_w"], " W") << ")";
-        o << fmt::format("\n  memory {} of {}   GPU-Util {}   memory util {}   SM clock {}   memory clock {}\n", shown(g["memory_used_mib"], " MiB"),
-                         shown(g["memory_total_mib"], " MiB"), shown(g["utilization_gpu_pct"], "%"), shown(g["utilization_memory_pct"], "%"),
-                         shown(g["sm_clock_mhz"], " MHz"), shown(g["memory_clock_mhz"], " MHz"));
+        // The video engines only where the capture reads them (the table does not): beside
+        // GPU-Util, which does not count their work.
+        const bool engines = !g["utilization_encoder_pct"].is_null() || !g["utilization_decoder_pct"].is_null();
+        o << fmt::format("\n  memory {} of {}   GPU-Util {}{}   memory util {}   SM clock {}   memory clock {}\n", shown(g["memory_used_mib"], " MiB"),
+                         shown(g["memory_total_mib"], " MiB"), shown(g["utilization_gpu_pct"], "%"),
+                         engines ? fmt::format("   encoder {}   decoder {}", shown(g["utilization_encoder_pct"], "%"), shown(g["utilization_decoder_pct"], "%"))
+                                 : std::string(),
+                         shown(g["utilization_memory_pct"], "%"), shown(g["sm_clock_mhz"], " MHz"), shown(g["memory_clock_mhz"], " MHz"));
         if (g["processes"].is_array())
             for (const auto& p : g["processes"]) o << "  process " << shown(p["pid"], "") << "  " << p["name"].get<std::string>() << "  " << shown(p["used_mib"], " MiB") << "\n";
     }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "errors.hpp"
 #include "input_file.hpp"
@@ -172,6 +173,8 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         else if (p == "FB Memory Usage/Reserved") g.memory_reserved_mib = number(value);
         else if (p == "Utilization/GPU" || p == "Utilization/Gpu") g.utilization_gpu_pct = number(value);
         else if (p == "Utilization/Memory") g.utilization_memory_pct = number(value);
+        else if (p == "Utilization/Encoder") g.utilization_encoder_pct = number(value);
+        else if (p == "Utilization/Decoder") g.utilization_decoder_pct = number(value);
         else if (p == "Temperature/GPU Current Temp") g.temperature_c = number(value);
         else if (p == "GPU Power Readings/Average Power Draw") g.power_draw_average_w = number(value);
         else if (p == "GPU Power Readings/Instantaneous Power Draw") g.power_draw_instant_w = number(value);
@@ -268,6 +271,7 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
         g.memory_used_mib = number(get("memory.used")), g.memory_total_mib = number(get("memory.total"));
         g.memory_reserved_mib = number(get("memory.reserved"));
         g.utilization_gpu_pct = number(get("utilization.gpu")), g.utilization_memory_pct = number(get("utilization.memory"));
+        g.utilization_encoder_pct = number(get("utilization.encoder")), g.utilization_decoder_pct = number(get("utilization.decoder"));
         g.sm_clock_mhz = number(get("clocks.sm")), g.memory_clock_mhz = number(get("clocks.mem"));
         c.gpus.push_back(g);
     }
@@ -300,6 +304,33 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
     }
     if (c.samples.empty()) throw InputError(file.string(), "dmon output with no sample lines", "capture with `nvidia-smi dmon -c N`");
     return c;
+}
+
+// ---- what a capture says ----------------------------------------------------------------------
+
+// GPU-Util (dmon: sm) is the time a kernel ran; NVENC and NVDEC encode and decode video on engines
+// of their own, beside the SMs, so a GPU transcoding video reads a low GPU-Util while busy (the
+// L40S capture under load: GPU-Util 9%, encoder 60%). Below kLowGpuUtilPct with an engine at
+// kBusyEnginePct or more, it is the engines that are busy, and the sentence says so.
+constexpr double kLowGpuUtilPct = 25, kBusyEnginePct = 25;
+
+// The sentence on a GPU's video engines, where the capture reads them and either was busy at all.
+// `util_name`: what the capture calls GPU-Util ("GPU-Util", dmon's "sm"); `enc_name`, `dec_name`:
+// what it calls the engines.
+std::optional<std::string> video_engines(const std::string& who, const char* util_name, std::optional<double> util, const char* enc_name,
+                                         std::optional<double> enc, const char* dec_name, std::optional<double> dec) {
+    if (enc.value_or(0) <= 0 && dec.value_or(0) <= 0) return std::nullopt;
+    std::vector<std::string> busy;
+    if (enc.value_or(0) >= kBusyEnginePct) busy.push_back(fmt::format("{} {:.0f}%", enc_name, *enc));
+    if (dec.value_or(0) >= kBusyEnginePct) busy.push_back(fmt::format("{} {:.0f}%", dec_name, *dec));
+    if (util && *util < kLowGpuUtilPct && !busy.empty())
+        return fmt::format("{}: {} {:.0f}% but {}: the GPU's video engines (NVENC encodes, NVDEC decodes), not its SMs, are what is busy; "
+                           "{} counts only the time a kernel ran.",
+                           who, util_name, *util, fmt::join(busy, " and "), util_name);
+    auto shown = [](std::optional<double> v) { return v ? fmt::format("{:.0f}%", *v) : std::string("-"); };
+    return fmt::format("{}: {} {}, {} {}: the share of the period the video engines (NVENC, NVDEC) were busy; they are not SMs, and {} "
+                       "does not count them.",
+                       who, enc_name, shown(enc), dec_name, shown(dec), util_name);
 }
 
 }  // namespace
@@ -365,6 +396,8 @@ std::vector<std::string> explain(const Capture& c) {
                                               who, pct(u), u >= 99.5 ? "the whole" : pct(u))
                                 : who + ": GPU-Util 0%: no kernel ran during the sample period.");
         }
+        if (auto v = video_engines(who, "GPU-Util", g.utilization_gpu_pct, "encoder", g.utilization_encoder_pct, "decoder", g.utilization_decoder_pct))
+            out.push_back(*v);
         if (g.utilization_memory_pct)
             out.push_back(fmt::format("{}: memory utilisation {}: the fraction of the period the memory controller was busy reading or writing, "
                                       "not the fraction of peak bandwidth in use.", who, pct(*g.utilization_memory_pct)));
@@ -404,6 +437,7 @@ std::vector<std::string> explain(const Capture& c) {
         out.push_back(fmt::format("{}: {} samples (one a second by default).", who, g.samples));
         if (auto sm = avg("sm"))
             out.push_back(fmt::format("{}: sm {:.0f}% on average: the share of each period some kernel was running, as GPU-Util; not the share of SMs.", who, *sm));
+        if (auto v = video_engines(who, "sm", avg("sm"), "enc", avg("enc"), "dec", avg("dec"))) out.push_back(*v);
         if (auto mem = avg("mem")) out.push_back(fmt::format("{}: mem {:.0f}% on average: memory controller busy time, not bandwidth.", who, *mem));
         if (auto pwr = avg("pwr")) out.push_back(fmt::format("{}: pwr {:.0f} W on average.", who, *pwr));
     }

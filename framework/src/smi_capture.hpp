@@ -26,6 +26,9 @@ struct Gpu {
     std::optional<double> temperature_c, power_draw_w, power_limit_w, power_draw_average_w, power_draw_instant_w;
     std::optional<double> memory_used_mib, memory_total_mib, utilization_gpu_pct, utilization_memory_pct;
     std::optional<double> memory_reserved_mib;   // -q's "Reserved", the CSV's memory.reserved: the driver's own, not in Used
+    // NVENC's and NVDEC's busy shares (-q's Utilization, the CSV's utilization.encoder/decoder):
+    // engines beside the SMs, whose work GPU-Util (time a kernel ran) does not count.
+    std::optional<double> utilization_encoder_pct, utilization_decoder_pct;
     std::optional<double> sm_clock_mhz, memory_clock_mhz;
     std::vector<Process> processes;
     bool processes_listed = false;  // the capture has a process section (possibly empty)

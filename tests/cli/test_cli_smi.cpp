@@ -25,7 +25,8 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
         REQUIRE(j["gpus"].size() == 1);
         for (const char* k : {"name", "driver_version", "cuda_version", "pstate", "temperature_c", "power_draw_w", "power_limit_w",
                               "power_draw_average_w", "power_draw_instant_w", "memory_used_mib", "memory_total_mib", "utilization_gpu_pct",
-                              "utilization_memory_pct", "sm_clock_mhz", "memory_clock_mhz", "processes"})
+                              "utilization_memory_pct", "utilization_encoder_pct", "utilization_decoder_pct", "sm_clock_mhz", "memory_clock_mhz",
+                              "processes"})
             CHECK(j["gpus"][0].contains(k));
         CHECK(j["explanation"].size() > 2);
     }
@@ -55,6 +56,23 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
     CHECK(nlohmann::json::parse(l40s_csv.out)["gpus"][0]["memory_reserved_mib"] == 609);
     CHECK_THAT(run_lab({"smi", (dir / "l40s_load_query_gpu.csv").string()}).out,
                Contains("the driver's own 609 MiB are reserved apart") && !Contains("depends on the driver"));
+}
+
+// A fidelity review: the L40S under load is NVENC at 60% while GPU-Util reads 9%; lab smi never
+// mentioned the encoder.
+TEST_CASE("lab smi shows the encoder's and decoder's utilisation and says when they, not the SMs, are busy", "[smi]") {
+    const auto dir = lab_test::source_root() / "tests/fixtures/nvidia-smi";
+    const auto j = nlohmann::json::parse(run_lab({"smi", (dir / "l40s_load_query_gpu.csv").string(), "--json"}).out);
+    CHECK(j["gpus"][0].value("utilization_encoder_pct", nlohmann::json()) == 60);
+    CHECK(j["gpus"][0].value("utilization_decoder_pct", nlohmann::json()) == 0);
+    CHECK(j["gpus"][0]["utilization_gpu_pct"] == 9);  // as before
+    const auto text = run_lab({"smi", (dir / "l40s_load_q.txt").string()}).out;
+    CHECK_THAT(text, Contains("GPU-Util 9%   encoder 59%   decoder 0%"));
+    CHECK_THAT(text, Contains("GPU-Util 9% but encoder 59%: the GPU's video engines (NVENC encodes, NVDEC decodes), not its SMs, are what is busy"));
+    // The table does not show the engines: null, and no figure printed for them.
+    const auto table = nlohmann::json::parse(run_lab({"smi", (dir / "l40s_load_table.txt").string(), "--json"}).out);
+    CHECK(table["gpus"][0].value("utilization_encoder_pct", nlohmann::json(0)).is_null());
+    CHECK_THAT(run_lab({"smi", (dir / "l40s_load_table.txt").string()}).out, !Contains("encoder"));
 }
 
 // A fidelity review: a two-GPU dmon (a loaded H100 and an idle one) read as one GPU at

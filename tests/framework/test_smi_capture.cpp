@@ -149,6 +149,45 @@ TEST_CASE("dmon with two GPUs is read GPU by GPU, not pooled", "[smi]") {
     CHECK(smi::dmon_gpus(read("h100_load_q.txt")).empty());
 }
 
+// A fidelity review: the L40S "load" capture is NVENC at 59-67% while GPU-Util reads 9%, and
+// lab smi never mentioned the encoder.
+TEST_CASE("the video engines' utilisation is read, and a low GPU-Util beside a busy encoder is said to be theirs", "[smi]") {
+    const auto q = read("l40s_load_q.txt"), csv = read("l40s_load_query_gpu.csv");
+    CHECK(q.gpus[0].utilization_encoder_pct == 59.0);
+    CHECK(q.gpus[0].utilization_decoder_pct == 0.0);
+    CHECK(csv.gpus[0].utilization_encoder_pct == 60.0);
+    CHECK(csv.gpus[0].utilization_decoder_pct == 0.0);
+    CHECK(read("h100_load_query_gpu.csv").gpus[0].utilization_encoder_pct == 0.0);
+    CHECK_FALSE(read("l40s_load_table.txt").gpus[0].utilization_encoder_pct);  // the table does not show it
+    auto engine_lines = [](const smi::Capture& c) {
+        std::vector<std::string> said;
+        for (const auto& line : smi::explain(c))
+            if (line.find("video engines") != std::string::npos) said.push_back(line);
+        return said;
+    };
+    for (const char* f : {"l40s_load_q.txt", "l40s_load_query_gpu.csv", "l40s_load_dmon.txt"}) {
+        INFO(f);
+        const auto said = engine_lines(read(f));
+        REQUIRE(said.size() == 1);  // one line
+        CHECK_THAT(said[0], Contains("not its SMs, are what is busy"));
+    }
+    CHECK_THAT(engine_lines(read("l40s_load_q.txt"))[0], Contains("GPU-Util 9% but encoder 59%"));
+    CHECK_THAT(engine_lines(read("l40s_load_dmon.txt"))[0], Contains("sm 9% but enc 63%"));
+    // Engines idle: nothing said of them (the H100 under load, every idle capture).
+    for (const char* f : {"h100_load_q.txt", "h100_load_query_gpu.csv", "h100_load_dmon.txt", "l40s_idle_q.txt", "l40s_idle_query_gpu.csv"}) {
+        INFO(f);
+        CHECK(engine_lines(read(f)).empty());
+    }
+    // An encoder busy beside kernels that are too: its share said, not that the SMs are idle.
+    std::string both = lab_test::read_file(capture("l40s_load_q.txt"));
+    const auto gpu_util = both.find("        GPU                                            : 9 %");
+    REQUIRE(gpu_util != std::string::npos);
+    both.replace(both.find("9 %", gpu_util), 3, "80 %");
+    const auto said = engine_lines(smi::parse(both, "both.txt"));
+    REQUIRE(said.size() == 1);
+    CHECK_THAT(said[0], Contains("encoder 59%, decoder 0%") && !Contains("not its SMs"));
+}
+
 TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused where they break", "[smi]") {
     const std::string table = lab_test::read_file(capture("h100_load_table.txt"));
     const auto cut_at = [&](const std::string& marker) { return table.substr(0, table.find(marker)); };
