@@ -2,6 +2,7 @@
 // default table, -q, --query-gpu CSV and dmon), as a table or with --json (the keys are a
 // contract: docs/smi.md), and in words what it does and does not tell. Absent fields are null,
 // never 0. A file that is no capture, or one cut short, exits 2 naming the line.
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -42,6 +43,8 @@ json to_json(const smi::Capture& c, const std::string& file) {
                         {"memory_total_mib", value(g.memory_total_mib)}, {"memory_reserved_mib", value(g.memory_reserved_mib)},
                         {"utilization_gpu_pct", value(g.utilization_gpu_pct)},
                         {"utilization_memory_pct", value(g.utilization_memory_pct)},
+                        {"utilization_encoder_pct", value(g.utilization_encoder_pct)},
+                        {"utilization_decoder_pct", value(g.utilization_decoder_pct)},
                         {"sm_clock_mhz", value(g.sm_clock_mhz)},
                         {"memory_clock_mhz", value(g.memory_clock_mhz)},
                         {"processes", g.processes_listed ? procs : json(nullptr)}});
@@ -56,6 +59,15 @@ json to_json(const smi::Capture& c, const std::string& file) {
         }
         out["samples"] = samples;
         out["units"] = c.units;
+        out["columns"] = c.columns;  // a JSON object's keys have no order; nvidia-smi's is here
+        // dmon's GPUs apart (its lines interleave them): each one's sample count and means.
+        json per_gpu = json::array();
+        for (const auto& g : smi::dmon_gpus(c)) {
+            json mean = json::object();
+            for (const auto& [k, v] : g.means) mean[k] = value(v);
+            per_gpu.push_back({{"gpu", value(g.index)}, {"samples", g.samples}, {"mean", mean}});
+        }
+        out["per_gpu"] = per_gpu;
     }
     return out;
 }
@@ -74,19 +86,39 @@ void print(std::ostream& o, const json& j) {
         o << fmt::format("  state {}   temperature {}   power {} of {}", shown(g["pstate"], ""), shown(g["temperature_c"], " C"),
                          shown(g["power_draw_w"], " W"), shown(g["power_limit_w"], " W"));
         if (!g["power_draw_instant_w"].is_null()) o << " (average; instantaneous " << shown(g["power_draw_instant_w"], " W") << ")";
-        o << fmt::format("\n  memory {} of {}   GPU-Util {}   memory util {}   SM clock {}   memory clock {}\n", shown(g["memory_used_mib"], " MiB"),
-                         shown(g["memory_total_mib"], " MiB"), shown(g["utilization_gpu_pct"], "%"), shown(g["utilization_memory_pct"], "%"),
-                         shown(g["sm_clock_mhz"], " MHz"), shown(g["memory_clock_mhz"], " MHz"));
+        // The video engines only where the capture reads them (the table does not): beside
+        // GPU-Util, which does not count their work.
+        const bool engines = !g["utilization_encoder_pct"].is_null() || !g["utilization_decoder_pct"].is_null();
+        o << fmt::format("\n  memory {} of {}   GPU-Util {}{}   memory util {}   SM clock {}   memory clock {}\n", shown(g["memory_used_mib"], " MiB"),
+                         shown(g["memory_total_mib"], " MiB"), shown(g["utilization_gpu_pct"], "%"),
+                         engines ? fmt::format("   encoder {}   decoder {}", shown(g["utilization_encoder_pct"], "%"), shown(g["utilization_decoder_pct"], "%"))
+                                 : std::string(),
+                         shown(g["utilization_memory_pct"], "%"), shown(g["sm_clock_mhz"], " MHz"), shown(g["memory_clock_mhz"], " MHz"));
         if (g["processes"].is_array())
             for (const auto& p : g["processes"]) o << "  process " << shown(p["pid"], "") << "  " << p["name"].get<std::string>() << "  " << shown(p["used_mib"], " MiB") << "\n";
     }
     if (j.contains("samples")) {
         o << "\n";
-        for (const auto& [k, v] : j["samples"][0].items()) o << fmt::format("{:>7}", k);
+        // In the header's order, as nvidia-smi prints them (a sample's keys come out alphabetical).
+        for (const auto& k : j["columns"]) o << fmt::format("{:>7}", k.get<std::string>());
         o << "\n";
         for (const auto& s : j["samples"]) {
-            for (const auto& [k, v] : s.items()) o << fmt::format("{:>7}", v.is_null() ? "-" : fmt::format("{:g}", v.get<double>()));
+            for (const auto& k : j["columns"]) {
+                const auto& v = s.at(k.get<std::string>());
+                o << fmt::format("{:>7}", v.is_null() ? "-" : fmt::format("{:g}", v.get<double>()));
+            }
             o << "\n";
+        }
+        // Under the lines, each GPU's means (a line of its own per GPU, never pooled).
+        o << "\nmean of each GPU's samples\n";
+        for (const auto& k : j["columns"]) o << fmt::format("{:>7}", k.get<std::string>());
+        o << fmt::format("{:>9}\n", "samples");
+        for (const auto& g : j["per_gpu"]) {
+            for (const auto& k : j["columns"]) {
+                const json& v = k == "gpu" ? g["gpu"] : g["mean"].value(k.get<std::string>(), json());
+                o << fmt::format("{:>7}", v.is_null() ? "-" : fmt::format("{:g}", std::round(v.get<double>() * 10) / 10));
+            }
+            o << fmt::format("{:>9}\n", g["samples"].get<std::size_t>());
         }
     }
     o << "\nWhat it says, and what it does not\n";

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "errors.hpp"
 #include "input_file.hpp"
@@ -81,7 +82,8 @@ std::vector<std::string> cells(const std::string& row) {
 }
 
 Capture parse_table(const std::vector<std::string>& lines, const std::filesystem::path& file) {
-    Capture c{Format::table, {}, {}, {}};
+    Capture c;
+    c.format = Format::table;
     std::optional<std::string> driver, cuda;
     std::size_t i = 0;
     for (; i < lines.size() && lines[i].find("NVIDIA-SMI") == std::string::npos; ++i) {}
@@ -138,7 +140,8 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
 // ---- -q -------------------------------------------------------------------------------------
 
 Capture parse_query(const std::vector<std::string>& lines, const std::filesystem::path& file) {
-    Capture c{Format::query, {}, {}, {}};
+    Capture c;
+    c.format = Format::query;
     std::optional<std::string> driver, cuda;
     std::vector<std::string> path;  // section and key names by level
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -170,6 +173,8 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         else if (p == "FB Memory Usage/Reserved") g.memory_reserved_mib = number(value);
         else if (p == "Utilization/GPU" || p == "Utilization/Gpu") g.utilization_gpu_pct = number(value);
         else if (p == "Utilization/Memory") g.utilization_memory_pct = number(value);
+        else if (p == "Utilization/Encoder") g.utilization_encoder_pct = number(value);
+        else if (p == "Utilization/Decoder") g.utilization_decoder_pct = number(value);
         else if (p == "Temperature/GPU Current Temp") g.temperature_c = number(value);
         else if (p == "GPU Power Readings/Average Power Draw") g.power_draw_average_w = number(value);
         else if (p == "GPU Power Readings/Instantaneous Power Draw") g.power_draw_instant_w = number(value);
@@ -228,11 +233,18 @@ bool is_field_name(const std::string& f) {
 }
 
 Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::path& file, const std::vector<std::string>& columns) {
-    Capture c{Format::csv, {}, {}, {}};
+    Capture c;
+    c.format = Format::csv;
     std::size_t i = 0;
     while (i < lines.size() && trim(lines[i]).empty()) ++i;
     std::vector<std::string> names;
     const auto first = csv_fields(lines[i]);
+    // nvidia-smi ends no line with a comma: a header of field names whose last is empty was cut
+    // just after one (its values would be no names, so it is no headerless line to name with --columns).
+    if (first.size() > 1 && first.back().empty() &&
+        std::all_of(first.begin(), first.end() - 1, [](const std::string& f) { return is_field_name(field_name(f)); }))
+        throw InputError(at(file, i), "the CSV's header line ends in a comma (an empty last column name): the capture is cut short in its header",
+                         "capture it again, whole: `nvidia-smi --query-gpu=FIELDS --format=csv > FILE`");
     if (std::all_of(first.begin(), first.end(), [](const std::string& f) { return is_field_name(field_name(f)); })) {
         for (const auto& f : first) names.push_back(field_name(f));
         ++i;
@@ -257,7 +269,9 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
         g.power_limit_w = number(get("power.limit"));
         if (!g.power_limit_w) g.power_limit_w = number(get("enforced.power.limit"));
         g.memory_used_mib = number(get("memory.used")), g.memory_total_mib = number(get("memory.total"));
+        g.memory_reserved_mib = number(get("memory.reserved"));
         g.utilization_gpu_pct = number(get("utilization.gpu")), g.utilization_memory_pct = number(get("utilization.memory"));
+        g.utilization_encoder_pct = number(get("utilization.encoder")), g.utilization_decoder_pct = number(get("utilization.decoder"));
         g.sm_clock_mhz = number(get("clocks.sm")), g.memory_clock_mhz = number(get("clocks.mem"));
         c.gpus.push_back(g);
     }
@@ -268,14 +282,15 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
 // ---- dmon -----------------------------------------------------------------------------------
 
 Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem::path& file) {
-    Capture c{Format::dmon, {}, {}, {}};
+    Capture c;
+    c.format = Format::dmon;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string t = trim(lines[i]);
         if (t.empty()) continue;
         if (t[0] == '#') {
             auto w = words(t.substr(1));
-            if (names.empty()) names = w;
+            if (names.empty()) names = c.columns = w;
             else if (c.units.empty()) c.units = w;
             continue;
         }
@@ -289,6 +304,33 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
     }
     if (c.samples.empty()) throw InputError(file.string(), "dmon output with no sample lines", "capture with `nvidia-smi dmon -c N`");
     return c;
+}
+
+// ---- what a capture says ----------------------------------------------------------------------
+
+// GPU-Util (dmon: sm) is the time a kernel ran; NVENC and NVDEC encode and decode video on engines
+// of their own, beside the SMs, so a GPU transcoding video reads a low GPU-Util while busy (the
+// L40S capture under load: GPU-Util 9%, encoder 60%). Below kLowGpuUtilPct with an engine at
+// kBusyEnginePct or more, it is the engines that are busy, and the sentence says so.
+constexpr double kLowGpuUtilPct = 25, kBusyEnginePct = 25;
+
+// The sentence on a GPU's video engines, where the capture reads them and either was busy at all.
+// `util_name`: what the capture calls GPU-Util ("GPU-Util", dmon's "sm"); `enc_name`, `dec_name`:
+// what it calls the engines.
+std::optional<std::string> video_engines(const std::string& who, const char* util_name, std::optional<double> util, const char* enc_name,
+                                         std::optional<double> enc, const char* dec_name, std::optional<double> dec) {
+    if (enc.value_or(0) <= 0 && dec.value_or(0) <= 0) return std::nullopt;
+    std::vector<std::string> busy;
+    if (enc.value_or(0) >= kBusyEnginePct) busy.push_back(fmt::format("{} {:.0f}%", enc_name, *enc));
+    if (dec.value_or(0) >= kBusyEnginePct) busy.push_back(fmt::format("{} {:.0f}%", dec_name, *dec));
+    if (util && *util < kLowGpuUtilPct && !busy.empty())
+        return fmt::format("{}: {} {:.0f}% but {}: the GPU's video engines (NVENC encodes, NVDEC decodes), not its SMs, are what is busy; "
+                           "{} counts only the time a kernel ran.",
+                           who, util_name, *util, fmt::join(busy, " and "), util_name);
+    auto shown = [](std::optional<double> v) { return v ? fmt::format("{:.0f}%", *v) : std::string("-"); };
+    return fmt::format("{}: {} {}, {} {}: the share of the period the video engines (NVENC, NVDEC) were busy; they are not SMs, and {} "
+                       "does not count them.",
+                       who, enc_name, shown(enc), dec_name, shown(dec), util_name);
 }
 
 }  // namespace
@@ -312,6 +354,35 @@ Capture parse(const std::string& text_in, const std::filesystem::path& file, con
                      "pass the file nvidia-smi wrote, unedited");
 }
 
+std::vector<DmonGpu> dmon_gpus(const Capture& c) {
+    struct Sums {
+        std::size_t lines = 0;
+        std::vector<std::pair<double, int>> by_column;  // sum and count of each column's values
+    };
+    std::map<std::optional<double>, Sums> gpus;  // by index; an absent one sorts first
+    for (const auto& s : c.samples) {
+        std::optional<double> index;
+        for (const auto& [k, v] : s.columns)
+            if (k == "gpu") index = v;
+        Sums& g = gpus[index];
+        ++g.lines;
+        g.by_column.resize(s.columns.size());
+        for (std::size_t k = 0; k < s.columns.size(); ++k)
+            if (const auto& v = s.columns[k].second) g.by_column[k].first += *v, ++g.by_column[k].second;
+    }
+    std::vector<DmonGpu> out;
+    for (const auto& [index, sums] : gpus) {
+        DmonGpu g{.index = index, .samples = sums.lines, .means = {}};
+        for (std::size_t k = 0; k < c.columns.size() && k < sums.by_column.size(); ++k) {
+            if (c.columns[k] == "gpu") continue;
+            const auto& [sum, n] = sums.by_column[k];
+            g.means.push_back({c.columns[k], n ? std::optional<double>(sum / n) : std::nullopt});
+        }
+        out.push_back(g);
+    }
+    return out;
+}
+
 std::vector<std::string> explain(const Capture& c) {
     std::vector<std::string> out;
     auto pct = [](double v) { return fmt::format("{:g}%", v); };
@@ -325,17 +396,20 @@ std::vector<std::string> explain(const Capture& c) {
                                               who, pct(u), u >= 99.5 ? "the whole" : pct(u))
                                 : who + ": GPU-Util 0%: no kernel ran during the sample period.");
         }
+        if (auto v = video_engines(who, "GPU-Util", g.utilization_gpu_pct, "encoder", g.utilization_encoder_pct, "decoder", g.utilization_decoder_pct))
+            out.push_back(*v);
         if (g.utilization_memory_pct)
             out.push_back(fmt::format("{}: memory utilisation {}: the fraction of the period the memory controller was busy reading or writing, "
                                       "not the fraction of peak bandwidth in use.", who, pct(*g.utilization_memory_pct)));
         if (g.memory_used_mib && g.memory_total_mib)
-            // Drivers that list a Reserved line keep their own reservation out of Used (used +
-            // reserved + free = total in every -q capture here); a table or CSV does not say.
+            // Drivers that list a reservation (-q's Reserved, the CSV's memory.reserved) keep it
+            // out of Used (used + reserved + free = total in every such capture here); the
+            // table, and a CSV without that field, do not say.
             out.push_back(fmt::format("{}: {:g} MiB of {:g} MiB in use ({:.0f}%): allocated, not necessarily touched; {}", who, *g.memory_used_mib,
                                       *g.memory_total_mib, 100 * *g.memory_used_mib / *g.memory_total_mib,
                                       g.memory_reserved_mib ? fmt::format("the driver's own {:g} MiB are reserved apart, not counted in it.", *g.memory_reserved_mib)
-                                                            : "whether the driver's own reservation is counted in it depends on the driver (nvidia-smi -q "
-                                                              "lists it apart, as Reserved, where it is not)."));
+                                                            : "whether the driver's own reservation is counted in it depends on the driver (where it is "
+                                                              "not, nvidia-smi -q lists it apart as Reserved, and --query-gpu as memory.reserved)."));
         if (g.power_draw_w && g.power_limit_w)
             out.push_back(fmt::format("{}: drawing {:g} W of a {:g} W limit ({:.0f}%){}.", who, *g.power_draw_w, *g.power_limit_w,
                                       100 * *g.power_draw_w / *g.power_limit_w,
@@ -349,16 +423,23 @@ std::vector<std::string> explain(const Capture& c) {
             out.push_back(g.processes.empty() ? who + ": no processes listed (in a container or VM, other processes may be invisible)."
                                               : fmt::format("{}: {} process(es) listed.", who, g.processes.size()));
     }
-    if (c.format == Format::dmon) {
-        std::map<std::string, std::pair<double, int>> mean;
-        for (const auto& s : c.samples)
-            for (const auto& [k, v] : s.columns)
-                if (v) mean[k].first += *v, ++mean[k].second;
-        auto avg = [&](const char* k) { return mean.count(k) && mean[k].second ? std::optional<double>(mean[k].first / mean[k].second) : std::nullopt; };
-        out.push_back(fmt::format("{} samples (one a second by default).", c.samples.size()));
-        if (auto sm = avg("sm")) out.push_back(fmt::format("sm {:.0f}% on average: the share of each period some kernel was running, as GPU-Util; not the share of SMs.", *sm));
-        if (auto mem = avg("mem")) out.push_back(fmt::format("mem {:.0f}% on average: memory controller busy time, not bandwidth.", *mem));
-        if (auto pwr = avg("pwr")) out.push_back(fmt::format("pwr {:.0f} W on average.", *pwr));
+    // Each GPU on its own: pooled, an H100 at 100% and one idle read as two at 50%.
+    const auto dmon = dmon_gpus(c);
+    if (dmon.size() > 1)
+        out.push_back(fmt::format("{} GPUs: dmon prints a line for each GPU at each sample; each GPU's figures below are its own lines' means.", dmon.size()));
+    for (const auto& g : dmon) {
+        const std::string who = g.index ? fmt::format("GPU {:g}", *g.index) : std::string("GPU -");
+        auto avg = [&](const char* k) {
+            for (const auto& [name, v] : g.means)
+                if (name == k) return v;
+            return std::optional<double>();
+        };
+        out.push_back(fmt::format("{}: {} samples (one a second by default).", who, g.samples));
+        if (auto sm = avg("sm"))
+            out.push_back(fmt::format("{}: sm {:.0f}% on average: the share of each period some kernel was running, as GPU-Util; not the share of SMs.", who, *sm));
+        if (auto v = video_engines(who, "sm", avg("sm"), "enc", avg("enc"), "dec", avg("dec"))) out.push_back(*v);
+        if (auto mem = avg("mem")) out.push_back(fmt::format("{}: mem {:.0f}% on average: memory controller busy time, not bandwidth.", who, *mem));
+        if (auto pwr = avg("pwr")) out.push_back(fmt::format("{}: pwr {:.0f} W on average.", who, *pwr));
     }
     return out;
 }

@@ -25,7 +25,10 @@ struct Gpu {
     std::optional<std::string> name, driver_version, cuda_version, pstate;
     std::optional<double> temperature_c, power_draw_w, power_limit_w, power_draw_average_w, power_draw_instant_w;
     std::optional<double> memory_used_mib, memory_total_mib, utilization_gpu_pct, utilization_memory_pct;
-    std::optional<double> memory_reserved_mib;   // -q's "Reserved": the driver's own, not in Used
+    std::optional<double> memory_reserved_mib;   // -q's "Reserved", the CSV's memory.reserved: the driver's own, not in Used
+    // NVENC's and NVDEC's busy shares (-q's Utilization, the CSV's utilization.encoder/decoder):
+    // engines beside the SMs, whose work GPU-Util (time a kernel ran) does not count.
+    std::optional<double> utilization_encoder_pct, utilization_decoder_pct;
     std::optional<double> sm_clock_mhz, memory_clock_mhz;
     std::vector<Process> processes;
     bool processes_listed = false;  // the capture has a process section (possibly empty)
@@ -40,9 +43,21 @@ struct Sample {
 struct Capture {
     Format format = Format::table;
     std::vector<Gpu> gpus;          // empty for dmon
-    std::vector<Sample> samples;    // dmon only
+    std::vector<Sample> samples;    // dmon only: every line, of every GPU, in the file's order
     std::vector<std::string> units; // dmon: each column's unit, as its second header line says
+    std::vector<std::string> columns;  // dmon: the column names, in the header's order
 };
+
+// dmon prints one line per GPU per sample; the `gpu` column (the GPU's index) tells them apart.
+// One GPU's lines, averaged column by column.
+struct DmonGpu {
+    std::optional<double> index;  // the `gpu` column's value (absent where it was "-")
+    std::size_t samples = 0;
+    // In the header's order, `gpu` left out; absent where every one of its lines had "-".
+    std::vector<std::pair<std::string, std::optional<double>>> means;
+};
+// A dmon capture's GPUs, by index (none for the other formats).
+std::vector<DmonGpu> dmon_gpus(const Capture& c);
 
 // Parses `text` (read from `file`, named in errors). `csv_columns`: the field names of a CSV
 // written with `noheader` (as given to --query-gpu). Throws InputError naming the file, the line

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "smi_captures.hpp"
 #include "test_support.hpp"
 
 using Catch::Matchers::Contains;
@@ -24,7 +25,8 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
         REQUIRE(j["gpus"].size() == 1);
         for (const char* k : {"name", "driver_version", "cuda_version", "pstate", "temperature_c", "power_draw_w", "power_limit_w",
                               "power_draw_average_w", "power_draw_instant_w", "memory_used_mib", "memory_total_mib", "utilization_gpu_pct",
-                              "utilization_memory_pct", "sm_clock_mhz", "memory_clock_mhz", "processes"})
+                              "utilization_memory_pct", "utilization_encoder_pct", "utilization_decoder_pct", "sm_clock_mhz", "memory_clock_mhz",
+                              "processes"})
             CHECK(j["gpus"][0].contains(k));
         CHECK(j["explanation"].size() > 2);
     }
@@ -36,6 +38,12 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
     CHECK(dmon["samples"].size() == 5);
     CHECK(dmon["samples"][0]["enc"] == 67);
     CHECK(dmon["samples"][0]["mtemp"].is_null());
+    // dmon's columns in nvidia-smi's own order (a fidelity review: they were printed alphabetically).
+    const std::vector<std::string> order = {"gpu", "pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk"};
+    CHECK(dmon.value("columns", nlohmann::json()) == order);
+    const std::string dmon_text = run_lab({"smi", (dir / "l40s_load_dmon.txt").string()}).out;
+    CHECK_THAT(dmon_text, Contains("\n    gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk\n"
+                                   "      0    109     53      -     10      2     67      0      0      0   9001   2520\n"));
     auto plain = run_lab({"smi", (dir / "h100_load_q.txt").string()});
     CHECK_THAT(plain.out, Contains("GPU-Util 100%"));
     CHECK_THAT(plain.out, Contains("how many SMs"));
@@ -43,6 +51,63 @@ TEST_CASE("lab smi --json gives the contract's keys for every capture", "[smi]")
     CHECK_THAT(plain.out, Contains("19818 MiB of 81559 MiB in use") && Contains("the driver's own 479 MiB are reserved apart, not counted in it"));
     CHECK(nlohmann::json::parse(run_lab({"smi", (dir / "h100_load_q.txt").string(), "--json"}).out)["gpus"][0]["memory_reserved_mib"] == 479);
     CHECK_THAT(run_lab({"smi", (dir / "h100_load_table.txt").string()}).out, Contains("depends on the driver"));
+    // A --query-gpu CSV lists it too, as memory.reserved (a fidelity review: it was null).
+    const auto l40s_csv = run_lab({"smi", (dir / "l40s_load_query_gpu.csv").string(), "--json"});
+    CHECK(nlohmann::json::parse(l40s_csv.out)["gpus"][0]["memory_reserved_mib"] == 609);
+    CHECK_THAT(run_lab({"smi", (dir / "l40s_load_query_gpu.csv").string()}).out,
+               Contains("the driver's own 609 MiB are reserved apart") && !Contains("depends on the driver"));
+}
+
+// A fidelity review: the L40S under load is NVENC at 60% while GPU-Util reads 9%; lab smi never
+// mentioned the encoder.
+TEST_CASE("lab smi shows the encoder's and decoder's utilisation and says when they, not the SMs, are busy", "[smi]") {
+    const auto dir = lab_test::source_root() / "tests/fixtures/nvidia-smi";
+    const auto j = nlohmann::json::parse(run_lab({"smi", (dir / "l40s_load_query_gpu.csv").string(), "--json"}).out);
+    CHECK(j["gpus"][0].value("utilization_encoder_pct", nlohmann::json()) == 60);
+    CHECK(j["gpus"][0].value("utilization_decoder_pct", nlohmann::json()) == 0);
+    CHECK(j["gpus"][0]["utilization_gpu_pct"] == 9);  // as before
+    const auto text = run_lab({"smi", (dir / "l40s_load_q.txt").string()}).out;
+    CHECK_THAT(text, Contains("GPU-Util 9%   encoder 59%   decoder 0%"));
+    CHECK_THAT(text, Contains("GPU-Util 9% but encoder 59%: the GPU's video engines (NVENC encodes, NVDEC decodes), not its SMs, are what is busy"));
+    // The table does not show the engines: null, and no figure printed for them.
+    const auto table = nlohmann::json::parse(run_lab({"smi", (dir / "l40s_load_table.txt").string(), "--json"}).out);
+    CHECK(table["gpus"][0].value("utilization_encoder_pct", nlohmann::json(0)).is_null());
+    CHECK_THAT(run_lab({"smi", (dir / "l40s_load_table.txt").string()}).out, !Contains("encoder"));
+}
+
+// A fidelity review: a two-GPU dmon (a loaded H100 and an idle one) read as one GPU at
+// "10 samples, sm 50%, pwr 351 W".
+TEST_CASE("lab smi reports a dmon capture's GPUs apart, in text and --json", "[smi]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "two.txt", lab_test::two_gpu_dmon());
+    auto r = run_lab({"smi", (d / "two.txt").string(), "--json"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["samples"].size() == 10);  // every line, as before
+    REQUIRE(j.value("per_gpu", nlohmann::json()).size() == 2);
+    CHECK(j["per_gpu"][0]["gpu"] == 0);
+    CHECK(j["per_gpu"][0]["samples"] == 5);
+    CHECK(j["per_gpu"][0]["mean"]["sm"] == 100);
+    CHECK(j["per_gpu"][0]["mean"]["pwr"].get<double>() == Approx(633.6));
+    CHECK_FALSE(j["per_gpu"][0]["mean"].contains("gpu"));
+    CHECK(j["per_gpu"][1]["gpu"] == 1);
+    CHECK(j["per_gpu"][1]["samples"] == 5);
+    CHECK(j["per_gpu"][1]["mean"]["sm"] == 0);
+    CHECK(j["per_gpu"][1]["mean"]["pwr"] == 69);
+    r = run_lab({"smi", (d / "two.txt").string()});
+    CHECK_THAT(r.out, Contains("GPU 0: sm 100% on average") && Contains("GPU 1: sm 0% on average") && Contains("GPU 0: pwr 634 W") &&
+                          Contains("GPU 1: pwr 69 W") && !Contains("sm 50%") && !Contains("10 samples"));
+    // Each GPU's means, a row each, in the header's order.
+    CHECK_THAT(r.out, Contains("mean of each GPU's samples\n"
+                               "    gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk  samples\n"
+                               "      0  633.6   63.8   58.2    100    9.4      0      0      0      0   2619   1980        5\n"
+                               "      1     69     41   47.2      0      0      0      0      0      0   2619    345        5\n"));
+    // One GPU's capture keeps its shape: one row of means, its sentences named GPU 0.
+    const auto one = nlohmann::json::parse(run_lab({"smi", (lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_load_dmon.txt").string(), "--json"}).out);
+    REQUIRE(one.value("per_gpu", nlohmann::json()).size() == 1);
+    CHECK(one["per_gpu"][0]["samples"] == 5);
+    CHECK_THAT(one["explanation"][0].get<std::string>(), Contains("GPU 0: 5 samples"));
 }
 
 // A byte that is not UTF-8 in a capture (a Latin-1 GPU name) was an internal error in --json.
@@ -70,6 +135,15 @@ TEST_CASE("lab smi refuses a cut or foreign file with exit 2 and the line", "[sm
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("not an nvidia-smi capture"));
     CHECK(run_lab({"smi", (d / "missing.txt").string()}).exit_code == 2);
+    // A CSV cut just after a comma of its header (`head -c 4180` of the H100's): cut short, with
+    // its line; not "headerless, name the columns".
+    const std::string csv = lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_idle_query_gpu.csv");
+    lab_test::write_file(d / "x.csv", csv.substr(0, 4180));
+    REQUIRE(csv[4179] == ',');
+    r = run_lab({"smi", (d / "x.csv").string()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains("x.csv:1") && Contains("cut short in its header") && !Contains("--columns"));
     // Cut under the table's header, or a third of the way into -q output: both were read as a
     // capture with no GPU, or with every reading '-' (a robustness review).
     lab_test::write_file(d / "header_only.txt", table.substr(0, table.find('\n', table.find("|===")) + 1));

@@ -5,6 +5,7 @@
 
 #include "errors.hpp"
 #include "smi_capture.hpp"
+#include "smi_captures.hpp"
 #include "test_support.hpp"
 
 using namespace lab;
@@ -60,6 +61,10 @@ TEST_CASE("every format of the H100 under load says the same about the same GPU"
     CHECK(*q.gpus[0].power_draw_w == 629.45);  // "power draw" is the average
     CHECK(*csv.gpus[0].power_draw_instant_w == 625.68);
     CHECK(*csv.gpus[0].sm_clock_mhz == 1980);
+    // The driver's reservation: -q's Reserved and the CSV's memory.reserved; the table has none.
+    CHECK(q.gpus[0].memory_reserved_mib == 479.0);
+    CHECK(csv.gpus[0].memory_reserved_mib == 479.0);
+    CHECK_FALSE(table.gpus[0].memory_reserved_mib);
     // Processes: the table and -q list the same three; a CSV of GPU fields lists none.
     for (const auto* c : {&table, &q}) {
         REQUIRE(c->gpus[0].processes.size() == 3);
@@ -90,6 +95,7 @@ TEST_CASE("the L40S captures, idle and loaded, and dmon's columns by their own n
         CHECK(d.samples[0].columns[1].first == "pwr");
         CHECK(d.samples[0].columns[4].first == "sm");
         CHECK(d.units.at(1) == "W");
+        CHECK(d.columns == std::vector<std::string>{"gpu", "pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk"});
     }
     const auto l40s = read("l40s_idle_dmon.txt");
     CHECK_FALSE(l40s.samples[0].columns[3].second);  // mtemp "-": absent on an L40S
@@ -105,6 +111,81 @@ TEST_CASE("the L40S captures, idle and loaded, and dmon's columns by their own n
     bool says = false;
     for (const auto& line : smi::explain(read("h100_load_table.txt"))) says = says || line.find("how many SMs") != std::string::npos;
     CHECK(says);
+}
+
+// A fidelity review: lab pooled a two-GPU dmon's lines, a loaded H100 and an idle one read as
+// "10 samples, sm 50%, pwr 351 W", true of neither.
+TEST_CASE("dmon with two GPUs is read GPU by GPU, not pooled", "[smi]") {
+    const auto c = smi::parse(lab_test::two_gpu_dmon(), "two.txt");
+    CHECK(c.samples.size() == 10);  // every line kept, in the file's order
+    const auto gpus = smi::dmon_gpus(c);
+    REQUIRE(gpus.size() == 2);
+    auto mean = [](const smi::DmonGpu& g, const std::string& column) {
+        for (const auto& [k, v] : g.means)
+            if (k == column) return v;
+        FAIL("no column " << column);
+        return std::optional<double>();
+    };
+    CHECK(gpus[0].index == 0.0);
+    CHECK(gpus[0].samples == 5);
+    CHECK(mean(gpus[0], "sm") == 100.0);
+    CHECK_THAT(*mean(gpus[0], "pwr"), Catch::Matchers::WithinAbs(633.6, 1e-9));  // (631 + 634 + 633 + 634 + 636) / 5
+    CHECK(gpus[1].index == 1.0);
+    CHECK(gpus[1].samples == 5);
+    CHECK(mean(gpus[1], "sm") == 0.0);
+    CHECK(mean(gpus[1], "pwr") == 69.0);
+    CHECK(gpus[0].means.front().first == "pwr");  // the header's order, the index left out
+    std::string said;
+    for (const auto& line : smi::explain(c)) said += line + "\n";
+    CHECK_THAT(said, Contains("GPU 0: 5 samples") && Contains("GPU 0: sm 100% on average") && Contains("GPU 0: pwr 634 W on average") &&
+                         Contains("GPU 1: 5 samples") && Contains("GPU 1: sm 0% on average") && Contains("GPU 1: pwr 69 W on average"));
+    CHECK_THAT(said, !Contains("10 samples") && !Contains("sm 50%"));
+    // One GPU: one of it, with all its lines; an absent reading stays absent in the mean.
+    const auto one = smi::dmon_gpus(read("l40s_load_dmon.txt"));
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].samples == 5);
+    CHECK_FALSE(mean(one[0], "mtemp"));
+    CHECK(mean(one[0], "enc") == 63.0);  // (67 + 59 + 63 + 59 + 67) / 5
+    CHECK(smi::dmon_gpus(read("h100_load_q.txt")).empty());
+}
+
+// A fidelity review: the L40S "load" capture is NVENC at 59-67% while GPU-Util reads 9%, and
+// lab smi never mentioned the encoder.
+TEST_CASE("the video engines' utilisation is read, and a low GPU-Util beside a busy encoder is said to be theirs", "[smi]") {
+    const auto q = read("l40s_load_q.txt"), csv = read("l40s_load_query_gpu.csv");
+    CHECK(q.gpus[0].utilization_encoder_pct == 59.0);
+    CHECK(q.gpus[0].utilization_decoder_pct == 0.0);
+    CHECK(csv.gpus[0].utilization_encoder_pct == 60.0);
+    CHECK(csv.gpus[0].utilization_decoder_pct == 0.0);
+    CHECK(read("h100_load_query_gpu.csv").gpus[0].utilization_encoder_pct == 0.0);
+    CHECK_FALSE(read("l40s_load_table.txt").gpus[0].utilization_encoder_pct);  // the table does not show it
+    auto engine_lines = [](const smi::Capture& c) {
+        std::vector<std::string> said;
+        for (const auto& line : smi::explain(c))
+            if (line.find("video engines") != std::string::npos) said.push_back(line);
+        return said;
+    };
+    for (const char* f : {"l40s_load_q.txt", "l40s_load_query_gpu.csv", "l40s_load_dmon.txt"}) {
+        INFO(f);
+        const auto said = engine_lines(read(f));
+        REQUIRE(said.size() == 1);  // one line
+        CHECK_THAT(said[0], Contains("not its SMs, are what is busy"));
+    }
+    CHECK_THAT(engine_lines(read("l40s_load_q.txt"))[0], Contains("GPU-Util 9% but encoder 59%"));
+    CHECK_THAT(engine_lines(read("l40s_load_dmon.txt"))[0], Contains("sm 9% but enc 63%"));
+    // Engines idle: nothing said of them (the H100 under load, every idle capture).
+    for (const char* f : {"h100_load_q.txt", "h100_load_query_gpu.csv", "h100_load_dmon.txt", "l40s_idle_q.txt", "l40s_idle_query_gpu.csv"}) {
+        INFO(f);
+        CHECK(engine_lines(read(f)).empty());
+    }
+    // An encoder busy beside kernels that are too: its share said, not that the SMs are idle.
+    std::string both = lab_test::read_file(capture("l40s_load_q.txt"));
+    const auto gpu_util = both.find("        GPU                                            : 9 %");
+    REQUIRE(gpu_util != std::string::npos);
+    both.replace(both.find("9 %", gpu_util), 3, "80 %");
+    const auto said = engine_lines(smi::parse(both, "both.txt"));
+    REQUIRE(said.size() == 1);
+    CHECK_THAT(said[0], Contains("encoder 59%, decoder 0%") && !Contains("not its SMs"));
 }
 
 TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused where they break", "[smi]") {
@@ -133,4 +214,19 @@ TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused 
     CHECK(*c.gpus[0].memory_used_mib == 19818);
     CHECK_FALSE(c.gpus[0].memory_total_mib);
     CHECK_THAT(refusal(csv + "NVIDIA H100, P0\n", {"name", "pstate", "utilization.gpu", "memory.used"}), Contains("cut short"));
+}
+
+// A fidelity review: `head -c 4180` of the H100's CSV ends its header just after a comma, and was
+// told to name its columns with --columns (as if headerless); a header cut inside a name was
+// already "a header and no GPU line".
+TEST_CASE("a CSV whose header ends in a comma is cut short in its header, not headerless", "[smi]") {
+    const std::string csv = lab_test::read_file(capture("h100_idle_query_gpu.csv"));
+    const std::string header_cut = csv.substr(0, csv.find(',', 4100) + 1);
+    REQUIRE(header_cut.find('\n') == std::string::npos);
+    for (const std::string& cut : {header_cut, header_cut + " ", header_cut + "\n"}) {
+        const std::string why = refusal(cut);
+        CHECK_THAT(why, Contains("cut.txt:1") && Contains("ends in a comma") && Contains("cut short") && !Contains("--columns"));
+        // Columns named on the command line do not make a cut header whole.
+        CHECK_THAT(refusal(cut, {"name"}), Contains("cut short"));
+    }
 }
