@@ -154,7 +154,7 @@ constexpr double kWeek = 7 * 24 * 3600.0;
 
 double checked_timeout(double t, const std::string& as_given) {
     if (!std::isfinite(t) || t < 0 || t > kWeek)
-        throw UsageError(as_given + " is not a time limit lab can keep\n  fix: give seconds, more than 0 and at most a week (604800), or 0 for the lesson's own budget x 3");
+        throw UsageError(as_given + " is not a time limit lab can keep\n  fix: give seconds, more than 0 and at most a week (604800), or 0 for the default (lab run: the lesson's own budget x 3; lab validate: 5 minutes)");
     return t;
 }
 

@@ -198,9 +198,9 @@ void launches(std::ostream& o, const json& j) {
         // A trace of launch calls without kernel records lost its kernels (CUPTI's range profiler
         // replaces them with its ranges); the program did launch.
         if (count(j["kernels"]["count"]) == 0 && calls > 0)
-            o << "\n" << fold(fmt::format("launch latency: - (the trace has {} but no kernel records to match them with: the kernels' own records "
+            o << "\n" << fold(fmt::format("launch latency: - (the trace has {} but no kernel records to match {} with: the kernels' own records "
                                           "are missing, as when CUPTI's range profiler replaces them)",
-                                          plural(calls, "launch call", "launch calls")),
+                                          plural(calls, "launch call", "launch calls"), calls == 1 ? "it" : "them"),
                               2) << "\n";
         else if (count(j["kernels"]["count"]) == 0)
             o << "\nlaunch latency: - (no kernel in the trace)\n";

@@ -165,11 +165,15 @@ CacheUpdate ceilings_for_cache(const Ceilings& start, const Ceilings& run_end, c
         for (auto it = table.begin(); it != table.end();) {
             auto& [key, c] = *it;
             const bool remeasured = c.source.rfind("re-measured in this run", 0) == 0, raised = c.source.rfind(kRaisedSourcePrefix, 0) == 0;
+            const std::string name = table_name + key;
+            // "best" follows the kernels kept (set below); a workload's rate that raised it is
+            // this run's evidence, said as the others are.
+            if (key == "best" && raised)
+                out.left_out.push_back(fmt::format("{} {} (it is a workload's own rate, this run's evidence only)", name, format::quantity(c.value, c.unit)));
             if (key == "best" || (!remeasured && !raised)) {
                 ++it;
                 continue;
             }
-            const std::string name = table_name + key;
             // A raise the cache would keep for every later run, of every lesson: only a kernel's
             // re-measure that met its noise target on a quiet machine. A burst on a noisy
             // neighbour's VM, or a lesson's miscounted FLOPs (a workload's own rate), would
@@ -193,6 +197,8 @@ CacheUpdate ceilings_for_cache(const Ceilings& start, const Ceilings& run_end, c
             ++it;
         }
     }
+    // The roof is "best": the best of the kernels kept, never a raise just left out.
+    set_best_bandwidth(out.ceilings);
     return out;
 }
 

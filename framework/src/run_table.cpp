@@ -61,7 +61,10 @@ const char* const kReferenceAboveRoofNote =
     "slowed (or whose kernel uses the memory less well than this one): read it as at its roof, not past it";
 
 double reference_roof_fraction(const RawRun& run, const std::string& workload, const roofline::Placement& p) {
-    const roofline::PlacementCeilings pc = placement_ceilings(run, workload);
+    return reference_roof_fraction(placement_ceilings(run, workload), p);
+}
+
+double reference_roof_fraction(const roofline::PlacementCeilings& pc, const roofline::Placement& p) {
     const double flops_roof = pc.local_flops.value > 0 ? pc.local_flops.value : pc.peak_flops;
     const double bytes_roof = pc.local_bandwidth.value > 0 ? pc.local_bandwidth.value : pc.peak_bandwidth;
     return std::max(flops_roof > 0 ? p.flops_per_s / flops_roof : 0, bytes_roof > 0 ? p.bytes_per_s / bytes_roof : 0);
@@ -91,7 +94,7 @@ std::vector<WorkloadRow> workload_rows(const RawRun& run, const Derivation& d, c
             r.roof_fraction = cell("roof_fraction", format::percent(p->roof_fraction));
             r.regime = cell("measured_regime", regime ? regime->text : std::string("-"));
             const roofline::PlacementCeilings pc = placement_ceilings(run, w.name);
-            const double reference = reference_roof_fraction(run, w.name, *p);
+            const double reference = reference_roof_fraction(pc, *p);
             r.reference_fraction = cell("roof_fraction", format::percent(reference));
             // Above 100% by more than the printed rounding.
             r.reference_above_roof = !r.reference_fraction->withheld && reference > 1.005;

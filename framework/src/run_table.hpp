@@ -42,6 +42,7 @@ struct WorkloadRow {
 // references), the larger of its compute and memory shares; against the run's ceilings where it
 // measured none. The `ref` column: what its measured regime is decided by.
 double reference_roof_fraction(const RawRun& run, const std::string& workload, const roofline::Placement& p);
+double reference_roof_fraction(const roofline::PlacementCeilings& pc, const roofline::Placement& p);
 
 // One row per measured workload, in the order measured. Times are medians per invocation; the
 // roof fraction is in percent (record::shown_as_percent); the regime as the derivation states it.

@@ -434,7 +434,7 @@ std::vector<std::string> explain(const Capture& c) {
                 if (name == k) return v;
             return std::optional<double>();
         };
-        out.push_back(fmt::format("{}: {} samples (one a second by default).", who, g.samples));
+        out.push_back(fmt::format("{}: {} sample{} (one a second by default).", who, g.samples, g.samples == 1 ? "" : "s"));
         if (auto sm = avg("sm"))
             out.push_back(fmt::format("{}: sm {:.0f}% on average: the share of each period some kernel was running, as GPU-Util; not the share of SMs.", who, *sm));
         if (auto v = video_engines(who, "sm", avg("sm"), "enc", avg("enc"), "dec", avg("dec"))) out.push_back(*v);

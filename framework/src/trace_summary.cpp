@@ -50,7 +50,7 @@ std::string copy_kind(const std::string& name) {
 
 // One complete event, as much of it as the summary reads.
 struct Ev {
-    std::string ph, cat, name, sync_kind, stream, tid, wait_on_stream;
+    std::string ph, cat, name, sync_kind, stream, tid, wait_on_stream, wait_record;
     double ts = 0, dur = 0;
     std::string bad_time;  // "dur -5", "ts \"x\"": a time field that is no time
     std::optional<std::string> correlation;
@@ -65,6 +65,7 @@ struct Reader {
     std::vector<std::pair<std::string, std::size_t>> kernel_launch;  // correlation, kernel (index into gpu)
     std::vector<std::pair<std::string, std::size_t>> copy_call;      // correlation, copy or memset (index into gpu)
     std::vector<StreamWait> waits;                                    // streams made to wait on another
+    std::vector<std::string> wait_records;                            // each wait's cudaEventRecord correlation ("" unknown)
     std::vector<DeviceEvent> gpu;                                     // kernels, copies, memsets
     std::vector<DeviceEvent> setup;                                   // lab's first touch, cache flushes
     std::vector<HostEvent> host;                                      // ops, annotations, calls, syncs
@@ -126,7 +127,8 @@ struct Reader {
             ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
             syncs.push_back({ts, host_waits(kind) ? dur : 0.0});
             if (!host_waits(kind) && !e.wait_on_stream.empty() && !e.stream.empty())
-                waits.push_back({intern(e.stream, streams, stream_index), intern(e.wait_on_stream, streams, stream_index), ts});
+                waits.push_back({intern(e.stream, streams, stream_index), intern(e.wait_on_stream, streams, stream_index), ts, ts}),
+                    wait_records.push_back(e.wait_record);
             if (host_waits(kind)) {  // host activity; a stream wait event is the device's
                 s.sync_host_us += dur, host_syncs.push_back({ts, ts + dur});
                 if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
@@ -136,7 +138,7 @@ struct Reader {
             if (e.correlation) launch_start.emplace(*e.correlation, ts);
             if (e.name.find("Synchronize") != std::string::npos)
                 ++s.sync_calls_by_name[e.name], ++s.sync_call_count, s.sync_call_host_us += dur;
-            if (e.name.find("Launch") != std::string::npos) ++s.launch_call_count;
+            if (e.name.find("Launch") != std::string::npos && e.name.find("HostFunc") == std::string::npos) ++s.launch_call_count;
             host_event(e, dur, true);
         } else if (cat == "cpu_op" || cat == "user_annotation" || cat == "python_function" || cat == "workload") {
             host_event(e, dur, false);
@@ -274,6 +276,11 @@ struct Reader {
         for (const auto* calls : {&kernel_launch, &copy_call})
             for (const auto& [c, k] : *calls)
                 if (auto it = launch_start.find(c); it != launch_start.end()) enqueued[k] = it->second;
+        // A wait covers the work enqueued before the event it waits on was recorded, where the
+        // trace names that record call.
+        for (std::size_t w = 0; w < waits.size(); ++w)
+            if (auto it = launch_start.find(wait_records[w]); !wait_records[w].empty() && it != launch_start.end())
+                waits[w].covers_until = std::min(waits[w].ts, it->second);
         split_launches(gpu, enqueued, setup, waits, matched, s.launch_idle, s.launch_queued);
         counter_durations();
         // A sync whose runtime call is in the trace too (Kineto's cuda_sync beside its
@@ -346,6 +353,7 @@ struct Sax : nlohmann::json_sax<json> {
             else if (k == "bytes") ev.bytes = v;
             else if (k == "cuda_sync_kind" && text) ev.sync_kind = *text;
             else if (k == "wait_on_stream") ev.wait_on_stream = id_text(text, number);
+            else if (k == "wait_on_cuda_event_record_corr_id") ev.wait_record = id_text(text, number);
             else if (v && (k.rfind("smsp__", 0) == 0 || k.rfind("dram__", 0) == 0)) ev.counters.push_back({k, *v});
         } else if (depth == 3 && keys[1] == "deviceProperties") {
             if (k == "name" && text && r.s.device_name.empty()) r.s.device_name = *text;

@@ -212,30 +212,30 @@ void split_launches(const std::vector<DeviceEvent>& work, const std::vector<doub
         const DeviceEvent &prev = events[order[k - 1]], &cur = events[order[k]];
         if (prev.stream == cur.stream) free_at[order[k]] = std::max(free_at[order[k - 1]], prev.end);
     }
-    // Per stream, its work by when it was enqueued, with the running latest end: the end of all
-    // the work a wait call at time t covers is one binary search.
-    std::map<std::uint32_t, std::vector<std::pair<double, double>>> by_enqueue;  // stream -> (enqueued, latest end so far)
+    // (time, end) pairs by stream, sorted by time, each end raised to the latest so far: the
+    // latest end of everything up to a time is then one binary search.
+    using Timeline = std::map<std::uint32_t, std::vector<std::pair<double, double>>>;
+    auto running_latest = [](Timeline& t) {
+        for (auto& [stream, v] : t) {
+            std::sort(v.begin(), v.end());
+            for (std::size_t k = 1; k < v.size(); ++k) v[k].second = std::max(v[k].second, v[k - 1].second);
+        }
+    };
+    Timeline by_enqueue;  // stream -> (enqueued, end)
     for (std::size_t i = 0; i < work.size(); ++i) {
         const double at = i < enqueued.size() && !std::isnan(enqueued[i]) ? enqueued[i] : work[i].start;
         by_enqueue[work[i].stream].push_back({at, work[i].end});
     }
-    for (auto& [stream, v] : by_enqueue) {
-        std::sort(v.begin(), v.end());
-        for (std::size_t k = 1; k < v.size(); ++k) v[k].second = std::max(v[k].second, v[k - 1].second);
-    }
-    // Per waiting stream, its waits in time with the running latest end of the work they wait for.
-    std::map<std::uint32_t, std::vector<std::pair<double, double>>> held;  // stream -> (wait ts, held until, running max)
+    running_latest(by_enqueue);
+    Timeline held;  // waiting stream -> (wait call's start, when the work it waits for ends)
     for (const auto& w : waits) {
         auto it = by_enqueue.find(w.on_stream);
         if (it == by_enqueue.end() || w.on_stream == w.stream) continue;
         const auto& v = it->second;
-        auto after = std::upper_bound(v.begin(), v.end(), std::make_pair(w.ts, HUGE_VAL));
+        auto after = std::upper_bound(v.begin(), v.end(), std::make_pair(w.covers_until, HUGE_VAL));
         if (after != v.begin()) held[w.stream].push_back({w.ts, std::prev(after)->second});
     }
-    for (auto& [stream, v] : held) {
-        std::sort(v.begin(), v.end());
-        for (std::size_t k = 1; k < v.size(); ++k) v[k].second = std::max(v[k].second, v[k - 1].second);
-    }
+    running_latest(held);
     std::vector<double> on_idle, behind;
     for (const auto& l : launches) {
         const double latency = events[l.event].start - l.call_start;

@@ -73,13 +73,16 @@ void window_gaps(std::vector<Window>& windows, const std::vector<DeviceEvent>& s
 //
 // A stream made to wait on another (cudaStreamWaitEvent: Kineto's `Stream Wait Event`, with
 // `wait_on_stream`) is not free either while the other stream still runs the work enqueued on it
-// before the wait call: a launch behind such a wait waited for that work. Which of the other
-// stream's work the waited-on event follows is not in the trace (only its id), so all of it
-// enqueued before the wait call counts; `enqueued[i]` is when work[i]'s own call began (NaN where
-// the trace has no call for it: its start is used).
+// before the event it waits on was recorded: a launch behind such a wait waited for that work.
+// `enqueued[i]` is when work[i]'s own call began (NaN where the trace has no call for it: its
+// start is used).
 struct StreamWait {
     std::uint32_t stream = 0, on_stream = 0;  // indices into the stream table
     double ts = 0;                            // the wait call's start
+    // The other stream's work enqueued before this time is waited for: the start of the
+    // cudaEventRecord call the wait names (Kineto's wait_on_cuda_event_record_corr_id), else,
+    // where the trace does not say, the wait call's own start (all the work enqueued before it).
+    double covers_until = 0;
 };
 void split_launches(const std::vector<DeviceEvent>& work, const std::vector<double>& enqueued, const std::vector<DeviceEvent>& setup,
                     const std::vector<StreamWait>& waits, const std::vector<MatchedLaunch>& launches, LatencyStats& idle,

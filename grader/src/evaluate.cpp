@@ -417,6 +417,18 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
 // How good a verdict is, to keep the better of two readings.
 int rank(Verdict v) { return v == Verdict::correct ? 2 : v == Verdict::partial ? 1 : 0; }
 
+// Grades the answer again against another value a fair reading gives (`other`), and keeps that
+// verdict where it is better, with `why` as the feedback: said to the student (advises), since a
+// bare "correct" would not tell them which reading earned it.
+void accept_other_reading(QuestionResult& r, const Question& q, double other, const RawRun& raw, const std::string& unit, const std::string& why) {
+    QuestionResult alt = r;
+    grade_number(alt, q, other, raw, unit);
+    if (rank(alt.verdict) <= rank(r.verdict)) return;
+    r.verdict = alt.verdict;
+    r.feedback = std::string(alt.verdict == Verdict::correct ? "accepted" : "partly accepted") + ": " + why;
+    r.advises = true;
+}
+
 // A workload's roof fraction has two columns in every run's table: `roof`, of the run's ceilings
 // (the graded metric), and `ref`, of the ceilings measured right after the kernel, which its
 // regime is decided by and which the student guide tells a student to read. On a busy machine the
@@ -432,15 +444,11 @@ void accept_reference_fraction(QuestionResult& r, const Question& q, const Submi
     for (const auto& wd : s.derivation.workloads) {
         if (wd.workload != workload) continue;
         const double ref = reference_roof_fraction(s.raw, workload, wd.placement);
-        if (!(ref > 0) || std::fabs(ref - metric->number) <= 1e-9 * std::fabs(metric->number)) return;
-        QuestionResult alt = r;
-        grade_number(alt, q, ref, s.raw, metric->unit);
-        if (rank(alt.verdict) <= rank(r.verdict)) return;
-        r.verdict = alt.verdict;
-        r.feedback = std::string(alt.verdict == Verdict::correct ? "accepted" : "partly accepted") +
-                     ": your answer reads the ref column, the share of the ceilings measured right after the kernel; the graded "
-                     "value is the roof column's, of the run's ceilings shown above the table (the two differ on a busy machine): "
-                     "either is accepted";
+        if (ref > 0 && std::fabs(ref - metric->number) > 1e-9 * std::fabs(metric->number))
+            accept_other_reading(r, q, ref, s.raw, metric->unit,
+                                 "your answer reads the ref column, the share of the ceilings measured right after the kernel; the "
+                                 "graded value is the roof column's, of the run's ceilings shown above the table (the two differ on a "
+                                 "busy machine): either is accepted");
         return;
     }
 }
@@ -448,6 +456,11 @@ void accept_reference_fraction(QuestionResult& r, const Question& q, const Submi
 // A number answer and its expected value, both in SI, by question id: what a later question
 // carried from it compares with.
 using NumberAnswers = std::map<std::string, std::pair<double, double>>;
+
+// How far off an earlier answer may be and still carry: within x/÷ this of its expected value. A
+// misread plateau (1.83 ns for 1.28) carries; an invented one (1000 ns) does not, or any two
+// made-up latencies divided would earn a ratio question's points.
+constexpr double kCarryWithin = 3;
 
 // Question::carried_from: an answer worked out correctly from the student's own earlier answers
 // (02.03's l1_cycles from their l1_latency) is not charged again for the earlier one's error: it is
@@ -459,20 +472,18 @@ void accept_carried_forward(QuestionResult& r, const Question& q, double expecte
     std::string from;
     for (const auto& [id, power] : q.carried_from) {
         const auto it = earlier.find(id);
-        // An earlier answer missing, unreadable or of the other sign carries nothing.
-        if (it == earlier.end() || !(it->second.second != 0) || !(it->second.first / it->second.second > 0)) return;
-        scale *= std::pow(it->second.first / it->second.second, power);
+        // An earlier answer missing, unreadable, of the other sign or implausibly far off carries nothing.
+        if (it == earlier.end() || !(it->second.second != 0)) return;
+        const double off = it->second.first / it->second.second;
+        if (!(off >= 1 / kCarryWithin && off <= kCarryWithin)) return;
+        scale *= std::pow(off, power);
         from += (from.empty() ? "" : " and ") + id;
     }
     if (!std::isfinite(scale) || std::fabs(scale - 1) <= 1e-9) return;
-    QuestionResult alt = r;
-    grade_number(alt, q, expected * scale, s.raw, unit);
-    if (rank(alt.verdict) <= rank(r.verdict)) return;
-    r.verdict = alt.verdict;
-    r.feedback = std::string(alt.verdict == Verdict::correct ? "accepted" : "partly accepted") + ": consistent with your answer" +
-                 (q.carried_from.size() > 1 ? "s" : "") + " to " + from +
-                 ", which " + (q.carried_from.size() > 1 ? "are" : "is") + " graded on " + (q.carried_from.size() > 1 ? "their" : "its") +
-                 " own: an error is charged once, where it was made";
+    const bool many = q.carried_from.size() > 1;
+    accept_other_reading(r, q, expected * scale, s.raw, unit,
+                         std::string("consistent with your answer") + (many ? "s" : "") + " to " + from + ", which " + (many ? "are" : "is") +
+                             " graded on " + (many ? "their" : "its") + " own: an error is charged once, where it was made");
 }
 
 // A key YAML read as one word because the space after its colon is missing: `max_batch:22` is
@@ -732,7 +743,8 @@ GradeReport grade(const Submission& s) {
             grade_number(r, q, expected, s.raw, metric ? metric->unit : q.unit, &claim_si);
             accept_reference_fraction(r, q, s, metric);
             accept_carried_forward(r, q, expected, s, metric ? metric->unit : q.unit, number_answers);
-            if (r.verdict != Verdict::invalid && std::isfinite(claim_si)) number_answers[q.id] = {claim_si, expected};
+            if (r.verdict != Verdict::invalid && r.verdict != Verdict::void_question && std::isfinite(claim_si))
+                number_answers[q.id] = {claim_si, expected};
         } else if (q.type == QuestionType::regime) {
             std::string want = metric ? metric->text : *q.expected.value;
             r.expected = want;

@@ -69,7 +69,8 @@ const std::vector<KeyDoc>& schema() {
         {"question", "carried_from",
          "number questions worked out from earlier ones: {ID: POWER, ...} (cycles from a latency: {l1_latency: 1}; a ratio: "
          "{dram_latency: 1, l1_latency: -1}); an answer within tolerance of the expected value x (the student's answer / its "
-         "expected value)^POWER for each scores as correct, so an error is charged once, where it was made",
+         "expected value)^POWER for each, each earlier answer within x/÷ 3 of its expected value, scores as correct, so an "
+         "error is charged once, where it was made; not from a hidden question into a visible one, nor between sweep (steps) questions",
          "none (graded against the run alone)"},
         {"tolerance", "rel", "relative tolerance, a fraction below 1 (0.1 = 10%; wider: use factor)", "0"},
         {"tolerance", "abs", "absolute tolerance, in the question's unit (at most 100 in a % question)", "0"},
@@ -593,6 +594,15 @@ GradingSpec read_spec(const Ctx& c, const YAML::Node& root, bool default_accept_
             }
             if (earlier->type != QuestionType::number && earlier->type != QuestionType::integer)
                 throw InputError(at, "carried_from names '" + from + "', which is not a number question", "carry only from a number or integer question");
+            // A sweep answer counts as its nearest point, so its ratio to the expected value says
+            // nothing of how far off it was.
+            if (earlier->tolerance.steps || parsed.tolerance.steps)
+                throw InputError(at, "carried_from on a sweep question ('" + (parsed.tolerance.steps ? parsed.id : from) + "', tolerance: steps)",
+                                 "carry only between questions with a rel, abs or factor tolerance");
+            // The visible verdict would depend on the hidden answer: resubmitting would read it.
+            if (earlier->hidden && !parsed.hidden)
+                throw InputError(at, "carried_from names '" + from + "', a hidden question, from '" + parsed.id + "', which students see",
+                                 "hide '" + parsed.id + "' too, or carry from a question students see");
         }
         s.questions.push_back(std::move(parsed));
     }

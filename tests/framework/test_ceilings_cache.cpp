@@ -91,6 +91,14 @@ TEST_CASE("a ceiling a run re-measured says so with the re-measure's statistics,
     CHECK(cached.ceilings.bandwidth_bytes_per_s.at("copy").value == 2e10);
     CHECK(cached.kept == std::vector<std::string>{"bandwidth.copy 20 GB/s"});
     CHECK(cached.left_out.empty());
+    // A workload's rate that raised the best (evidence on bandwidth.best) stays the run's.
+    lab::Ceilings with_evidence = now;
+    lab::Ceiling& best = with_evidence.bandwidth_bytes_per_s["best"];
+    best.value = 9e10, best.unit = "B/s", best.source = "raised to the rate of workload 'stream_big'";
+    const lab::CacheUpdate b = lab::ceilings_for_cache(start, with_evidence, "02.05", "2026-12-01T13:22:00Z");
+    CHECK(b.ceilings.peak_bandwidth() == 2e10);  // the copy kernel's re-measure, kept
+    REQUIRE(b.left_out.size() == 1);
+    CHECK_THAT(b.left_out[0], Catch::Contains("bandwidth.best 90 GB/s (it is a workload's own rate"));
 }
 
 // A review found the cache ratcheting: each run's highest re-measure, however noisy or loaded,
@@ -128,6 +136,9 @@ TEST_CASE("the cache keeps a run's raise only from a quiet re-measure that met i
             const lab::CacheUpdate u = lab::ceilings_for_cache(start, end, "02.09", "2026-12-03T06:00:00Z");
             const bool quiet = noise_met && load < 0.3;
             CHECK(u.ceilings.bandwidth_bytes_per_s.at("update").value == (quiet ? 7.6e10 : 1e10));
+            // The roof every fraction divides by follows the kernels kept (a review found the
+            // run's best, 76 GB/s, handed on when its update was left out).
+            CHECK(u.ceilings.peak_bandwidth() == (quiet ? 7.6e10 : 1e10));
             CHECK(u.ceilings.bandwidth_bytes_per_s.at("update").source == (quiet ? "re-measured in a run of lesson 02.09 (reference)" : "calibration"));
             // A workload's own rate (a lesson's FLOP count) is never cached: a miscount would
             // raise the machine's roof for every lesson.

@@ -267,3 +267,24 @@ TEST_CASE("a launch behind a wait on another stream's unfinished work is queued;
     CHECK(s.launch_idle.count == 2);                 // 'long' (8) and 'later' (5)
     CHECK(s.launch_idle.median_us == Approx(6.5));
 }
+
+TEST_CASE("a wait covers the other stream's work enqueued before the event it names was recorded", "[trace_summary]") {
+    lab_test::TempDir d;
+    // The event is recorded on stream 8 at 1 (correlation 9), before 'long' is launched at 2: the
+    // wait at 5 does not wait for 'long', so 'after' (launched at 20, started at 25) found its
+    // stream idle. Without the record's correlation the wait covers everything enqueued before it.
+    auto trace = [](const std::string& record_arg) {
+        return R"J({"traceEvents": [
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "ts": 1, "dur": 0.5, "args": {"correlation": 9}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2, "dur": 1, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "long", "ts": 10, "dur": 90, "args": {"correlation": 1, "stream": 8}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 5, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "stream": 7, "wait_on_stream": 8)J" +
+               record_arg + R"J(}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 20, "dur": 1, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "kernel", "name": "after", "ts": 25, "dur": 5, "args": {"correlation": 2, "stream": 7}}]})J";
+    };
+    lab_test::write_file(d / "named.json", trace(R"J(, "wait_on_cuda_event_record_corr_id": 9)J"));
+    lab_test::write_file(d / "unnamed.json", trace(""));
+    CHECK(trace::read(d / "named.json").launch_queued.count == 0);
+    CHECK(trace::read(d / "unnamed.json").launch_queued.count == 1);
+}

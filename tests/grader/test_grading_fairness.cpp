@@ -540,6 +540,16 @@ TEST_CASE("an answer worked out right from the student's own wrong earlier answe
     // No earlier answer (or an unreadable one) carries nothing.
     r = g.grade(spec, run, {{"l1_latency", "fast"}, {"l1_cycles", num(1.6 * cycles)}});
     CHECK(result(r, "l1_cycles").verdict == Verdict::wrong);
+    // Invented earlier answers (a review: 1000x off, DRAM faster than L1) carry nothing: past x/÷ 3
+    // of its expected value an earlier answer is no misreading.
+    r = g.grade(spec, run, {{"l1_latency", num(1000 * l1 * 1e9) + " ns"}, {"dram_latency", num(dram * 1e9 / 1000) + " ns"},
+                            {"l1_cycles", num(1000 * cycles)}, {"dram_over_l1", num(ratio / 1e6)}});
+    CHECK(result(r, "l1_cycles").verdict == Verdict::wrong);
+    CHECK(result(r, "dram_over_l1").verdict == Verdict::wrong);
+    CHECK(r.score == 0);
+    // Accepted another way is said to the student (the console shows advice only).
+    r = g.grade(spec, run, {{"l1_latency", num(1.6 * l1 * 1e9) + " ns"}, {"l1_cycles", num(1.6 * cycles)}});
+    CHECK(result(r, "l1_cycles").advises);
 }
 
 TEST_CASE("carried_from must name an earlier number question, with a power from -3 to 3", "[grading][spec]") {
@@ -564,4 +574,10 @@ TEST_CASE("carried_from must name an earlier number question, with a power from 
     CHECK_THAT(refusal("  - id: r\n    prompt: \"R?\"\n    type: choice\n    options: [x, y]\n    expected: {value: x}\n    carried_from: {a: 1}\n"),
                Catch::Contains("number and integer questions only"));
     CHECK(refusal(head + "    carried_from: {a: 1}\n").empty());
+    // A hidden question's answer would show through a visible one's verdict.
+    const std::string hidden_a = "  - id: h\n    prompt: \"H?\"\n    type: number\n    expected: {value: 2}\n    hidden: true\n";
+    CHECK_THAT(refusal(hidden_a + head + "    carried_from: {h: 1}\n"), Catch::Contains("'h', a hidden question, from 'b', which students see"));
+    CHECK(refusal(hidden_a + head + "    hidden: true\n    carried_from: {h: 1}\n").empty());
+    // A sweep answer counts as its nearest point: no ratio to carry.
+    CHECK_THAT(refusal(head + "    tolerance: {steps: 1, sweep: [1, 2, 4]}\n    carried_from: {a: 1}\n"), Catch::Contains("on a sweep question ('b'"));
 }
