@@ -285,13 +285,22 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
     Capture c;
     c.format = Format::dmon;
     std::vector<std::string> names;
+    // `dmon -o DT` (or -o D, -o T) puts a date and a time before the GPU's columns: a sample's
+    // when, not a reading to average, so they are read past.
+    auto stamp = [](const std::string& name) { return name == "Date" || name == "Time"; };
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string t = trim(lines[i]);
         if (t.empty()) continue;
         if (t[0] == '#') {
             auto w = words(t.substr(1));
-            if (names.empty()) names = c.columns = w;
-            else if (c.units.empty()) c.units = w;
+            if (names.empty()) {
+                names = w;
+                for (const auto& n : w)
+                    if (!stamp(n)) c.columns.push_back(n);
+            } else if (c.units.empty()) {
+                for (std::size_t k = 0; k < w.size() && k < names.size(); ++k)
+                    if (!stamp(names[k])) c.units.push_back(w[k]);
+            }
             continue;
         }
         const auto w = words(t);
@@ -299,7 +308,8 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
         if (w.size() != names.size())
             throw InputError(at(file, i), fmt::format("{} values where the header names {} columns (a line cut short?)", w.size(), names.size()));
         Sample s;
-        for (std::size_t k = 0; k < w.size(); ++k) s.columns.push_back({names[k], number(w[k])});
+        for (std::size_t k = 0; k < w.size(); ++k)
+            if (!stamp(names[k])) s.columns.push_back({names[k], number(w[k])});
         c.samples.push_back(s);
     }
     if (c.samples.empty()) throw InputError(file.string(), "dmon output with no sample lines", "capture with `nvidia-smi dmon -c N`");
@@ -347,7 +357,11 @@ Capture parse(const std::string& text_in, const std::filesystem::path& file, con
         if (!trim(l).empty()) { first = trim(l); break; }
     if (text_in.find("NVSMI LOG") != std::string::npos) return parse_query(lines, file);
     if (text_in.find("NVIDIA-SMI ") != std::string::npos && text_in.find("+--") != std::string::npos) return parse_table(lines, file);
-    if (first.rfind("# gpu", 0) == 0 || first.rfind("#gpu", 0) == 0) return parse_dmon(lines, file);
+    // dmon's header: '# gpu pwr ...', or with -o DT '#Date Time gpu pwr ...'.
+    if (!first.empty() && first[0] == '#') {
+        const auto head = words(first.substr(1));
+        if (std::find(head.begin(), head.end(), "gpu") != head.end()) return parse_dmon(lines, file);
+    }
     if (std::count(first.begin(), first.end(), ',') >= 1 && first.find('|') == std::string::npos) return parse_csv(lines, file, csv_columns);
     throw InputError(file.string(), "not an nvidia-smi capture: expected its default table (an 'NVIDIA-SMI' header), -q output "
                                     "('==NVSMI LOG=='), a --query-gpu CSV (comma-separated values) or dmon output (a '# gpu' header)",

@@ -2,6 +2,7 @@
 // of both GPUs, the same GPU's figures agreeing across formats, absent fields absent (not 0), and
 // each broken variant (derived here, in memory) refused with the line where it broke.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "errors.hpp"
 #include "smi_capture.hpp"
@@ -229,4 +230,27 @@ TEST_CASE("a CSV whose header ends in a comma is cut short in its header, not he
         // Columns named on the command line do not make a cut header whole.
         CHECK_THAT(refusal(cut, {"name"}), Contains("cut short"));
     }
+}
+
+// `nvidia-smi dmon -o DT` stamps each line with a date and a time before the GPU's columns: a
+// student who captured that way was told "not an nvidia-smi capture".
+TEST_CASE("dmon with date and time columns (-o DT) reads as dmon, the stamps left out of the readings", "[smi]") {
+    std::istringstream in(lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi/h100_load_dmon.txt"));
+    std::string stamped;
+    int n = 0;
+    for (std::string l; std::getline(in, l);) {
+        if (l.rfind("# gpu", 0) == 0) stamped += "#Date       Time        " + l.substr(2) + "\n";
+        else if (l.rfind("# Idx", 0) == 0) stamped += "#YYYYMMDD   HH:MM:SS    " + l.substr(2) + "\n";
+        else if (!l.empty()) stamped += fmt::format(" 20261203   06:4{}:00    {}\n", n++, l);
+    }
+    const auto c = smi::parse(stamped, "dt.txt");
+    REQUIRE(c.format == smi::Format::dmon);
+    CHECK(c.columns.front() == "gpu");
+    CHECK(c.units.front() == "Idx");
+    REQUIRE(c.samples.size() == 5);
+    CHECK(c.samples[0].columns.front().first == "gpu");
+    const auto gpus = smi::dmon_gpus(c);
+    REQUIRE(gpus.size() == 1);
+    CHECK(gpus[0].samples == 5);
+    CHECK_THAT(*gpus[0].means.front().second, Catch::Matchers::WithinAbs(633.6, 1e-9));  // pwr, as without stamps
 }
