@@ -62,8 +62,13 @@ Scale fit(const Plot& p, bool x_axis, const std::set<std::string>& withheld) {
         if (shown(m, withheld) && (x_axis || !m.vertical)) take(x_axis ? m.x : m.y);
     if (!std::isfinite(s.lo)) s.lo = 0, s.hi = 1;
     if (axis.log) {
+        // Whole decades, and a tenth of one more where a point sits on the decade: a point on the
+        // frame (02.06's batch 1, at 10^0) reads as part of the axis, not as data.
+        const double data_lo = s.lo, data_hi = s.hi;
         s.lo = std::floor(s.lo), s.hi = std::ceil(s.hi);
         if (s.hi == s.lo) s.hi += 1;
+        if (data_lo - s.lo < 0.02) s.lo -= 0.1;
+        if (s.hi - data_hi < 0.02) s.hi += 0.1;
     } else {
         const double pad = s.hi > s.lo ? 0.05 * (s.hi - s.lo) : std::max(1.0, std::fabs(s.lo) * 0.1);
         s.lo -= pad, s.hi += pad;
