@@ -211,7 +211,7 @@ void launches(std::ostream& o, const json& j) {
     o << "\n" << fold(fmt::format("launch latency (median of a kernel's start - its launch call's start): {} over {}", us(j["launch_latency_us"]),
                                    plural(count(j["launches_matched"]), "kernel", "kernels")), 2) << "\n";
     if (const auto left = j.value("launches_left_out_calibrate", 0); left > 0)
-        o << fold(fmt::format("  (the lesson's kernels: {} of lab's calibrate.*, re-measuring the ceilings, left out)",
+        o << fold(fmt::format("  (over the lesson's kernels: {} of lab's calibrate.*, re-measuring the ceilings, left out)",
                               plural(left, "launch", "launches")),
                   3)
           << "\n";

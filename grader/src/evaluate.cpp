@@ -418,15 +418,23 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
 int rank(Verdict v) { return v == Verdict::correct ? 2 : v == Verdict::partial ? 1 : 0; }
 
 // Grades the answer again against another value a fair reading gives (`other`), and keeps that
-// verdict where it is better, with `why` as the feedback: said to the student (advises), since a
-// bare "correct" would not tell them which reading earned it.
-void accept_other_reading(QuestionResult& r, const Question& q, double other, const RawRun& raw, const std::string& unit, const std::string& why) {
+// verdict where it is better, said to the student (advises: a bare "correct" would not tell them
+// which reading earned it): `reading` says what the answer was read as, `rule` why that counts.
+// Where the other reading is no better but its grading has advice of its own (a x100 slip against
+// that value: "0.745 was read as 0.745%"), that advice is kept: the answer is nearer that reading.
+void accept_other_reading(QuestionResult& r, const Question& q, double other, const RawRun& raw, const std::string& unit,
+                          const std::string& reading, const std::string& rule) {
     QuestionResult alt = r;
     grade_number(alt, q, other, raw, unit);
-    if (rank(alt.verdict) <= rank(r.verdict)) return;
-    r.verdict = alt.verdict;
-    r.feedback = std::string(alt.verdict == Verdict::correct ? "accepted" : "partly accepted") + ": " + why;
-    r.advises = true;
+    if (rank(alt.verdict) > rank(r.verdict)) {
+        r.verdict = alt.verdict;
+        r.feedback = alt.verdict == Verdict::correct ? "accepted: " + reading + "; " + rule
+                                                     : "partly correct, read as " + reading + " (within partial credit of that value)";
+        r.advises = true;
+    } else if (alt.advises && !r.advises) {
+        r.feedback = alt.feedback;
+        r.advises = true;
+    }
 }
 
 // A workload's roof fraction has two columns in every run's table: `roof`, of the run's ceilings
@@ -445,9 +453,8 @@ void accept_reference_fraction(QuestionResult& r, const Question& q, const Submi
         if (wd.workload != workload) continue;
         const double ref = reference_roof_fraction(s.raw, workload, wd.placement);
         if (ref > 0 && std::fabs(ref - metric->number) > 1e-9 * std::fabs(metric->number))
-            accept_other_reading(r, q, ref, s.raw, metric->unit,
-                                 "your answer reads the ref column, the share of the ceilings measured right after the kernel; the "
-                                 "graded value is the roof column's, of the run's ceilings shown above the table (the two differ on a "
+            accept_other_reading(r, q, ref, s.raw, metric->unit, "the ref column, the share of the ceilings measured right after the kernel",
+                                 "the graded value is the roof column's, of the run's ceilings shown above the table (the two differ on a "
                                  "busy machine): either is accepted");
         return;
     }
@@ -469,21 +476,36 @@ void accept_carried_forward(QuestionResult& r, const Question& q, double expecte
                             const NumberAnswers& earlier) {
     if (q.carried_from.empty() || rank(r.verdict) == 2 || r.verdict == Verdict::invalid) return;
     double scale = 1;
-    std::string from;
+    std::string from, too_far;
     for (const auto& [id, power] : q.carried_from) {
         const auto it = earlier.find(id);
-        // An earlier answer missing, unreadable, of the other sign or implausibly far off carries nothing.
+        // An earlier answer missing, unreadable or of the other sign carries nothing.
         if (it == earlier.end() || !(it->second.second != 0)) return;
         const double off = it->second.first / it->second.second;
-        if (!(off >= 1 / kCarryWithin && off <= kCarryWithin)) return;
+        if (!(off > 0) || !std::isfinite(off)) return;
+        if (off < 1 / kCarryWithin || off > kCarryWithin) too_far += (too_far.empty() ? "" : " and ") + id;
         scale *= std::pow(off, power);
         from += (from.empty() ? "" : " and ") + id;
     }
     if (!std::isfinite(scale) || std::fabs(scale - 1) <= 1e-9) return;
     const bool many = q.carried_from.size() > 1;
-    accept_other_reading(r, q, expected * scale, s.raw, unit,
-                         std::string("consistent with your answer") + (many ? "s" : "") + " to " + from + ", which " + (many ? "are" : "is") +
-                             " graded on " + (many ? "their" : "its") + " own: an error is charged once, where it was made");
+    const std::string yours = std::string("your answer") + (many ? "s" : "") + " to " + from;
+    if (!too_far.empty()) {
+        // Worked out right from an answer too far off to carry: the method hint would blame a
+        // method the student applied; say why it does not score instead.
+        QuestionResult alt = r;
+        grade_number(alt, q, expected * scale, s.raw, unit);
+        if (rank(alt.verdict) > rank(r.verdict)) {
+            r.feedback = "consistent with " + yours + ", but " + too_far + " is more than " + fmt::format("{:g}", kCarryWithin) +
+                         " times off its expected value: a worked answer scores only when the answers it uses are within x/÷ " +
+                         fmt::format("{:g}", kCarryWithin) + " of theirs";
+            r.advises = true;
+        }
+        return;
+    }
+    accept_other_reading(r, q, expected * scale, s.raw, unit, "consistent with " + yours,
+                         std::string(many ? "they are" : "it is") + " graded on " + (many ? "their" : "its") +
+                             " own: an error is charged once, where it was made");
 }
 
 // A key YAML read as one word because the space after its colon is missing: `max_batch:22` is

@@ -153,7 +153,7 @@ TEST_CASE("lab trace's launch latency of a lab trace is the lesson's kernels', l
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Contains("launch latency (median of a kernel's start - its launch call's start): 50 µs over 2 kernels\n"
-                               "  (the lesson's kernels: 3 launches of lab's calibrate.*, re-measuring the ceilings, left out)"));
+                               "  (over the lesson's kernels: 3 launches of lab's calibrate.*, re-measuring the ceilings, left out)"));
     auto j = nlohmann::json::parse(run_lab({"trace", (d / "t.json").string(), "--json"}).out);
     CHECK(j["launch_latency_us"] == 50.0);
     CHECK(j["launches_matched"] == 2);

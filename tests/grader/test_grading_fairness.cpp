@@ -480,6 +480,12 @@ TEST_CASE("a roof fraction read from the ref column is accepted, said as such", 
     CHECK_THAT(by_ref.feedback, Catch::Contains("ref column") && Catch::Contains("either is accepted"));
     CHECK(by_ref.points == 2);
     CHECK(graded("48%").verdict == Verdict::wrong);  // between the two: neither
+    // The ref value written as a bare ratio gets the x100 advice the roof value would (a review:
+    // '0.745' got only the method hint, while '0.603' for the roof column was told 'did you mean').
+    const auto slip = graded("0.627");
+    CHECK(slip.verdict == Verdict::wrong);
+    CHECK(slip.advises);
+    CHECK_THAT(slip.feedback, Catch::Contains("did you mean 62.7%"));
 }
 
 // 02.03's cycles and ratio are worked out from the student's own latencies. A student review
@@ -547,6 +553,12 @@ TEST_CASE("an answer worked out right from the student's own wrong earlier answe
     CHECK(result(r, "l1_cycles").verdict == Verdict::wrong);
     CHECK(result(r, "dram_over_l1").verdict == Verdict::wrong);
     CHECK(r.score == 0);
+    // Worked out right from an answer 10x off: not scored, and told why rather than given the
+    // method hint, whose method the student applied.
+    r = g.grade(spec, run, {{"l1_latency", num(10 * l1 * 1e9) + " ns"}, {"l1_cycles", num(10 * cycles)}});
+    CHECK(result(r, "l1_cycles").verdict == Verdict::wrong);
+    CHECK(result(r, "l1_cycles").advises);
+    CHECK_THAT(result(r, "l1_cycles").feedback, Catch::Contains("consistent with your answer to l1_latency, but l1_latency is more than 3 times off"));
     // Accepted another way is said to the student (the console shows advice only).
     r = g.grade(spec, run, {{"l1_latency", num(1.6 * l1 * 1e9) + " ns"}, {"l1_cycles", num(1.6 * cycles)}});
     CHECK(result(r, "l1_cycles").advises);
