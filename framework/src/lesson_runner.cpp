@@ -284,8 +284,9 @@ int child_main(const ChildRequest& req) {
             for (const auto& sk : session.skipped()) result["skipped"].push_back({{"workload", sk.workload}, {"reason", sk.reason}});
             result["ceiling_measurements"] = json::array();
             for (const auto& cm : in_run.measurements()) result["ceiling_measurements"].push_back(record::to_json(cm));
-            // A cached ceiling the run found stale (beaten by more than the margin) is replaced, so
-            // the next run starts from what this machine was seen to do.
+            // A cached ceiling the run found stale (beaten by more than the margin) is replaced
+            // where a quiet, steady re-measure earned it (ceilings_for_cache), so the next run
+            // starts from what this machine was seen to do, and not from one noisy burst.
             if (in_run.raised_beyond_margin()) {
                 const CacheUpdate update = ceilings_for_cache(*ceilings, in_run.current(), lesson.info.id, format::utc_iso8601(std::time(nullptr)));
                 if (!update.kept.empty()) {

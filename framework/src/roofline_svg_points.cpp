@@ -195,7 +195,8 @@ std::vector<KeyRow> key_rows(const Layout& m, const std::vector<const Group*>& k
             if (m.off_scale[i]) row += m.off_scale[i] > 0 ? " (off the axis \u2192)" : " (off the axis \u2190)";
             row += fmt::format(", {}, {}", p->flops_shown ? si(p->flops_per_s, "FLOP/s", false) : "? FLOP/s",
                                regime_style(p->regime).label);
-            if (i != lead) row += fmt::format(" (same point as {})", point_letter(lead));
+            // Not where either AI is withheld: "gemv_b1: AI 0.5 (same point as A)" would give A's away.
+            if (i != lead && p->ai_shown && m.drawn[lead]->ai_shown) row += fmt::format(" (same point as {})", point_letter(lead));
             rows.push_back({i, row});
         }
     }

@@ -315,6 +315,17 @@ TEST_CASE("points on one spot share a label, or the key says which point they co
     const bool together = all.find("attn_norm, final_norm") != std::string::npos;
     const bool keyed = all.find("final_norm: ") != std::string::npos && all.find("(same point as G)") != std::string::npos;
     CHECK((together || keyed));
+    // A point whose AI is withheld is not said to be the same point as one whose AI is shown:
+    // 02.06's key read "gemv_b1: AI 0.5 FLOP/B ... (same point as A)", A being gemm_b1, AI withheld.
+    for (auto& p : chart.points)
+        if (p.label == "attn_norm") p.ai_shown = false;
+    const Svg withheld(lab::plot::render_svg(chart));
+    REQUIRE(withheld.ok());
+    for (xmlNode* t : withheld.find("text", "key-row")) {
+        const std::string row = Svg::content(t);
+        if (row.find("attn_norm") != std::string::npos || row.find("final_norm") != std::string::npos)
+            CHECK_THAT(row, !Catch::Contains("same point as"));
+    }
 }
 
 TEST_CASE("a roofline with more points than can be named keys them by letter, with a table under the plot", "[plot]") {
