@@ -126,9 +126,10 @@ struct Reader {
             const std::string& kind = e.sync_kind.empty() ? e.name : e.sync_kind;
             ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
             syncs.push_back({ts, host_waits(kind) ? dur : 0.0});
-            if (!host_waits(kind) && !e.wait_on_stream.empty() && !e.stream.empty())
-                waits.push_back({intern(e.stream, streams, stream_index), intern(e.wait_on_stream, streams, stream_index), ts, ts}),
-                    wait_records.push_back(e.wait_record);
+            if (!host_waits(kind) && !e.wait_on_stream.empty() && !e.stream.empty()) {
+                waits.push_back({intern(e.stream, streams, stream_index), intern(e.wait_on_stream, streams, stream_index), ts, ts});
+                wait_records.push_back(e.wait_record);
+            }
             if (host_waits(kind)) {  // host activity; a stream wait event is the device's
                 s.sync_host_us += dur, host_syncs.push_back({ts, ts + dur});
                 if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
