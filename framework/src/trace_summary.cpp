@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -75,6 +76,8 @@ struct Reader {
     std::vector<std::pair<double, double>> syncs;                     // every sync: start, host time blocked
     std::vector<std::string> names, streams;                          // held once, by index
     std::unordered_map<std::string, std::uint32_t> name_index, stream_index;
+    std::vector<Ev> syncs_seen;                                       // sync records, read in finish()
+    std::unordered_set<std::string> polls;                            // correlations of cuda*Query calls
     bool saw_events = false, lab_format = false;
 
     static std::uint32_t intern(const std::string& text, std::vector<std::string>& table, std::unordered_map<std::string, std::uint32_t>& index) {
@@ -122,21 +125,10 @@ struct Reader {
             if (e.correlation) copy_call.push_back({*e.correlation, gpu.size()});
             device(e, dur, GpuKind::memset, gpu);
         } else if (cat == "cuda_sync" || cat == "sync") {
-            ++s.sync_count;
-            const std::string& kind = e.sync_kind.empty() ? e.name : e.sync_kind;
-            ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
-            syncs.push_back({ts, host_waits(kind) ? dur : 0.0});
-            if (!host_waits(kind) && !e.wait_on_stream.empty() && !e.stream.empty()) {
-                waits.push_back({intern(e.stream, streams, stream_index), intern(e.wait_on_stream, streams, stream_index), ts, ts});
-                wait_records.push_back(e.wait_record);
-            }
-            if (host_waits(kind)) {  // host activity; a stream wait event is the device's
-                s.sync_host_us += dur, host_syncs.push_back({ts, ts + dur});
-                if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
-                host_event(e, dur, true);
-            }
+            syncs_seen.push_back(e);  // read at the end, once every runtime call's name is known
         } else if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime" || cat == "driver") {
             if (e.correlation) launch_start.emplace(*e.correlation, ts);
+            if (e.correlation && e.name.find("Query") != std::string::npos) polls.insert(*e.correlation);
             if (e.name.find("Synchronize") != std::string::npos)
                 ++s.sync_calls_by_name[e.name], ++s.sync_call_count, s.sync_call_host_us += dur;
             if (e.name.find("Launch") != std::string::npos && e.name.find("HostFunc") == std::string::npos) ++s.launch_call_count;
@@ -158,6 +150,26 @@ struct Reader {
             const auto rd = counter("dram__bytes_read.sum"), wr = counter("dram__bytes_write.sum");
             if (rd || wr) r.dram_bytes = rd.value_or(0) + wr.value_or(0);
             s.counter_ranges.push_back(r);
+        }
+    }
+    // A sync record. CUPTI records a cudaEventQuery (a poll that returns at once) as an Event Sync
+    // too: by its runtime call's name it is told apart, counted as a poll, and blocks nothing.
+    void sync(const Ev& e) {
+        const double ts = e.ts, dur = std::max(0.0, e.dur);
+        const bool poll = e.correlation && polls.count(*e.correlation);
+        const std::string kind = poll ? "Event Query (a poll)" : e.sync_kind.empty() ? e.name : e.sync_kind;
+        const bool blocks = !poll && host_waits(kind);
+        ++s.sync_count;
+        ++s.syncs_by_kind[kind], s.sync_us_by_kind[kind] += dur;
+        syncs.push_back({ts, blocks ? dur : 0.0});
+        if (!host_waits(kind) && !e.wait_on_stream.empty() && !e.stream.empty()) {
+            waits.push_back({intern(e.stream, streams, stream_index), intern(e.wait_on_stream, streams, stream_index), ts, ts});
+            wait_records.push_back(e.wait_record);
+        }
+        if (blocks) {  // host activity; a stream wait event is the device's
+            s.sync_host_us += dur, host_syncs.push_back({ts, ts + dur});
+            if (e.correlation) sync_calls.push_back({host.size(), *e.correlation});
+            host_event(e, dur, true);
         }
     }
     // The setup time inside [first, last) that no GPU event or untraced stretch covers already (so
@@ -256,6 +268,7 @@ struct Reader {
         count_syncs();
     }
     void finish() {
+        for (const auto& e : syncs_seen) sync(e);
         std::vector<MatchedLaunch> matched;
         std::vector<double> lat;
         // In a lab trace, lab's own re-measuring of the ceilings (calibrate.*: hundreds of empty
