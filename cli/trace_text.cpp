@@ -63,8 +63,10 @@ void span(std::ostream& o, const json& j) {
                      format::percent(j["idle_fraction"].get<double>()));
     // What the busy time was spent on: a trace whose "busy" is mostly copies is no kernel story.
     // Sums over events, so streams running at once count twice: said.
+    const double calibrate_us = j["kernels"].value("calibrate_us", 0.0);
     if (const double copies = j["memcpy"]["total_us"].get<double>(); copies > 0)
-        o << fold(fmt::format("  (busy by kind, summed over events: kernels {}, copies {}{})", us(j["kernels"]["total_us"]), us(copies),
+        o << fold(fmt::format("  (busy by kind, summed over events: kernels {}{}, copies {}{})", us(j["kernels"]["total_us"]),
+                              calibrate_us > 0 ? fmt::format(" (lab's calibrate.* {})", us(calibrate_us)) : "", us(copies),
                               j["streams"].size() > 1 ? "; streams that ran at once count twice" : ""),
                   3)
           << "\n";

@@ -134,6 +134,24 @@ TEST_CASE("lab trace reports a lab trace's setup apart from idle time", "[trace]
     CHECK(j["syncs"]["host_setup_us"] == 30.0);
 }
 
+// A quick run's busy time can be mostly lab's own ceiling re-measures: the busy-by-kind line says
+// how much, so that the kernels' share is not read as the lesson's.
+TEST_CASE("lab trace's busy-by-kind line names lab's calibrate.* time in a lab trace", "[trace]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "t.json", R"J({"otherData": {"device": "Test CPU", "kind": "cpu", "lesson": "02.10", "dropped": 0},
+      "traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "forward", "pid": 2, "tid": 0, "ts": 0, "dur": 10},
+      {"ph": "X", "cat": "memcpy", "name": "memcpy HtoD", "pid": 2, "tid": 0, "ts": 10, "dur": 5, "args": {"bytes": 64}},
+      {"ph": "X", "cat": "kernel", "name": "calibrate.update", "pid": 2, "tid": 0, "ts": 20, "dur": 30},
+      {"ph": "X", "cat": "kernel", "name": "calibrate.fma_fp32", "pid": 2, "tid": 0, "ts": 50, "dur": 20}]})J");
+    auto r = run_lab({"trace", (d / "t.json").string()});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("(busy by kind, summed over events: kernels 60 µs (lab's calibrate.* 50 µs), copies 5 µs)"));
+    auto j = nlohmann::json::parse(run_lab({"trace", (d / "t.json").string(), "--json"}).out);
+    CHECK(j["kernels"]["calibrate_us"] == 50.0);
+}
+
 TEST_CASE("lab trace's launch latency of a lab trace is the lesson's kernels', lab's calibrate.* left out", "[trace]") {
     // A lab run's trace holds hundreds of empty calibrate kernels (the in-run references): their
     // 1 µs launches would outvote the lesson's own.
