@@ -16,6 +16,7 @@
 #include "course_token.hpp"
 #include "lab/lesson.hpp"
 #include "lesson_plan.hpp"
+#include "plausibility.hpp"
 #include "spec.hpp"
 
 namespace lab::grader {
@@ -51,10 +52,6 @@ struct GradeReport {
     std::string mode = "practice";
 };
 
-// Plausibility (DESIGN.md): every achieved rate at most the roof of the level it declares
-// (+10%); the ceilings at most the datasheet's (+10%); counts and AI consistent; stored
-// derived values (when present) equal the recomputed ones. Each problem is one line.
-std::vector<std::string> plausibility_problems(const nlohmann::json& record, const RawRun& raw, const Derivation& derived);
 
 struct Submission {
     const GradingSpec& spec;
