@@ -3,21 +3,24 @@
 // file reads both, converts them to the SI base unit of their dimension (the unit run records
 // use) and renders SI values back for reports. It is strict on purpose: every accepted spelling
 // means exactly one thing, and anything else is refused with a message saying what to write,
-// because a silently misread unit costs a student the points of a right answer.
+// because a silently misread unit costs a student the points of a right answer. A spelling that
+// is not lab's but can mean one thing only (plain_spelling: "GB/sec", "FLOP per byte",
+// "gigaflops") is read, with a note saying how.
 //
 // The rules (all spellings case-sensitive, as SI writes them):
 // - time: s, ms, us, µs (U+00B5 or U+03BC), ns, ps, min, h;
 // - bytes: B, byte, bytes; kB MB GB TB PB are decimal (1e3...), KiB MiB GiB TiB PiB binary
 //   (1024...); "KB" is refused (JEDEC reads it as 1024) and so is "Gb" and every other b (bits);
-// - bandwidth: any byte unit followed by "/s" ("/sec" is refused with a hint);
+// - bandwidth: any byte unit followed by "/s" ("/sec", "per second" read as /s, with a note);
 // - FLOP: FLOP and FLOPs (a plural count) with k M G T P; rate: the same followed by "/s", or
 //   FLOPS, kFLOPS ... PFLOPS (capital S: per second, as datasheets write it);
 // - intensity: FLOP/B, FLOP/byte, FLOPs/B, FLOPs/byte; frequency Hz kHz MHz GHz; power mW W kW;
 //   energy mJ J kJ; ratio: a bare fraction, "%", or an "x"/"×" suffix ("2.5x"); counts: no unit,
 //   or a decimal prefix alone, as `lab` prints them (k M G T P: "78.7 k").
 // - numbers: optional sign, digits with optional thousands commas (groups of three, before the
-//   decimal point only) or underscores between digits, one decimal point, an exponent; then
-//   optional whitespace and the unit. "~" / "≈", inf, NaN and numbers a double cannot hold are
+//   decimal point only) or underscores between digits, one decimal point, an exponent (e9, or
+//   written out: ×10^9, x 10^9, *10**9); then optional whitespace and the unit; a closing full
+//   stop and working in brackets after the answer are set aside (parse_claim). "~" / "≈", inf, NaN and numbers a double cannot hold are
 //   refused.
 #include "units.hpp"
 
@@ -307,6 +310,46 @@ std::string flop_spelling(std::string_view unit) {
     return "";
 }
 
+// A unit written another way that can mean one thing only: "GB/sec", "GB per second", "FLOP per
+// byte", "G FLOP/s", "GBps", "gigaflops", "gigabytes/s". The spelling lab reads, or "" when `unit`
+// is none of these (bits, KB and letter-case slips stay refused: each could mean two things).
+std::string plain_spelling(std::string_view unit) {
+    std::string u(unit);
+    auto replace_all = [&](std::string_view from, std::string_view to) {
+        for (std::size_t at = u.find(from); at != std::string::npos; at = u.find(from, at + to.size())) u.replace(at, from.size(), to);
+    };
+    replace_all(" per ", "/");
+    std::string squeezed;
+    for (std::string_view rest = u; !rest.empty();) {
+        if (std::size_t n = blank_length(rest)) rest.remove_prefix(n);
+        else squeezed += rest[0], rest.remove_prefix(1);
+    }
+    u = squeezed;
+    for (std::string_view word : {"seconds", "second", "secs", "sec"})
+        if (u.ends_with(word) && find_unit(u.substr(0, u.size() - word.size()) + "s")) {
+            u.replace(u.size() - word.size(), word.size(), "s");
+            break;
+        }
+    // SI prefixes and byte units spelt as words (case aside): "gigabytes", "Mebibyte", "kilobytes".
+    static const std::pair<std::string_view, std::string_view> kWords[] = {
+        {"kilo", "k"}, {"mega", "M"}, {"giga", "G"}, {"tera", "T"}, {"peta", "P"},
+        {"kibi", "Ki"}, {"mebi", "Mi"}, {"gibi", "Gi"}, {"tebi", "Ti"}, {"pebi", "Pi"}};
+    std::string lower;
+    for (char c : u) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& [word, prefix] : kWords)
+        if (lower.starts_with(word) && lower.size() > word.size() && std::isalpha(static_cast<unsigned char>(lower[word.size()]))) {
+            const std::string_view tail = std::string_view(lower).substr(word.size());
+            if (tail.starts_with("flop")) u = std::string(prefix) + "FLOP" + u.substr(word.size() + 4);
+            else if (tail.starts_with("bytes")) u = std::string(prefix) + "B" + u.substr(word.size() + 5);
+            else if (tail.starts_with("byte")) u = std::string(prefix) + "B" + u.substr(word.size() + 4);
+            break;
+        }
+    if (u.size() > 2 && u.ends_with("ps") && find_unit(u.substr(0, u.size() - 2) + "/s")) u = u.substr(0, u.size() - 2) + "/s";
+    if (find_unit(u)) return u;
+    if (std::string flop = flop_spelling(u); !flop.empty() && find_unit(flop)) return flop;
+    return "";
+}
+
 std::string unknown_unit_message(std::string_view unit) {
     std::string hint = hint_for(unit);
     return hint.empty() ? fmt::format("unknown unit '{}'", unit) : fmt::format("unknown unit '{}': {}", unit, hint);
@@ -417,6 +460,35 @@ NumberAndRest read_number(std::string_view claim, std::string_view examples) {
         }
     }
 
+    // A power of ten written out, as on paper or in code: "8.95×10^10", "8.95 x 10^10",
+    // "8.95*10**10". Only with the caret (or **) and digits: "2.5x" stays a ratio.
+    if (digits.find_first_of("eE") == std::string::npos) {
+        auto skip_blanks = [&](std::size_t j) {
+            while (j < text.size())
+                if (const std::size_t n = blank_length(text.substr(j))) j += n;
+                else break;
+            return j;
+        };
+        const std::size_t j = skip_blanks(i);
+        for (std::string_view times : {"\u00d7", "x", "X", "*", "\u00b7", "\u22c5"}) {
+            if (text.substr(j, times.size()) != times) continue;
+            std::size_t k = skip_blanks(j + times.size());
+            std::size_t power = 0;
+            if (text.substr(k, 3) == "10^") power = 3;
+            else if (text.substr(k, 4) == "10**") power = 4;
+            if (!power) break;
+            k += power;
+            const std::size_t sign = k;
+            if (k < text.size() && (text[k] == '+' || text[k] == '-')) ++k;
+            const std::size_t first = k;
+            while (k < text.size() && is_digit(text[k])) ++k;
+            if (k == first) break;
+            digits += "e" + std::string(text.substr(sign, k - sign));
+            i = k;
+            break;
+        }
+    }
+
     // std::from_chars: locale-independent, unlike strtod and streams ("1.5" stays 1.5 under a
     // German locale).
     double value = 0;
@@ -453,7 +525,40 @@ namespace {
 std::string_view per_second(const DimensionInfo& info) { return info.dimension == "B/s" ? "/s" : ""; }
 }  // namespace
 
+namespace {
+Quantity read_claim(std::string_view claim, const std::string& default_unit);
+}  // namespace
+
 Quantity parse_claim(const std::string& text, const std::string& default_unit) {
+    std::string_view claim = trim(text);
+    // A sentence's full stop ("89.5 GFLOP/s."): no part of the unit. After a digit it is the
+    // number's own point ("12."), read as such.
+    if (claim.size() > 1 && claim.back() == '.' && !is_digit(claim[claim.size() - 2])) claim = trim(claim.substr(0, claim.size() - 1));
+    // Working shown after the answer, in brackets ("12.4 FLOP/B (195 GFLOP/s / 15.7 GB/s)"): the
+    // answer is what comes before; the brackets are not read, and the note says so.
+    std::string_view aside;
+    if (claim.size() > 1 && claim.back() == ')') {
+        int depth = 0;
+        std::size_t open = std::string_view::npos;
+        for (std::size_t k = claim.size(); k-- > 0;) {
+            if (claim[k] == ')') ++depth;
+            else if (claim[k] == '(' && --depth == 0) {
+                open = k;
+                break;
+            }
+        }
+        if (open != std::string_view::npos && open > 0 && claim[open - 1] == ' ' && !trim(claim.substr(0, open)).empty())
+            aside = claim.substr(open), claim = trim(claim.substr(0, open));
+    }
+    Quantity q = read_claim(claim, default_unit);
+    if (!aside.empty())
+        q.note = (q.note.empty() ? "" : q.note + "; ") + fmt::format("'{}' after the answer was not read (the answer is '{}')", aside, claim);
+    return q;
+}
+
+namespace {
+
+Quantity read_claim(std::string_view claim, const std::string& default_unit) {
     const Known* question = find_unit(trim(default_unit));
     if (!question)
         throw UnitError(fmt::format("the question's unit is not readable ({}); fix the grading spec",
@@ -461,7 +566,6 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
     const DimensionInfo& want = info_of(question->dimension);
     const std::string expected = expected_phrase(want);
 
-    const std::string_view claim = trim(text);
     if (claim.empty()) throw UnitError(fmt::format("the answer is empty: write {}", expected));
 
     auto [number, rest] = read_number(claim, want.examples);
@@ -495,10 +599,10 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
     } else {
         const Known* known = find_unit(unit);
         std::string spelled(unit);  // the unit as lab spells it
-        if (const std::string flop = known ? std::string() : flop_spelling(unit); !flop.empty() && find_unit(flop)) {
-            known = find_unit(flop);
-            spelled = flop;
-            q.note = fmt::format("'{}' was read as {} {}", claim, trim(claim.substr(0, claim.size() - rest.size())), flop);
+        if (const std::string plain = known ? std::string() : plain_spelling(unit); !plain.empty()) {
+            known = find_unit(plain);
+            spelled = plain;
+            q.note = fmt::format("'{}' was read as {} {}", claim, trim(claim.substr(0, claim.size() - rest.size())), plain);
         }
         const std::string_view number_text = trim(claim.substr(0, claim.size() - rest.size()));
         if (!known && want.dimension.empty() && hint_for(unit).empty())
@@ -556,6 +660,8 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
         throw UnitError(fmt::format("'{}' is out of the range the grader can read", claim));
     return q;
 }
+
+}  // namespace
 
 std::string format(double si_value, const std::string& dimension, int digits) {
     const DimensionInfo& info = info_of(dimension);

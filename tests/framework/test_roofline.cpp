@@ -136,6 +136,17 @@ TEST_CASE("students may write a regime in several ways; bandwidth bound means me
     CHECK(parse_regime("Bandwidth bound") == Regime::memory_bound);
     CHECK(parse_regime("bandwidth-bound") == Regime::memory_bound);
     CHECK(parse_regime("COMPUTE BOUND") == Regime::compute_bound);
+    // Other honest names (a red-team review found them refused as unreadable).
+    CHECK(parse_regime("memory-limited") == Regime::memory_bound);
+    CHECK(parse_regime("DRAM bound") == Regime::memory_bound);
+    CHECK(parse_regime("mem bound") == Regime::memory_bound);
+    CHECK(parse_regime("HBM-bound") == Regime::memory_bound);
+    CHECK(parse_regime("math limited") == Regime::compute_bound);
+    CHECK(parse_regime("compute--bound") == Regime::compute_bound);
+    CHECK(parse_regime("latency limited") == Regime::latency_bound);
+    CHECK_FALSE(parse_regime("left"));
+    CHECK_FALSE(parse_regime("memory or compute bound"));
+    CHECK_FALSE(parse_regime("limited"));
     CHECK(parse_regime("overhead") == Regime::overhead_bound);
     CHECK(parse_regime("latency_bound") == Regime::latency_bound);
     CHECK_FALSE(parse_regime("io bound").has_value());

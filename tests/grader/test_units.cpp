@@ -264,6 +264,44 @@ TEST_CASE("FLOPs and FLOPS, one letter's case apart, are read as the question as
     }
 }
 
+// Spellings a careful student writes that can mean one thing only (a red-team review found each
+// refused as unreadable, a resubmission on Gradescope and the points lost in an offline grade).
+TEST_CASE("unambiguous other spellings are read, with a note saying how", "[units]") {
+    auto [text, question, value, note] = GENERATE(table<std::string, std::string, double, std::string>({
+        {"3 GB/sec", "B/s", 3e9, "'3 GB/sec' was read as 3 GB/s"},
+        {"3 GB per second", "B/s", 3e9, "was read as 3 GB/s"},
+        {"3 GB / s", "B/s", 3e9, "was read as 3 GB/s"},
+        {"3 GBps", "B/s", 3e9, "was read as 3 GB/s"},
+        {"3 gigabytes/s", "B/s", 3e9, "was read as 3 GB/s"},
+        {"3 gibibytes", "B", 3.0 * 1024 * 1024 * 1024, "was read as 3 GiB"},
+        {"3 msec", "s", 3e-3, ""},
+        {"12.4 FLOP per byte", "FLOP/B", 12.4, "was read as 12.4 FLOP/byte"},
+        {"89.5 G FLOP/s", "FLOP/s", 89.5e9, "was read as 89.5 GFLOP/s"},
+        {"89.5 gigaflops", "FLOP/s", 89.5e9, "was read as 89.5 GFLOP/s"},
+        {"89.5 GFLOP/s.", "FLOP/s", 89.5e9, ""},
+        {"8.95\u00d710^10 FLOP/s", "FLOP/s", 8.95e10, ""},
+        {"8.95 x 10^10 FLOP/s", "FLOP/s", 8.95e10, ""},
+        {"8.95*10**10", "FLOP/s", 8.95e10, ""},
+        {"3.2 \u00d7 10^-9 s", "s", 3.2e-9, ""},
+        {"12.4 FLOP/B (195 GFLOP/s / 15.7 GB/s)", "FLOP/B", 12.4, "'(195 GFLOP/s / 15.7 GB/s)' after the answer was not read"},
+        {"28.7% (of the roof)", "%", 0.287, "after the answer was not read"},
+    }));
+    CAPTURE(text);
+    const Quantity q = parse_claim(text, question);
+    CHECK_THAT(q.value, WithinRel(value, 1e-12));
+    if (!note.empty()) CHECK_THAT(q.note, Contains(note));
+}
+
+TEST_CASE("spellings that could mean two things stay refused", "[units]") {
+    CHECK_THROWS_AS(parse_claim("10 Gb/s", "B/s"), UnitError);     // bits
+    CHECK_THROWS_AS(parse_claim("12 KB", "B"), UnitError);          // 1000 or 1024
+    CHECK_THROWS_AS(parse_claim("3 mB/s", "B/s"), UnitError);       // milli or mega
+    CHECK_THROWS_AS(parse_claim("2.5 x 10 s", "s"), UnitError);     // no power written
+    CHECK(parse_claim("2.5x", "ratio").value == 2.5);               // a ratio's x, not a product
+    CHECK(parse_claim("12.", "FLOP/B").value == 12);                // a number's own point
+    CHECK_THROWS_AS(parse_claim("(12.4)", "FLOP/B"), UnitError);    // nothing before the brackets
+}
+
 TEST_CASE("a count question accepts any known unit and reports its dimension", "[units]") {
     const Quantity q = parse_claim("13.48 GB", "");
     CHECK(q.value == 13.48e9);
@@ -311,9 +349,6 @@ TEST_CASE("a claim that cannot be read is refused with a message saying what to 
         {"12 KB", "B", "KB is ambiguous (1000 or 1024 bytes); write kB for 1000 bytes or KiB for 1024 bytes"},
         {"12 gb", "B", "did you mean 'GB' (a size in bytes)?"},
         {"3 Gflops", "B/s", "expected a bandwidth"},  // FLOP spelt as a word is read (a count here), of the wrong dimension
-        {"3 GB/sec", "B/s", "write 'GB/s' ('s' for seconds)"},
-        {"3 msec", "s", "write 'ms' ('s' for seconds)"},
-        {"3 GB / s", "B/s", "write 'GB/s' without spaces"},
         // bits are never read as bytes
         {"10 Gb", "GB", "Gb is gigabits; write GB for gigabytes"},
         {"10 Gb/s", "GB/s", "Gb/s is gigabits per second; write GB/s for gigabytes per second"},

@@ -47,17 +47,22 @@ inline const char* to_string(Regime r) {
 }
 
 // Parses a regime as a student may write it: "bandwidth bound" and "bandwidth_bound" mean
-// memory_bound; case, spaces and hyphens do not matter.
+// memory_bound; case, spaces and hyphens do not matter; "limited" reads as "bound" (NVIDIA's
+// performance guides write "math limited" and "memory limited"); the memory a kernel waits on may
+// be named ("DRAM bound", "HBM bound", "mem bound") and compute may be called math or FLOP.
 inline std::optional<Regime> parse_regime(std::string s) {
     std::string n;
     for (char c : s) {
         if (c == ' ' || c == '-') c = '_';
+        if (c == '_' && !n.empty() && n.back() == '_') continue;
         n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    if (n == "compute_bound" || n == "compute") return Regime::compute_bound;
-    if (n == "memory_bound" || n == "memory" || n == "bandwidth_bound" || n == "bandwidth" ||
-        n == "memory_bandwidth_bound")
-        return Regime::memory_bound;
+    if (const std::string limited = "_limited"; n.size() > limited.size() && n.ends_with(limited))
+        n = n.substr(0, n.size() - limited.size()) + "_bound";
+    for (const char* w : {"compute", "math", "flop", "flops"})
+        if (n == w || n == std::string(w) + "_bound") return Regime::compute_bound;
+    for (const char* w : {"memory", "mem", "dram", "hbm", "bandwidth", "memory_bandwidth"})
+        if (n == w || n == std::string(w) + "_bound") return Regime::memory_bound;
     if (n == "overhead_bound" || n == "overhead") return Regime::overhead_bound;
     if (n == "latency_bound" || n == "latency") return Regime::latency_bound;
     return std::nullopt;
