@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <sstream>
 
 #include "errors.hpp"
@@ -87,12 +88,38 @@ AnswersFile read_answers(const std::filesystem::path& file, const YAML::Node& ro
     return a;
 }
 
+// An answer line with no space after its colon (`  ridge_point:6.3`) is one plain word to YAML;
+// followed by another answer it makes the whole file malformed ("end of map not found"), and the
+// message talks of indentation. Such lines, indented under `answers:` and not comments, with the
+// space put in: the text to read again, and a note per line mended ("" lines: none mended).
+std::string with_space_after_colons(const std::string& text, std::vector<std::string>& notes) {
+    std::istringstream in(text);
+    std::string out, line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        const std::size_t key = line.find_first_not_of(" \t");
+        const std::size_t colon = line.find(':');
+        const bool cr = !line.empty() && line.back() == '\r';
+        const std::string body = cr ? line.substr(0, line.size() - 1) : line;
+        bool mend = key != std::string::npos && key > 0 && body[key] != '#' && colon != std::string::npos && colon > key &&
+                    colon + 1 < body.size() && body[colon + 1] != ' ' && body[colon + 1] != '\t' && body[colon + 1] != ':';
+        for (std::size_t k = key; mend && k < colon; ++k)
+            mend = std::isalnum(static_cast<unsigned char>(body[k])) || body[k] == '_' || body[k] == '.' || body[k] == '-';
+        if (mend) {
+            notes.push_back("line " + std::to_string(n) + ": '" + excerpt(body.substr(key)) + "' read as " + body.substr(key, colon - key) +
+                            ": " + excerpt(body.substr(colon + 1)) + " (YAML needs a space after ':')");
+            line = body.substr(0, colon + 1) + " " + body.substr(colon + 1) + (cr ? "\r" : "");
+        }
+        out += line + "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
-AnswersFile load_answers(const std::filesystem::path& file) {
-    const YamlLimits limits = answers_limits();
-    const std::string text = read_input_file(file, "the answers file", limits.max_bytes, limits.max_bytes_name, "check the path");
-    const YAML::Node root = parse_yaml_text(text, file, "the answers file", kTemplateFix, limits);
+namespace {
+
+AnswersFile read_answers_text(const std::filesystem::path& file, const std::string& text) {
+    const YAML::Node root = parse_yaml_text(text, file, "the answers file", kTemplateFix, answers_limits());
     // An empty file is most often a template written to the wrong place, or never written.
     if (root.IsNull())
         throw InputError(file.string(), "the answers file is empty (no lesson, student, run or answers)",
@@ -107,6 +134,26 @@ AnswersFile load_answers(const std::filesystem::path& file) {
         // still the file's fault, not the grader's.
         throw InputError(e.mark.line >= 0 ? file.string() + ":" + std::to_string(e.mark.line + 1) : file.string(),
                          "cannot read the answers file: " + e.msg, kTemplateFix);
+    }
+}
+
+}  // namespace
+
+AnswersFile load_answers(const std::filesystem::path& file) {
+    const YamlLimits limits = answers_limits();
+    const std::string text = read_input_file(file, "the answers file", limits.max_bytes, limits.max_bytes_name, "check the path");
+    try {
+        return read_answers_text(file, text);
+    } catch (const InputError&) {
+        // Refused only for want of a space after a colon (malformed YAML, or `answers` one word):
+        // read with the spaces put in, and say so. Refused for another reason too: that error, at
+        // the same line (only spaces were put in).
+        std::vector<std::string> mended;
+        const std::string spaced = with_space_after_colons(text, mended);
+        if (mended.empty()) throw;
+        AnswersFile a = read_answers_text(file, spaced);
+        a.notes = std::move(mended);
+        return a;
     }
 }
 

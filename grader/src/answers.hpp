@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,9 @@ struct AnswersFile {
     std::string run;    // "sha256:..." of the run record
     std::map<std::string, Claim> answers;
     std::string file;
+    // How the file was read where it was read leniently ("line 9: 'ridge_point:6.3' read as
+    // ridge_point: 6.3 ..."): said to the student with the grade.
+    std::vector<std::string> notes;
 };
 
 // An answers file is a few kilobytes; anything over this is refused unread (the limit is named in

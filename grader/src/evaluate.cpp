@@ -118,6 +118,21 @@ GradeReport grade(const Submission& s) {
                                " but grading uses " + s.info.version + ": record the run again");
     for (auto& p : consistency_problems(s.record, s.raw)) rep.problems.push_back("inconsistent record: " + p);
     for (auto& p : plausibility_problems(s.record, s.raw, s.derivation)) rep.problems.push_back("implausible: " + p);
+    // A record of this very lesson version stores every metric its lesson derives but the withheld
+    // ones; with a stored value deleted, the check above would pass an edited measurement (a
+    // red-team review halved a kernel's times and deleted the metrics).
+    if (const std::string made_by = s.record["lesson"].value("plugin_version", ""); made_by == s.info.version && rep.problems.empty()) {
+        const bool revealed = s.record.value("revealed", false);
+        const auto withheld = record::withheld_metrics(s.info, revealed, s.raw.device_kind);
+        const auto& stored = s.record.contains("metrics") && s.record["metrics"].is_object() ? s.record["metrics"] : nlohmann::json::object();
+        for (const auto& m : s.derivation.metrics)
+            if (!withheld.count(m.name) && !stored.contains(m.name)) {
+                rep.problems.push_back("implausible: the record stores no " + m.name + ", which lesson plugin " + made_by +
+                                       " stores in every run it records (an edited record?): record the run again with `lab run " +
+                                       s.spec.lesson + "`");
+                break;
+            }
+    }
     for (const auto& p : s.plan_problems)
         rep.problems.push_back("the run's workloads are not what lesson " + s.spec.lesson + " measures on its device: " + p);
     // Whose run it is: its token, seed and flags (identity.hpp).
@@ -133,6 +148,7 @@ GradeReport grade(const Submission& s) {
                             ". Your answers are graded against the figures it measured, so this costs you nothing, but "
                             "they may not be your device's: run again with nothing else running to learn those.");
 
+    for (const auto& n : s.answers.notes) rep.notes.push_back(n);
     // Answers to no question: a misspelt id would otherwise vanish as "no answer".
     std::vector<std::string> ids;
     for (const auto& q : s.spec.questions) ids.push_back(q.id);
@@ -234,6 +250,13 @@ GradeReport grade(const Submission& s) {
 std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std::map<std::string, std::vector<ModelValue>>& values) {
     std::vector<std::string> out;
     for (const auto& q : spec.questions) {
+        // A factor's partial band is the factor to the power W: `factor: 2, within: 4` is x/÷ 16,
+        // partial credit for almost any guess (02.04's knee had it, its comment meaning 4x).
+        if (q.tolerance.factor && q.partial.within > 0 && std::pow(*q.tolerance.factor, q.partial.within) >= 10)
+            out.push_back(fmt::format("{}:{}: question '{}': its partial band is x/÷ {:g} (factor {:g} to the power within: {:g}): "
+                                      "partial credit for an answer more than 10 times off\n  fix: a smaller within (within: 2 is x/÷ {:g})",
+                                      spec.file, q.line_of("partial"), q.id, std::pow(*q.tolerance.factor, q.partial.within),
+                                      *q.tolerance.factor, q.partial.within, std::pow(*q.tolerance.factor, 2)));
         const auto found = values.find(q.expected.metric);
         if (q.expected.metric.empty() || found == values.end()) continue;
         const std::string at = spec.file + ":" + std::to_string(q.line_of("tolerance")) + ": question '" + q.id + "'";

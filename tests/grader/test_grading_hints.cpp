@@ -397,9 +397,22 @@ TEST_CASE("an answer without the space after its colon is read as that answer, w
         REQUIRE(r.notes.size() == 1);
         CHECK_THAT(r.notes[0], Catch::Contains("(did you mean 'max_batch'?): not graded"));
     }
-    SECTION("the only answer: YAML reads `answers` as one word, and the refusal names the missing space") {
-        const std::string msg = input_error([&] { load_answers(g.write("alone.yaml", g.answers_text(run, {}) + "  max_batch:6\n")); });
-        CHECK_THAT(msg, Catch::Contains("'answers' must be a mapping of question id: claim") &&
-                            Catch::Contains("'max_batch:6' needs a space after ':' (max_batch: 6)"));
+    SECTION("the only answer (YAML reads `answers` as one word) or one before others (YAML refuses the file): read, with a note") {
+        const std::string base = g.answers_text(run, {});
+        const int line = 1 + static_cast<int>(std::count(base.begin(), base.end(), '\n'));
+        const GradeReport alone = g.grade_file(spec, run, load_answers(g.write("alone.yaml", base + "  max_batch:6\n")));
+        CHECK(result(alone, "max_batch").verdict == Verdict::correct);
+        REQUIRE(alone.notes.size() == 1);
+        CHECK(alone.notes[0] == "line " + std::to_string(line) + ": 'max_batch:6' read as max_batch: 6 (YAML needs a space after ':')");
+        // A documentation review found this refused as malformed YAML, the fix naming indentation.
+        const GradeReport before = g.grade_file(spec, run, load_answers(g.write("before.yaml", base + "  max_batch:6\n  kv_cache_bytes: 1\n")));
+        CHECK(result(before, "max_batch").verdict == Verdict::correct);
+        CHECK(result(before, "kv_cache_bytes").claim == "1");
+        REQUIRE(before.notes.size() == 1);
+        CHECK_THAT(before.notes[0], Catch::StartsWith("line " + std::to_string(line) + ": 'max_batch:6' read as max_batch: 6"));
+    }
+    SECTION("a file malformed for another reason too is refused with that reason") {
+        const std::string msg = input_error([&] { load_answers(g.write("bad.yaml", g.answers_text(run, {}) + "  max_batch:6\n  x: [\n")); });
+        CHECK_THAT(msg, Catch::Contains("malformed YAML"));
     }
 }
