@@ -388,6 +388,11 @@ TEST_CASE("a tolerance narrower than the value as printed, or far wider than the
     REQUIRE(wide.size() == 1);
     CHECK_THAT(wide[0], Catch::Contains("its tolerance is more than 10 times the value on every model device"));
     CHECK(warnings("{abs: 5}", 7.51234).empty());
+    // A factor's partial band is factor^within: 2^4 is x/÷ 16 (a red-team review found 02.04's).
+    const auto loose = warnings("{factor: 2}\n    partial: {within: 4, credit: 0.5}", 7.51234);
+    REQUIRE(loose.size() == 1);
+    CHECK_THAT(loose[0], Catch::Contains("question 'ridge': its partial band is x/÷ 16 (factor 2 to the power within: 4)"));
+    CHECK(warnings("{factor: 2}\n    partial: {within: 2, credit: 0.5}", 7.51234).empty());
     // Whole units are read off whole: 1235 MiB within abs 1 is no narrower than printed.
     CHECK(model_value_warnings(g.spec(spec_yaml("  - id: mem\n    prompt: \"Used?\"\n    unit: MiB\n    expected: {metric: ridge_point}\n    "
                                                 "tolerance: {abs: 1}\n", "02.05"), false),
