@@ -217,6 +217,10 @@ GradeReport Synthetic::grade(Grading& g, const std::string& questions, const Cla
     std::string text = "lesson: \"99.01\"\nstudent: alice\nrun: \"sha256:synthetic\"\nanswers:\n";
     for (const auto& [id, c] : claims) text += "  " + id + ": " + c + "\n";
     AnswersFile a = load_answers(g.write("synthetic-answers" + std::to_string(g.files++) + ".yaml", text));
+    // Its metrics stored, as `lab run` stores them (none of them is declared graded, so none is
+    // withheld): a record of the lesson's own version without them is refused.
+    record["metrics"] = nlohmann::json::object();
+    for (const auto& m : derived.metrics) record["metrics"][m.name] = lab::record::to_json(m);
     Submission s{spec, info, record, raw, derived, a};
     check_binding(s);
     return lab::grader::grade(s);

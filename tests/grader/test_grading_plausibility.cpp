@@ -85,6 +85,27 @@ TEST_CASE("a stored derived value edited and re-sealed makes the run implausible
     CHECK_THAT(r.problems[0], Catch::Contains("ridge_point") && Catch::Contains("differs"));
 }
 
+// Deleting the stored values took the check above with them: a record of the installed lesson
+// version must hold every metric that version stores (a red-team review halved triad's times and
+// deleted the metrics). A record of another minor version may lack one it added since.
+TEST_CASE("a record of this lesson version with a stored metric deleted is implausible", "[grading]") {
+    Grading g;
+    GradingSpec spec = g.spec(spec_yaml(kRidge));
+    Run run = fixture_run();
+    const std::string version = run.record["lesson"]["plugin_version"];
+    REQUIRE(run.record["metrics"].contains("triad.time_s"));
+    run.record["metrics"].erase("triad.time_s");
+    run.reseal();
+    GradeReport r = g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}});
+    CHECK_FALSE(r.graded);
+    REQUIRE(r.problems.size() == 1);
+    CHECK_THAT(r.problems[0], Catch::Contains("the record stores no triad.time_s, which lesson plugin " + version));
+    // Another minor version of the same major: graded (it may not have stored it).
+    run.record["lesson"]["plugin_version"] = version.substr(0, version.find('.')) + ".0.999";
+    run.reseal();
+    CHECK(g.grade(spec, run, {{"ridge_point", num(run.number("ridge_point"))}}).graded);
+}
+
 TEST_CASE("an unedited fixture is plausible", "[grading]") {
     // ...-before-conditions: recorded by lab 0.1 before ceilings carried their conditions and runs
     // their in-run ceiling measurements; such records still read, re-derive and grade.
