@@ -153,6 +153,9 @@ int cmd_run(const Args& args) {
     if (vm.count("replay")) note_input(vm["replay"].as<std::string>());
     if (vm.count("trace")) {
         trace = vm["trace"].as<std::string>();
+        // Found only after the run, a folder here left the record, page and plots written and
+        // the command failing (a fuzzing review).
+        if (fs::is_directory(trace)) throw UsageError("--trace " + trace.string() + " is a folder: give a file name (such as " + (trace / "trace.json.gz").string() + ")");
         claim_output(trace, "--trace");
         make_folder(trace.parent_path(), "--trace", dry_run, made);
         req.trace_file = (trace.parent_path() / ("." + trace.filename().string() + ".partial")).string();

@@ -158,6 +158,7 @@ TEST_CASE("lab run --quick says, before measuring, when the lesson grades full r
 TEST_CASE("lab run --quick refused for a bad option says only why, not the full-runs note", "[grading-cli][grading]") {
     auto [args, error] = GENERATE(table<std::vector<std::string>, std::string>({
         {{"--out", "FOLDER"}, "is a folder: give a file name"},
+        {{"--trace", "FOLDER"}, "is a folder: give a file name"},
         {{"--device", "tpu"}, "unknown device 'tpu'"},
         {{"--threads", "100000"}, "--threads 100000 exceeds the"},
         {{"--threads", "-1"}, "--threads must be positive"},
