@@ -42,6 +42,11 @@ struct Fingerprint {
     bool own_folder = false;   // the folder is that student's own (its metadata lists them, or its name names them)
     std::string digest;
     std::map<std::string, double> medians;   // by workload (name + params: a sweep's points differ)
+    std::string started_at;                  // to the second, as the record has it
+    // Every time the run measured, as recorded: each workload's and each in-run ceiling
+    // measurement's median, min, max, mean and deviation. Two honest runs never share one to the
+    // last digit; a copy whose medians were jittered past near_copy often keeps the rest.
+    std::set<double> measured;
 };
 
 Fingerprint fingerprint(const nlohmann::json& record, const RawRun& raw) {
@@ -53,6 +58,13 @@ Fingerprint fingerprint(const nlohmann::json& record, const RawRun& raw) {
         for (const auto& p : m.workload.params) key += fmt::format(" {}={:g}", p.name, p.value);
         f.medians[key] = m.time.median;
     }
+    f.started_at = record.value("started_at", "");
+    auto add = [&](const TimeStats& t) {
+        for (double v : {t.median, t.min, t.max, t.mean, t.stddev})
+            if (v > 0 && std::isfinite(v)) f.measured.insert(v);
+    };
+    for (const auto& m : raw.measurements) add(m.time);
+    for (const auto& c : raw.ceiling_measurements) add(c.measurement.time);
     return f;
 }
 
@@ -69,6 +81,9 @@ double largest_difference(const Fingerprint& a, const Fingerprint& b, std::strin
     }
     return worst;
 }
+
+// How many identical measured times make two students' runs one run's (flag_groups).
+constexpr std::size_t kSharedMeasurements = 5;
 
 bool named(const std::string& normalised) { return !normalised.empty() && normalised != "anonymous"; }
 
@@ -142,6 +157,50 @@ std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::
                   fmt::format("{} runs of {} students agree on every workload's median within {:g}% (largest difference {:.2g}%{})",
                               members.size(), students.size(), 100 * kNearCopyTolerance, 100 * worst.at(r)->difference,
                               worst.at(r)->where.empty() ? "" : ", on " + worst.at(r)->where));
+    }
+    // Shared measurements: runs of different students holding many identical measured times, that
+    // near_copy did not group already (a red-team review jittered a classmate's medians by 1-3% and
+    // kept the in-run ceiling measurements, start time and notes: not flagged). Times are counted
+    // in whole nanoseconds, so two honest runs of a class can share one or two by chance; at least
+    // kSharedMeasurements, and a tenth of the smaller run's, they cannot. The same start second is
+    // said when it is so too, never alone (a class running in one session shares seconds).
+    std::set<std::pair<std::size_t, std::size_t>> near;
+    for (const auto& l : links) near.insert({l.i, l.j});
+    std::vector<std::size_t> joined(prints.size());
+    std::iota(joined.begin(), joined.end(), 0);
+    auto top = [&](std::size_t i) {
+        while (joined[i] != i) i = joined[i] = joined[joined[i]];
+        return i;
+    };
+    struct Shared {
+        std::size_t i, same;
+        bool same_start;
+    };
+    std::vector<Shared> pairs;
+    for (std::size_t i = 0; i < prints.size(); ++i)
+        for (std::size_t j = i + 1; j < prints.size(); ++j) {
+            if (prints[i].student == prints[j].student || prints[i].digest == prints[j].digest || near.count({i, j})) continue;
+            std::size_t same = 0;
+            for (double v : prints[i].measured) same += prints[j].measured.count(v);
+            const std::size_t smaller = std::min(prints[i].measured.size(), prints[j].measured.size());
+            if (same < kSharedMeasurements || 10 * same < smaller) continue;
+            joined[top(j)] = top(i);
+            pairs.push_back({i, same, !prints[i].started_at.empty() && prints[i].started_at == prints[j].started_at});
+        }
+    std::map<std::size_t, std::vector<std::size_t>> shared;
+    for (std::size_t i = 0; i < prints.size(); ++i) shared[top(i)].push_back(i);
+    for (const auto& [r, members] : shared) {
+        if (members.size() < 2) continue;
+        std::set<std::string> students;
+        for (std::size_t m : members) students.insert(prints[m].student);
+        std::size_t fewest = SIZE_MAX;   // the fewest shared times between two runs that joined it
+        bool same_start = false;
+        for (const auto& p : pairs)
+            if (top(p.i) == r) fewest = std::min(fewest, p.same), same_start = same_start || p.same_start;
+        add_group("shared_measurement", members,
+                  fmt::format("{} runs of {} students share measured times to the last digit (at least {} between runs of two of "
+                              "them{}); honest runs share none but by chance, one or two",
+                              members.size(), students.size(), fewest, same_start ? "; some started in the same second" : ""));
     }
     return groups;
 }

@@ -344,15 +344,28 @@ TEST_CASE("lab grade flags a class of near-copies, a run handed in twice and a f
     }
     // eve hands in alice's files verbatim; bob hands in an honest run of his own (other timings).
     fs::copy(subs / "alice", subs / "eve");
-    Run bob = fixture_run();
-    for (auto& w : bob.record["workloads"])
-        for (const char* k : {"median", "min", "max", "mean", "stddev", "total"}) w["time_s"][k] = w["time_s"][k].get<double>() * 1.03;
+    // mallory hands in alice's run with every workload's times jittered by 5%: no near-copy, but
+    // the in-run ceiling measurements are alice's to the last digit (a red-team review's forgery).
+    auto jittered = [](Run run, double by, bool ceilings_too) {
+        auto scale = [by](json& t) {
+            for (const char* k : {"median", "min", "max", "mean", "stddev", "total"}) t[k] = t[k].get<double>() * by;
+        };
+        for (auto& w : run.record["workloads"]) scale(w["time_s"]);
+        if (ceilings_too)
+            for (auto& c : run.record["device"]["ceiling_measurements"])
+                if (c.contains("measurement") && c["measurement"].contains("time_s")) scale(c["measurement"]["time_s"]);
+        return run;
+    };
+    Run bob = jittered(fixture_run(), 1.03, true);
     restudent(bob, "bob");
     hand_in(p, subs / "bob", bob);
+    Run mallory = jittered(fixture_run(), 1.05, false);
+    restudent(mallory, "mallory");
+    hand_in(p, subs / "mallory", mallory);
 
     GradingContext ctx;
     auto r = lab::grader::grade_directory(ctx, subs);
-    REQUIRE(r.entries.size() == 31);
+    REQUIRE(r.entries.size() == 32);
     // Flags never change a score: everyone is graded, full marks.
     for (const auto& e : r.entries) {
         CAPTURE(e.folder, e.error, e.reason());
@@ -365,6 +378,16 @@ TEST_CASE("lab grade flags a class of near-copies, a run handed in twice and a f
     CHECK_THAT(near->evidence, Catch::Contains("within 0.1%"));
     CHECK_FALSE(flagged(entry(r, "bob"), "near_copy"));
     CHECK(flagged(entry(r, "student17"), "near_copy:" + near->id));
+    // mallory's in-run measurements are alice's (and the 28's, and eve's): flagged with each run
+    // that holds them; bob's own are his, and he is flagged with no one.
+    CHECK_FALSE(flagged(entry(r, "mallory"), "near_copy"));
+    CHECK(flagged(entry(r, "mallory"), "shared_measurement"));
+    CHECK(flagged(entry(r, "alice"), "shared_measurement"));
+    CHECK_FALSE(flagged(entry(r, "bob"), "shared_measurement"));
+    const auto shared = std::find_if(r.groups.begin(), r.groups.end(), [](const auto& g) { return g.kind == "shared_measurement"; });
+    REQUIRE(shared != r.groups.end());
+    CHECK_THAT(shared->evidence, Catch::Contains("share measured times to the last digit"));
+    CHECK(std::count_if(r.groups.begin(), r.groups.end(), [](const auto& g) { return g.kind == "shared_measurement"; }) == 1);
     // eve/ holds alice's run: the same digest twice, and a folder that is not its student's. On
     // alice's own row that is information (another folder holds her run), not a flag against her.
     CHECK(flagged(entry(r, "eve"), "same_digest"));
