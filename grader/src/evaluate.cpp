@@ -16,6 +16,7 @@
 #include "course.hpp"
 #include "format.hpp"
 #include "identity.hpp"
+#include "input_file.hpp"
 #include "lesson_host.hpp"
 #include "prompt_fill.hpp"
 #include "suggest.hpp"
@@ -46,6 +47,10 @@ const char* to_string(Verdict v) {
 
 
 namespace {
+
+// The longest answer read as one: a sentence-long regime or a number with its working in brackets
+// fits many times over.
+constexpr std::size_t kLongestAnswer = 500;
 
 // A key YAML read as one word because the space after its colon is missing: `max_batch:22` is
 // the key 'max_batch:22' with no value, not max_batch: 22. Where the text before the first ':' is a
@@ -222,6 +227,12 @@ GradeReport grade(const Submission& s) {
                                                                              : wrote.find_first_not_of(" \t", wrote.find(':') + 1);
             const std::string fix = value == std::string::npos ? "rename it " + q.id : "write " + q.id + ": " + wrote.substr(value);
             r.feedback = r.advises ? "no answer (you answered '" + wrote + "': " + fix + ")" : "no answer";
+        } else if (r.claim.size() > kLongestAnswer) {
+            // No value is written that long; quoted whole, one was printed twice in a 211 kB report.
+            r.verdict = Verdict::invalid;
+            r.feedback = fmt::format("an answer of {} characters is no single value: write one, such as the template's comment shows",
+                                     r.claim.size());
+            r.claim = excerpt(r.claim, 60);
         } else if (q.type == QuestionType::number || q.type == QuestionType::integer) {
             double expected = metric ? metric->number : units::parse_claim(*q.expected.value, q.unit).value;
             double claim_si = std::nan("");

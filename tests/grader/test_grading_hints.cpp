@@ -416,3 +416,15 @@ TEST_CASE("an answer without the space after its colon is read as that answer, w
         CHECK_THAT(msg, Catch::Contains("malformed YAML"));
     }
 }
+
+// A fuzzing review's 100,000-digit answer was quoted whole, twice, in a 211 kB report.
+TEST_CASE("an answer too long to be one value is unreadable, and quoted in part", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    const GradeReport r = g.grade(g.spec(spec_yaml(kRidge)), run, {{"ridge_point", std::string(100000, '9')}});
+    const auto& q = result(r, "ridge_point");
+    CHECK(q.verdict == Verdict::invalid);
+    CHECK_THAT(q.feedback, Catch::Contains("an answer of 100000 characters is no single value"));
+    CHECK(q.claim.size() < 100);
+    CHECK(console_report(r).size() < 10000);
+}
