@@ -6,6 +6,7 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "consistency.hpp"
 #include "course.hpp"
 #include "errors.hpp"
 #include "lesson_host.hpp"
@@ -38,6 +39,7 @@ int cmd_report(const Args& args) {
     for (const auto& w : host.warnings()) std::cerr << "warning: " << w << "\n";
     const LoadedLesson& lesson = host.lesson(raw.lesson_id);
     check_plugin_version(lesson, rec, file);
+    grader::require_consistent(rec, raw, file);
     // As `lab show`: revealing needs the course's leave. A run recorded with --reveal already
     // holds every value, so its page may show them too.
     const bool reveal = vm.count("reveal") > 0;

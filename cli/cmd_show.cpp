@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "consistency.hpp"
 #include "course.hpp"
 #include "errors.hpp"
 #include "options.hpp"
@@ -32,6 +33,7 @@ int cmd_show(const Args& args) {
     for (const auto& w : host.warnings()) std::cerr << "warning: " << w << "\n";
     const LoadedLesson& lesson = host.lesson(raw.lesson_id);
     check_plugin_version(lesson, rec, file);
+    grader::require_consistent(rec, raw, file);
     if (reveal) require_reveal_allowed(paths::config_dir() / "course.yaml");
     const Derivation d = derive_run(lesson, raw, file);
     const auto withheld = record::withheld_metrics(lesson.info, reveal, raw.device_kind);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <regex>
 
+#include "errors.hpp"
 #include "units.hpp"
 
 namespace lab::grader {
@@ -86,6 +87,14 @@ std::vector<std::string> consistency_problems(const nlohmann::json& record, cons
                 problems.push_back("the in-run measurement of " + cm.ceiling + " has " + p + " in its times; " + again);
 
     return problems;
+}
+
+void require_consistent(const nlohmann::json& record, const RawRun& raw, const std::string& file) {
+    const auto problems = consistency_problems(record, raw);
+    if (problems.empty()) return;
+    throw InputError(file, "an inconsistent run record (edited after lab wrote it?): " + problems.front() +
+                               (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""),
+                     "use the record exactly as `lab run` wrote it, or record the run again");
 }
 
 }  // namespace lab::grader

@@ -23,4 +23,8 @@ inline constexpr double kMaxCpuClockHz = 7.0e9;
 
 std::vector<std::string> consistency_problems(const nlohmann::json& record, const RawRun& raw);
 
+// InputError naming `file` and the first problem when there is one: `lab show` and `lab report`
+// print no run that `lab submit` would call edited (a median of 0 s printed "inf FLOP/s").
+void require_consistent(const nlohmann::json& record, const RawRun& raw, const std::string& file);
+
 }  // namespace lab::grader

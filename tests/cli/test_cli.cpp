@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_record.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -105,6 +106,20 @@ TEST_CASE("every command's usage line names every option it has, and the docs na
             CHECK(std::regex_search(usage, std::regex(option + "\\b")));
         }
         CHECK_THAT(docs, Catch::Contains("lab " + c + " "));
+        // And `lab --help`'s lines for the command name them too (a documentation review found
+        // eleven options missing there), a parenthesised aside of the usage (submit's autograder
+        // refusal) aside.
+        const std::size_t at = top.out.find("\n  " + c + " ");
+        REQUIRE(at != std::string::npos);
+        std::size_t end = at + 1;
+        while ((end = top.out.find("\n  ", end + 1)) != std::string::npos && !std::islower(static_cast<unsigned char>(top.out[end + 3]))) {}
+        const std::string block = top.out.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        const std::string plain = std::regex_replace(usage, std::regex("\\([^)]*\\)"), "");
+        const std::regex option_name("--[a-z-]+");
+        for (std::sregex_iterator m(plain.begin(), plain.end(), option_name), e; m != e; ++m) {
+            CAPTURE(m->str());
+            CHECK(std::regex_search(block, std::regex(m->str() + "\\b")));
+        }
     }
 }
 
@@ -412,8 +427,13 @@ TEST_CASE("lab show refuses an edited, a truncated and a foreign run record with
     lab_test::write_file(d / "edited.json", rec.dump());
     lab_test::write_file(d / "truncated.json", text.substr(0, text.size() / 3));
     lab_test::write_file(d / "foreign.json", R"({"schemaVersion": 1, "traceEvents": []})");
+    // Edited and re-sealed (a digest is no signature): a median of 0 s printed "inf FLOP/s".
+    rec["workloads"][0]["time_s"]["median"] = 0.0;
+    lab::record::seal(rec);
+    lab_test::write_file(d / "resealed.json", rec.dump());
     auto [file, message] = GENERATE(table<std::string, std::string>({
         {"edited.json", "digest does not match"},
+        {"resealed.json", "an inconsistent run record (edited after lab wrote it?)"},
         {"truncated.json", "not valid JSON"},
         {"foreign.json", "not a run record"},
         {"missing.json", "cannot read the run record"},
@@ -421,6 +441,12 @@ TEST_CASE("lab show refuses an edited, a truncated and a foreign run record with
     auto r = run_lab({"show", (d / file).string()});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(file) && Catch::Contains(message));
+    if (file == "resealed.json") {
+        auto page = run_lab({"report", (d / file).string(), "--out", (d / "page.html").string()});
+        CHECK(page.exit_code == 2);
+        CHECK_THAT(page.err, Catch::Contains(message));
+        CHECK_FALSE(fs::exists(d / "page.html"));
+    }
 }
 
 TEST_CASE("lab run --trace writes a Chrome trace of the lesson, gzip-compressed when named .gz", "[run]") {
@@ -770,6 +796,27 @@ TEST_CASE("lab validate says when the spec beside the plugin differs from the on
     CHECK_THAT(r.out, Catch::Contains("warning: lab submit and lab check-spec 02.05 grade with " +
                                       (lab_test::source_root() / "configs/grading/02.05.yaml").lexically_normal().string() +
                                       ", which differs from this spec: install this one"));
+}
+
+// With no spec installed, lab submit and lab check-spec fall back to the one beside the plugin
+// (a documentation review found the note saying they find none).
+TEST_CASE("lab validate says that, with none installed, the spec beside the plugin is the one read", "[usage]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "plugin");
+    fs::copy_file(lab_test::build_root() / "labs/02_05/lab_02_05.so", d / "plugin/lab_02_05.so");
+    fs::copy_file(lab_test::source_root() / "configs/grading/02.05.yaml", d / "plugin/02.05.yaml");
+    fs::copy(lab_test::source_root() / "configs", d / "configs", fs::copy_options::recursive);
+    fs::remove(d / "configs/grading/02.05.yaml");
+    const std::map<std::string, std::string> env = {{"LAB_CONFIG_DIR", (d / "configs").string()}, {"LAB_PLUGIN_PATH", (d / "plugin").string()}};
+    auto r = run_lab({"validate", (d / "plugin/lab_02_05.so").string()}, env);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("note: no spec of 02.05 is installed in ") &&
+                          Catch::Contains(": lab submit and lab check-spec read this one, beside the plugin, until one is"));
+    auto c = run_lab({"check-spec", "02.05"}, env);
+    INFO(c.out << c.err);
+    CHECK(c.exit_code == 0);
+    CHECK_THAT(c.out, Catch::Contains((d / "plugin/02.05.yaml").string()));
 }
 
 // `./lab_02_05.so` has the folder `.` above it: the spec found beside it is named without it, and

@@ -190,6 +190,13 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
         bob.erase("metrics");
         for (auto& w : bob["workloads"]) w.erase("derived");
         lab::record::seal(bob);
+        // The values the lesson stores, re-derived as `lab show --json` gives them: a record of
+        // the installed lesson version without them is refused before any audit.
+        lab_test::write_file(c.dir / "bob-draft.json", bob.dump(1));
+        auto shown = run_lab({"show", (c.dir / "bob-draft.json").string(), "--json"}, c.env());
+        REQUIRE(shown.exit_code == 0);
+        bob["metrics"] = json::parse(shown.out)["metrics"];
+        lab::record::seal(bob);
         fs::create_directories(subs / "bob");
         lab_test::write_file(subs / "bob/run.json", bob.dump(1));
         lab_test::write_file(subs / "bob/answers.yaml", right_answers(bob));
