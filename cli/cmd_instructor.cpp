@@ -150,8 +150,11 @@ int cmd_validate(const Args& args) {
             std::error_code ec;
             if (!vm.count("spec") && !fs::equivalent(spec_file, installed, ec)) {
                 if (!fs::exists(installed))
-                    spec_line += "\n  note: lab submit and lab check-spec " + i.id + " find no spec until this one is installed into " +
-                                 installed.parent_path().string() + " (meson install does it)";
+                    // They fall back to the spec beside the plugin (a documentation review found the
+                    // note saying they find none).
+                    spec_line += "\n  note: no spec of " + i.id + " is installed in " + installed.parent_path().string() +
+                                 ": lab submit and lab check-spec read this one, beside the plugin, until one is (meson install "
+                                 "installs it with the plugin)";
                 else if (read_file_text(installed) != read_file_text(spec_file))
                     spec_line += "\n  warning: lab submit and lab check-spec " + i.id + " grade with " + installed.string() +
                                  ", which differs from this spec: install this one (meson install) before students submit";
