@@ -643,9 +643,19 @@ Quantity read_claim(std::string_view claim, const std::string& default_unit) {
             const std::string read_as = std::string(prefix) + (count_as_rate ? "FLOP/s" : "FLOP");
             if (const Known* k = find_unit(read_as); k && (count_as_rate || rate_as_count)) {
                 known = k;
-                q.note = fmt::format("'{}' was read as {} {}: {}FLOPs (lower-case s) is a count of operations and {}FLOPS (capital "
-                                     "S) a rate; this question asks for {}, so write {} to be unambiguous",
-                                     claim, number_text, read_as, prefix, prefix, want.noun, read_as);
+                // Written as a word ("gigaflops"), the student wrote neither spelling: the case
+                // lesson is not theirs to learn.
+                auto lower = [](std::string_view t) {
+                    std::string l;
+                    for (char c : t) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                    return l;
+                };
+                const bool as_written = lower(unit).find(lower(u)) != std::string::npos;
+                q.note = as_written ? fmt::format("'{}' was read as {} {}: {}FLOPs (lower-case s) is a count of operations and {}FLOPS "
+                                                  "(capital S) a rate; this question asks for {}, so write {} to be unambiguous",
+                                                  claim, number_text, read_as, prefix, prefix, want.noun, read_as)
+                                    : fmt::format("'{}' was read as {} {} (this question asks for {}); write {} to be unambiguous",
+                                                  claim, number_text, read_as, want.noun, read_as);
             }
         }
         // A plain-count question takes any unit (the header's contract: the caller sees the

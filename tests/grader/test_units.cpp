@@ -277,7 +277,7 @@ TEST_CASE("unambiguous other spellings are read, with a note saying how", "[unit
         {"3 msec", "s", 3e-3, ""},
         {"12.4 FLOP per byte", "FLOP/B", 12.4, "was read as 12.4 FLOP/byte"},
         {"89.5 G FLOP/s", "FLOP/s", 89.5e9, "was read as 89.5 GFLOP/s"},
-        {"89.5 gigaflops", "FLOP/s", 89.5e9, "was read as 89.5 GFLOP/s"},
+        {"89.5 gigaflops", "FLOP/s", 89.5e9, "'89.5 gigaflops' was read as 89.5 GFLOP/s (this question asks for a compute rate)"},
         {"89.5 GFLOP/s.", "FLOP/s", 89.5e9, ""},
         {"8.95\u00d710^10 FLOP/s", "FLOP/s", 8.95e10, ""},
         {"8.95 x 10^10 FLOP/s", "FLOP/s", 8.95e10, ""},
