@@ -222,6 +222,13 @@ YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path&
                     throw InputError(file.string(), what + " holds more than one YAML document (a second '---')",
                                      "keep one document in the file");
             } catch (const Refusal& r) {
+                // `a: [[[[` never closed: the parser hands over the inner '[' as a complex key before
+                // it notices the flow is unclosed; the unclosed bracket is the fault (a fuzzing review).
+                if (r.what.find("complex key") != std::string::npos)
+                    if (auto opened = unclosed_flow(text, text.size()))
+                        throw InputError(file.string() + ":" + std::to_string(opened->second),
+                                         fmt::format("malformed YAML: the '{}' opened on line {} is never closed", opened->first, opened->second),
+                                         fmt::format("close it with '{}' on line {}", opened->first == '[' ? ']' : '}', opened->second));
                 throw InputError(at_line(file, r.mark), r.what, r.fix);
             }
         }

@@ -224,6 +224,12 @@ TEST_CASE("an unclosed [ or { is reported on the line that opened it", "[grading
     const std::string e = input_error([&] { load_answers(f); });
     CHECK_THAT(e, Catch::Contains("unclosed.yaml:6: malformed YAML: the '[' opened on line 6 is never closed"));
     CHECK_THAT(e, Catch::Contains("close it with ']' on line 6"));
+    // Nested and never closed: the parser handed the inner '[' over as a complex key first, and
+    // the message spoke of keys (a fuzzing review).
+    const std::string nested = input_error([&] {
+        load_answers(g.write("nested.yaml", "lesson: \"02.05\"\nstudent: alice\nrun: \"x\"\nanswers:\n  a: [[[[\n"));
+    });
+    CHECK_THAT(nested, Catch::Contains("nested.yaml:5: malformed YAML: the '[' opened on line 5 is never closed"));
 }
 
 TEST_CASE("a quote never closed is refused on its line, not read to the end of the file", "[grading]") {
