@@ -204,9 +204,9 @@ int child_main(const ChildRequest& req) {
         std::optional<Ceilings> ceilings;
         if (req.action != "calibrate") {
             auto full = ceilings_cache_file(dev.kind(), dev.facts(), dev.threads(), false);
-            ceilings = load_cached_ceilings(full, dev.facts(), &problem);
+            ceilings = load_cached_ceilings(full, dev.facts(), &problem, dev.kind());
             if (ceilings) cache = full;
-            if (!ceilings && req.quick) ceilings = load_cached_ceilings(cache, dev.facts(), &problem);
+            if (!ceilings && req.quick) ceilings = load_cached_ceilings(cache, dev.facts(), &problem, dev.kind());
             if (!problem.empty()) note(problem);
         }
         bool calibrated_now = false;
