@@ -205,6 +205,12 @@ double timeout_seconds(const po::variables_map& vm) {
     return vm.count("timeout") ? vm["timeout"].as<double>() : 0;
 }
 
+void check_threads(int threads) {
+    if (threads < 0)
+        throw UsageError("--threads must be positive, not " + std::to_string(threads) +
+                         "\n  fix: give a number of CPU threads (--threads 2), or 0 (the default) for all the CPUs this process may use");
+}
+
 std::string resolve_student(const std::string& flag) { return from_flag_env_or_config(flag, "LAB_STUDENT", "student"); }
 
 std::string resolve_token(const std::string& flag) { return from_flag_env_or_config(flag, "LAB_TOKEN", "token"); }

@@ -860,3 +860,18 @@ TEST_CASE("a misspelt key in the user config is named even when --student is giv
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains("config.yaml:1: unknown key 'studnet'"));
 }
+
+// A fuzzing review: usage errors said what was wrong but not what to write.
+TEST_CASE("--threads below 0 or past the CPUs, and an empty --title, say what to write", "[usage]") {
+    auto r = run_lab({"run", "02.05", "--threads", "-1"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--threads must be positive") && Catch::Contains("fix:"));
+    r = run_lab({"run", "02.02", "--quick", "--student", "s", "--threads", "99999"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("99999") && Catch::Contains("fix: give at most"));
+    lab_test::TempDir d;
+    r = run_lab({"new", "02.13", "--title", "", "--dir", d.path().string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--title is empty") && Catch::Contains("fix:") && !Catch::Contains("quotes"));
+    CHECK(fs::is_empty(d.path()));
+}
