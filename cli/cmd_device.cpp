@@ -38,7 +38,7 @@ ChildRequest device_request(const po::variables_map& vm, const std::string& acti
     req.device = vm["device"].as<std::string>();
     check_device_name(req.device);
     req.threads = vm["threads"].as<int>();
-    if (req.threads < 0) throw UsageError("--threads must be positive");
+    check_threads(req.threads);
     req.quick = vm.count("quick") > 0;
     return req;
 }

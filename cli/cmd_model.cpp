@@ -5,6 +5,8 @@
 // datasheet spec, or the ceilings `lab calibrate` cached on this machine: `lab model` never
 // measures), the decode lower bound, the ridge batch and the largest batch that fits. The JSON
 // keys are a contract (issue 11). Conventions: docs/arithmetic.md.
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -129,10 +131,14 @@ Inputs read_inputs(const Args& args, bool& help) {
     if (in.batch == 0 || in.seq == 0)
         throw UsageError("--batch and --seq must be at least 1\n  fix: see `lab model --help`");
     // Boost reads "-1" for an unsigned option as 2^64 - 1: past 2^32 no count is meant.
+    // A wrapped negative number is past 2^63; one between 2^32 and there is merely too large,
+    // and was asked whether it was negative.
     for (const auto& [flag, v] : {std::pair{"--batch", in.batch}, std::pair{"--seq", in.seq}, std::pair{"--context", in.context}})
         if (v > (std::uint64_t{1} << 32))
-            throw UsageError(std::string(flag) + " " + std::to_string(v) + " is no count of sequences or tokens (a negative number?)\n  fix: give a "
-                             "whole number from 1 to 4294967296");
+            throw UsageError(std::string(flag) + " " +
+                             (v >= (std::uint64_t{1} << 63) ? "is negative: it is a count of sequences or tokens"
+                                                            : std::to_string(v) + " is more sequences or tokens than lab counts (at most 4294967296)") +
+                             "\n  fix: give a whole number from 1 to 4294967296");
     const Dtype w = parse_dtype(vm["dtype"].as<std::string>(), "--dtype");
     std::optional<Dtype> kv;
     if (vm.count("kv-dtype")) kv = parse_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
@@ -141,13 +147,20 @@ Inputs read_inputs(const Args& args, bool& help) {
     if (vm.count("device-spec")) in.device_spec = vm["device-spec"].as<std::string>();
     if (vm.count("memory")) {
         in.memory_text = vm["memory"].as<std::string>();
+        const std::string fix = "\n  fix: write a size such as 80GB, 80GiB or 85899345920";
+        // Said here in a memory size's terms: the claim reader's own words are a grader's ("out of
+        // the range the grader can read"), and for -5G it suggested writing -5 GB.
+        const std::size_t lead = in.memory_text.find_first_not_of(" \t");
+        if (lead != std::string::npos && in.memory_text[lead] == '-')
+            throw UsageError("--memory '" + in.memory_text + "': a memory size cannot be negative" + fix);
+        if (const double v = std::strtod(in.memory_text.c_str(), nullptr); !std::isfinite(v))
+            throw UsageError("--memory '" + in.memory_text + "': beyond any memory size (at most 1 EB)" + fix);
         try {
             const double b = units::parse_claim(in.memory_text, "B").value;
             if (!(b >= 1) || b > 1e18) throw units::UnitError("not a memory size from 1 B to 1 EB");
             in.memory_flag = static_cast<std::uint64_t>(b);
         } catch (const units::UnitError& e) {
-            throw UsageError("--memory '" + in.memory_text + "': " + e.what() +
-                             "\n  fix: write a size such as 80GB, 80GiB or 85899345920");
+            throw UsageError("--memory '" + in.memory_text + "': " + e.what() + fix);
         }
     }
     in.file = resolve_model_config(in.arg, paths::config_dir() / "models").string();

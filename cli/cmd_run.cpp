@@ -112,7 +112,7 @@ int cmd_run(const Args& args) {
     req.timeout_s = timeout_seconds(vm);
     // run_lesson checks these too; a --slurm run is checked here, before a job is written.
     check_device_name(req.device);
-    if (req.threads < 0) throw UsageError("--threads must be positive");
+    check_threads(req.threads);
     if (vm.count("replay")) {
         for (const char* flag : {"student", "token", "quick"})
             if (!vm[flag].defaulted() && vm.count(flag))

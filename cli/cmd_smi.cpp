@@ -144,7 +144,14 @@ int cmd_smi(const Args& args) {
         std::istringstream in(vm["columns"].as<std::string>());
         for (std::string f; std::getline(in, f, ',');) columns.push_back(f);
     }
-    const json out = to_json(smi::read(file, columns), file);
+    const smi::Capture capture = smi::read(file, columns);
+    // --columns names a headerless CSV's fields; any other form names its own, and a list given
+    // for one of them would be silently ignored (the user believing it applied).
+    if (!columns.empty() && capture.format != smi::Format::csv)
+        throw UsageError(fmt::format("--columns is for a headerless --query-gpu CSV, and {} is nvidia-smi {} output, which names its own columns\n"
+                                     "  fix: leave --columns out",
+                                     file, capture.format == smi::Format::dmon ? "dmon" : capture.format == smi::Format::query ? "-q" : "table"));
+    const json out = to_json(capture, file);
     if (vm.count("json")) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // an input's stray non-UTF-8 byte as U+FFFD, not a crash
     else print(std::cout, out);
     return 0;

@@ -139,7 +139,7 @@ int cmd_trace(const Args& args) {
     po::options_description opts("options");
     opts.add_options()("trace", po::value<std::string>()->required(), "a Kineto (PyTorch profiler) or lab trace, .json or .json.gz")(
         "device-spec", po::value<std::string>(), "a datasheet spec (configs/devices) for the roofline position of counter ranges")(
-        "top", po::value<std::size_t>()->default_value(20), "how many kernels to list")("json", "print one JSON document");
+        "top", po::value<long long>()->default_value(20), "how many kernels to list")("json", "print one JSON document");
     po::positional_options_description pos;
     pos.add("trace", 1);
     po::variables_map vm;
@@ -153,7 +153,18 @@ int cmd_trace(const Args& args) {
     // A bare name the lessons mention ("read l40s_idle_query_gpu.csv with lab smi") is the shipped file.
     if (std::error_code ec; !std::filesystem::exists(file, ec))
         if (const auto shipped = paths::shipped_file(file); !shipped.empty()) file = shipped.string();
-    const json out = to_json(trace::read(file), vm["top"].as<std::size_t>(), dev);
+    // Read as a signed number: boost reads "-5" as an unsigned one wrapped round (every kernel
+    // listed), so a negative count must get here to be refused.
+    const long long top = vm["top"].as<long long>();
+    if (top < 1)
+        throw UsageError(fmt::format("--top {} is not a number of kernels to list\n  fix: give a whole number of 1 or more (--top 20 is the default)", top));
+    const trace::Summary summary = trace::read(file);
+    // Valid JSON with a traceEvents list, but nothing in it lab reads: every figure would be a
+    // zero that looks measured.
+    if (summary.events == 0 && summary.events_left_out == 0)
+        std::cerr << "warning: " << file << " holds no complete events (ph \"X\": kernels, copies, runtime calls), so every figure below is "
+                     "zero\n  fix: pass a profiler trace of a program that ran (PyTorch profiler, `lab run --trace`)\n";
+    const json out = to_json(summary, static_cast<std::size_t>(top), dev);
     if (vm.count("json")) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // an input's stray non-UTF-8 byte as U+FFFD, not a crash
     else print_trace(std::cout, out, file);
     return 0;

@@ -17,7 +17,7 @@ namespace lab::cli {
 
 LessonOutcome run_lesson(const LessonRequest& r) {
     check_device_name(r.device);
-    if (r.threads < 0) throw UsageError("--threads must be positive");
+    check_threads(r.threads);
     Catalog cat = discover(paths::plugin_dirs());
     // Found first: a lesson whose plugin was refused fails with that refusal, said once, not
     // also as the catalog's warning about skipping it.

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "console.hpp"
 #include "errors.hpp"
+#include "progress_bar.hpp"
 
 namespace {
 
@@ -76,7 +77,10 @@ int main(int argc, char** argv) {
         {"__child", cli::cmd_child},
     };
     // The child's standard output is its parent's to read as it is.
-    if (args[0] != "__child") cli::guard_standard_output();
+    if (args[0] != "__child") {
+        cli::guard_standard_output();
+        if (const std::string p = progress_after_problem(); !p.empty()) std::cerr << "warning: " << visible(p) << "\n";
+    }
     auto it = commands.find(args[0]);
     try {
         if (it == commands.end())

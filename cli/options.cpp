@@ -141,8 +141,17 @@ std::string user_config_value(const std::string& key) {
 }
 
 std::string from_flag_env_or_config(const std::string& flag, const char* env_name, const std::string& key) {
-    if (!flag.empty()) return flag;
-    if (const char* env = std::getenv(env_name); env && *env) return env;
+    const char* env = std::getenv(env_name);
+    if (!flag.empty() || (env && *env)) {
+        // Not needed this time, but read for its warnings: a misspelt key (studnet:) would
+        // otherwise go unsaid until the day the flag is left off and the run is anonymous. Its
+        // errors are for the command that needs the file.
+        try {
+            user_config_value(key);
+        } catch (const std::exception&) {
+        }
+        return !flag.empty() ? flag : std::string(env);
+    }
     return user_config_value(key);
 }
 
@@ -151,11 +160,26 @@ std::string from_flag_env_or_config(const std::string& flag, const char* env_nam
 namespace {
 
 constexpr double kWeek = 7 * 24 * 3600.0;
+// The shortest limit lab keeps: a lesson's child needs some tens of ms to start and load its
+// plugin, so a limit of 1e-9 s stopped every lesson before it began, said as a time-out.
+constexpr double kShortestTimeout = 0.1;
 
 double checked_timeout(double t, const std::string& as_given) {
-    if (!std::isfinite(t) || t < 0 || t > kWeek)
-        throw UsageError(as_given + " is not a time limit lab can keep\n  fix: give seconds, more than 0 and at most a week (604800), or 0 for the default (lab run: the lesson's own budget x 3; lab validate: 5 minutes)");
+    if (!std::isfinite(t) || t < 0 || t > kWeek || (t > 0 && t < kShortestTimeout))
+        throw UsageError(as_given + " is not a time limit lab can keep\n  fix: give seconds, at least 0.1 and at most a week (604800), or 0 for the default (lab run: the lesson's own budget x 3; lab validate: 5 minutes)");
     return t;
+}
+
+// Plain decimal seconds ("600", "2.5"): strtod also reads hexadecimal ("0x10" as 16 s),
+// exponents and "inf", none of which anyone means by a number of seconds.
+bool plain_decimal(const std::string& s) {
+    std::size_t digits = 0, dots = 0;
+    for (char c : s) {
+        if (c >= '0' && c <= '9') ++digits;
+        else if (c == '.') ++dots;
+        else return false;
+    }
+    return digits > 0 && dots <= 1;
 }
 
 }  // namespace
@@ -165,8 +189,8 @@ std::optional<double> timeout_from_environment() {
     if (!env || !*env) return std::nullopt;
     char* end = nullptr;
     const double t = std::strtod(env, &end);
-    if (end == env || *end != '\0')
-        throw UsageError(std::string("LAB_TIMEOUT=") + env + " is not a number of seconds\n  fix: set it to seconds (LAB_TIMEOUT=600), or unset it");
+    if (end == env || *end != '\0' || !plain_decimal(env))
+        throw UsageError(std::string("LAB_TIMEOUT=") + env + " is not a number of seconds\n  fix: set it to plain decimal seconds (LAB_TIMEOUT=600, LAB_TIMEOUT=2.5), or unset it");
     return checked_timeout(t, std::string("LAB_TIMEOUT=") + env);
 }
 
@@ -179,6 +203,12 @@ double timeout_seconds(const po::variables_map& vm) {
     }
     if (const auto t = timeout_from_environment()) return *t;
     return vm.count("timeout") ? vm["timeout"].as<double>() : 0;
+}
+
+void check_threads(int threads) {
+    if (threads < 0)
+        throw UsageError("--threads must be positive, not " + std::to_string(threads) +
+                         "\n  fix: give a number of CPU threads (--threads 2), or 0 (the default) for all the CPUs this process may use");
 }
 
 std::string resolve_student(const std::string& flag) { return from_flag_env_or_config(flag, "LAB_STUDENT", "student"); }

@@ -24,6 +24,9 @@ double timeout_seconds(const po::variables_map& vm);
 // $LAB_TIMEOUT alone, checked as timeout_seconds checks it; nullopt when unset or empty.
 std::optional<double> timeout_from_environment();
 
+// UsageError (with its fix line) for a --threads below 0; 0 means all the CPUs this process may use.
+void check_threads(int threads);
+
 // The student: --student, else $LAB_STUDENT, else `student:` in ~/.config/lab/config.yaml, else "".
 std::string resolve_student(const std::string& flag);
 

@@ -208,7 +208,10 @@ fs::path scaffold_lesson(const std::string& id, const std::string& title, const 
     if (!std::regex_match(id, ok)) throw UsageError("lesson ID '" + id + "' is not of the form NN.NN (e.g. 02.13)");
     // The title lands in a C++ string literal and a YAML comment: one line of printable text.
     const bool control = std::any_of(title.begin(), title.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
-    if (title.empty() || title.find('"') != std::string::npos || title.find('\\') != std::string::npos || control)
+    // An empty (or blank) title is its own problem, not a matter of quotes.
+    if (title.find_first_not_of(" \t") == std::string::npos)
+        throw UsageError("the --title is empty: the lesson needs one, shown by `lab list` and `lab info`\n  fix: give it, e.g. --title \"Cache blocking\"");
+    if (title.find('"') != std::string::npos || title.find('\\') != std::string::npos || control)
         throw UsageError("the --title must be one line without double quotes (\"), backslashes or control characters: it goes "
                          "into a C++ string literal and the spec's YAML\n  fix: write it plainly, e.g. --title \"Cache blocking\" "
                          "(single quotes and apostrophes are fine)");

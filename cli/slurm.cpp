@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -104,6 +105,18 @@ Request request_from(const po::variables_map& vm, const std::string& work_defaul
         if (s.find_first_of(" \t\n'\"\\$`") != std::string::npos) throw UsageError("--slurm options take plain values, not '" + s + "'");
     for (const std::string& p : r.partitions)
         if (p.find_first_of(" \t\n'\"\\$`") != std::string::npos) throw UsageError("not a partition name: '" + p + "'");
+    // An empty name wrote no #SBATCH --partition line (or an empty one): the job went to the
+    // default partition, which the user had meant to choose.
+    if (const std::string given = vm.count("partition") ? vm["partition"].as<std::string>() : "x";
+        given.empty() || given.front() == ',' || given.back() == ',' || given.find(",,") != std::string::npos)
+        throw UsageError("--partition '" + vm["partition"].as<std::string>() + "' holds an empty partition name\n"
+                         "  fix: name the partition (`sinfo -s` lists them), comma-separated for several, or leave --partition out for the cluster's default");
+    // sbatch refuses a time it cannot read only when the job is submitted (and --dry-run printed
+    // the script as if it were fine): its formats, checked here.
+    static const std::regex slurm_time(R"(\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+|UNLIMITED|INFINITE)");
+    if (vm.count("time") && !std::regex_match(r.time_limit, slurm_time))
+        throw UsageError("--time '" + r.time_limit + "' is not a time limit Slurm reads\n"
+                         "  fix: write minutes (30), MM:SS, HH:MM:SS (1:30:00), D-HH, D-HH:MM or D-HH:MM:SS (1-12:00:00)");
     return r;
 }
 

@@ -13,6 +13,7 @@
 
 #include "atomic_file.hpp"
 #include "ceiling_trust.hpp"
+#include "device_summary.hpp"
 #include "digest.hpp"
 #include "format.hpp"
 #include "json_input.hpp"
@@ -52,8 +53,45 @@ Ceilings with_kernel_best(Ceilings c) {
     return c;
 }
 
+// Bounds no device comes near, for a cache no configs describe (a CPU missing from
+// configs/cpu_microarchitectures.yaml, a GPU without a datasheet): 100 PFLOP/s is ten times the
+// densest tensor-core figure shipped (B200, FP4), 1 PB/s thirty times the aggregate L1 bandwidth
+// of an H100. A value above them is a damaged or hand-edited file, not a fast machine.
+constexpr double kMaxPlausibleFlops = 1e17, kMaxPlausibleBandwidth = 1e15;
+
+// Why a cached ceiling is beyond belief ("" when it is not): above the physical bound, or above
+// the device on paper by more than the grader allows (device_summary.hpp's slacks: the grader
+// would refuse every record a run started with it).
+std::string implausible(const char* table, const std::string& key, double value, const nlohmann::json& paper) {
+    const bool flops = std::string(table) == "flops_per_s";
+    const std::string unit = flops ? "FLOP/s" : "B/s";
+    auto said = [&](const std::string& why) {
+        return std::string("the ") + table + " ceiling '" + key + "' is " + format::quantity(value, unit) + ", " + why;
+    };
+    if (value > (flops ? kMaxPlausibleFlops : kMaxPlausibleBandwidth))
+        return said("above what any device does (" + format::quantity(flops ? kMaxPlausibleFlops : kMaxPlausibleBandwidth, unit) + ")");
+    const std::string kind = paper.value("kind", "none");
+    if (kind == "none") return "";
+    const std::string whose = kind == "datasheet" ? "the datasheet's " : "the theoretical peak's ";
+    if (flops) {
+        const auto& f = paper.value("flops_per_s", nlohmann::json::object());
+        const double slack = kind == "datasheet" ? kPaperSlack : kMeasuredClockSlack;
+        if (f.contains(key) && f[key].is_number() && f[key].get<double>() > 0 && value > slack * f[key].get<double>())
+            return said("above " + whose + format::quantity(f[key].get<double>(), unit) + " by more than " +
+                        fmt::format("{:.0f}%", (slack - 1) * 100));
+    } else if ((key == "best" || is_bandwidth_roof_kernel(key)) && paper.contains("bandwidth_bytes_per_s") &&
+               paper["bandwidth_bytes_per_s"].is_number() && paper["bandwidth_bytes_per_s"].get<double>() > 0) {
+        // Only the DRAM roof kernels: a cache-level kernel may beat the DRAM datasheet honestly.
+        const double bw = paper["bandwidth_bytes_per_s"].get<double>();
+        if (value > kPaperSlack * bw)
+            return said("above " + whose + "DRAM bandwidth " + format::quantity(bw, unit) + " by more than " +
+                        fmt::format("{:.0f}%", (kPaperSlack - 1) * 100));
+    }
+    return "";
+}
+
 // The ceilings of a parsed cache file, refused (std::runtime_error saying why) unless sound.
-Ceilings checked_ceilings(const nlohmann::json& j) {
+Ceilings checked_ceilings(const nlohmann::json& j, DeviceKind kind, const DeviceFacts& facts) {
     if (j.value("schema", "") != kCacheSchema) throw std::runtime_error("unknown schema");
     // Every ceiling a run divides by must be a positive number: a hand-edited or damaged
     // value would silently zero a roof.
@@ -64,7 +102,19 @@ Ceilings checked_ceilings(const nlohmann::json& j) {
                 throw std::runtime_error(std::string("the ") + table + " ceiling '" + k + "' is not a positive number");
     if (c.at("flops_per_s").empty() || c.at("bandwidth_bytes_per_s").empty())
         throw std::runtime_error("it holds no FLOP/s or no bandwidth ceiling");
-    return with_kernel_best(record::ceilings_from_json(c));
+    Ceilings ceilings = record::ceilings_from_json(c);
+    // Nor may one be beyond belief: a damaged value would lift every roof (every workload read as
+    // a small fraction of it) and be written into every run's record.
+    nlohmann::json paper = {{"kind", "none"}};
+    try {
+        paper = device_spec_json(kind, facts, ceilings);
+    } catch (const std::exception&) {
+        // A broken configs/devices file is `lab device`'s to report; the physical bound still holds.
+    }
+    for (const char* table : {"flops_per_s", "bandwidth_bytes_per_s"})
+        for (const auto& [k, v] : c.at(table).items())
+            if (auto why = implausible(table, k, v.at("value").get<double>(), paper); !why.empty()) throw std::runtime_error(why);
+    return with_kernel_best(std::move(ceilings));
 }
 
 std::string trimmed(std::string s) {
@@ -103,7 +153,7 @@ std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& f,
 }
 
 std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, const DeviceFacts& facts,
-                                             std::string* problem) {
+                                             std::string* problem, DeviceKind kind) {
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) return std::nullopt;
     try {
@@ -111,7 +161,7 @@ std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, 
         if (j.value("schema", "") != kCacheSchema) throw std::runtime_error("unknown schema");
         if (j.at("device_identity").get<std::string>() != identity(facts))
             throw std::runtime_error("it belongs to another device");
-        return checked_ceilings(j);
+        return checked_ceilings(j, kind, facts);
     } catch (const std::exception& e) {
         if (problem) *problem = file.string() + " ignored (" + e.what() + "); measuring again";
         return std::nullopt;
@@ -141,7 +191,7 @@ std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::p
             c.device_name = facts.at("name").get<std::string>();
             c.memory_bytes = facts.value("memory_bytes", std::uint64_t{0});
             if (!here.count(c.device_name)) continue;
-            c.ceilings = checked_ceilings(j);
+            c.ceilings = checked_ceilings(j, c.kind, record::facts_from_json(facts));
         } catch (const std::exception&) {
             continue;  // unsound entries are `lab run`'s to report and replace
         }

@@ -17,9 +17,10 @@ namespace lab {
 std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& facts, int threads, bool quick);
 
 // nullopt when missing, unreadable, or not for this device; `problem` says why when it exists
-// but was refused.
+// but was refused. Refused too: a ceiling that is not positive, or beyond belief (above any
+// device, or above the `kind` device's paper peak from configs by more than the grader allows).
 std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, const DeviceFacts& facts,
-                                             std::string* problem = nullptr);
+                                             std::string* problem = nullptr, DeviceKind kind = DeviceKind::cpu);
 
 // Cached ceilings found without opening a device, for calculators such as `lab model` that
 // never calibrate and never initialise CUDA.

@@ -34,14 +34,20 @@ CourseConfig load_course(const std::filesystem::path& file) {
             else if (key == "accept_quick") c.accept_quick = kv.second.as<bool>();
             else if (key == "show_expected") c.show_expected = kv.second.as<std::string>();
         } catch (const YAML::Exception&) {
-            throw InputError(yaml_where(file, kv.second), "'" + key + "' has a value of the wrong type");
+            // What the key takes, written out: "the wrong type" alone left the instructor to guess.
+            const bool flag = key == "allow_reveal" || key == "accept_quick";
+            const std::string held = kv.second.IsScalar() ? " ('" + kv.second.Scalar() + "')" : "";
+            throw InputError(yaml_where(file, kv.second),
+                             "'" + key + "' has a value of the wrong type" + held + (flag ? ": it is true or false" : ": it is one line of text"),
+                             flag ? "write " + key + ": true or " + key + ": false" : "write " + key + ": followed by one line of text, e.g. " + key + ": \"my-course-2026\"");
         }
     }
     if (c.salt.empty())
         throw InputError(file.string(), "no 'salt'", "add a line such as: salt: \"my-course-2026\"");
     if (c.show_expected != "never" && c.show_expected != "after_due_date" && c.show_expected != "always")
         throw InputError(yaml_where(file, root["show_expected"]),
-                         "show_expected must be never, after_due_date or always");
+                         "show_expected must be never, after_due_date or always, not '" + c.show_expected + "'",
+                         "write show_expected: never (or after_due_date, or always)");
     return c;
 }
 

@@ -111,6 +111,17 @@ double read_figure(const SpecFile& file, const std::string& what, const YAML::No
     return figure;
 }
 
+// A peak (FLOP/s, bytes/s): a figure that is more than 0. A peak of 0 would divide every bound
+// computed from it into infinity ("decode step lower bound inf s"); an unknown one is left out.
+double read_peak(const SpecFile& file, const std::string& what, const YAML::Node& key,
+                 const YAML::Node& value, const std::string& unit) {
+    const double figure = read_figure(file, what, key, value, unit);
+    if (figure == 0)
+        throw InputError(file.at_value(key, value), what + " must be more than 0, got " + describe(value),
+                         "write the datasheet figure as a positive number in " + unit + ", or leave the key out if it is unknown");
+    return figure;
+}
+
 // A size or count. Plain digits are read exactly (a double loses bytes above 2^53); other
 // spellings such as 141e9 are accepted when they name a whole number.
 std::uint64_t read_count(const SpecFile& file, const std::string& what, const YAML::Node& key,
@@ -166,7 +177,7 @@ std::map<std::string, double> read_flops(const SpecFile& file, const YAML::Node&
         if (out.count(text))
             throw InputError(where, "flops_per_s key '" + text + "' is given twice",
                              "keep one figure per dtype and pipe");
-        out[text] = read_figure(file, "flops_per_s." + text, name, entry.second, "FLOP/s");
+        out[text] = read_peak(file, "flops_per_s." + text, name, entry.second, "FLOP/s");
     }
     return out;
 }
@@ -261,7 +272,7 @@ DeviceSpec load_one(const fs::path& path) {
         } else if (name == "flops_per_s") {
             spec.flops_per_s = read_flops(file, key, value);
         } else if (name == "bandwidth_bytes_per_s") {
-            spec.bandwidth_bytes_per_s = read_figure(file, name, key, value, "bytes/s");
+            spec.bandwidth_bytes_per_s = read_peak(file, name, key, value, "bytes/s");
         } else if (name == "l2_bytes") {
             spec.l2_bytes = read_count(file, name, key, value, "bytes");
         } else if (name == "source") {

@@ -59,4 +59,13 @@ std::optional<CpuTheoreticalPeak> cpu_theoretical_peak(const DeviceFacts& facts,
 
 nlohmann::json device_spec_json(DeviceKind kind, const DeviceFacts& facts, const Ceilings& ceilings);
 
+// How far a measured ceiling may exceed the device on paper (device_spec_json): a datasheet by
+// kPaperSlack, for the rounding of clocks and datasheets; a CPU's theoretical peak by
+// kMeasuredClockSlack, because it rests on the core clock measured at calibration, one moment's
+// clock that turbo and load move (a calibration beside a busy build read 2.98 GHz on a core that
+// ran the lesson at 3.5). The grader refuses a record beyond them, and the ceilings cache refuses
+// to start a run with one.
+constexpr double kPaperSlack = 1.10;
+constexpr double kMeasuredClockSlack = 1.5;
+
 }  // namespace lab

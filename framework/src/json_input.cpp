@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -100,6 +101,13 @@ struct KeyChecker : nlohmann::json_sax<nlohmann::json> {
 };
 
 }  // namespace
+
+std::optional<OverflowingNumber> first_overflowing_number(const std::string& text) {
+    // scan() with no depth limit finds only numbers.
+    const JsonLimits unlimited{0, "", std::numeric_limits<int>::max(), ""};
+    if (auto p = scan(text, unlimited)) return OverflowingNumber{p->offset, p->what};
+    return std::nullopt;
+}
 
 int nesting_depth(const std::string& text) {
     int depth = 0, deepest = 0;

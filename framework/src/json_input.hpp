@@ -40,6 +40,16 @@ struct DuplicateKey {
 };
 std::optional<DuplicateKey> first_duplicate_key(const std::string& text);
 
+// The first number in `text` beyond a double's range (1e400), which nlohmann refuses in its own
+// words ("[json.exception.out_of_range.406] number overflow parsing '1e400'") without a byte:
+// `offset` is its first byte, `problem` says it plainly ("the number 1e400 is beyond the range
+// of a double (about 1.8e308)"). Strings are skipped.
+struct OverflowingNumber {
+    std::size_t offset;
+    std::string problem;
+};
+std::optional<OverflowingNumber> first_overflowing_number(const std::string& text);
+
 // The deepest nesting of arrays and objects in `text`, counted on the text (strings skipped), so
 // that a tree too deep to copy or print is refused before one is built.
 int nesting_depth(const std::string& text);

@@ -191,6 +191,9 @@ int child_main(const ChildRequest& req) {
         OpenedDevice od = open_device(req);
         send_to_parent({{"type", "device_open"}});
         Device& dev = *od.device;
+        // A LAB_SIMD the CPU backend did not follow (unknown, or a path this CPU lacks): the facts
+        // record why (simd_override), and the student, who asked for a path, is told at once.
+        if (auto it = dev.facts().extra.find("simd_override"); it != dev.facts().extra.end()) note(it->second);
         const EngineSettings settings = engine_defaults(dev.kind(), req.quick);
         MeasureFn measure = [&](const Workload& w, const Launch& l) {
             progress_line("measuring " + w.name);
@@ -204,9 +207,9 @@ int child_main(const ChildRequest& req) {
         std::optional<Ceilings> ceilings;
         if (req.action != "calibrate") {
             auto full = ceilings_cache_file(dev.kind(), dev.facts(), dev.threads(), false);
-            ceilings = load_cached_ceilings(full, dev.facts(), &problem);
+            ceilings = load_cached_ceilings(full, dev.facts(), &problem, dev.kind());
             if (ceilings) cache = full;
-            if (!ceilings && req.quick) ceilings = load_cached_ceilings(cache, dev.facts(), &problem);
+            if (!ceilings && req.quick) ceilings = load_cached_ceilings(cache, dev.facts(), &problem, dev.kind());
             if (!problem.empty()) note(problem);
         }
         bool calibrated_now = false;

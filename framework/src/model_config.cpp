@@ -249,6 +249,11 @@ std::size_t line_of(const std::string& text, std::size_t byte) {
 
 ModelConfig parse_model_config(const std::string& text, const std::string& where) {
     json j;
+    // A number beyond a double (1e400) is refused by nlohmann in its own words and without a
+    // place: said here with its line and byte.
+    if (const auto big = first_overflowing_number(text))
+        throw InputError(where + ":" + std::to_string(line_of(text, big->offset)), "byte " + std::to_string(big->offset) + ": " + big->problem,
+                         "a HuggingFace config.json holds ordinary numbers: correct the one named");
     try {
         // The nesting is bounded as it is parsed: copying or printing a deeper tree would recurse.
         j = json::parse(text, [&](int depth, json::parse_event_t, json&) {

@@ -1,6 +1,8 @@
 // Locations of plugins, configs and caches (see paths.hpp).
 #include "paths.hpp"
 
+#include "errors.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -70,7 +72,16 @@ std::vector<fs::path> plugin_dirs() {
         while (start <= s.size()) {
             std::size_t end = s.find(':', start);
             if (end == std::string::npos) end = s.size();
-            if (end > start) dirs.emplace_back(s.substr(start, end - start));
+            if (end > start) {
+                // The build and install folders may be absent and are skipped; a folder the user
+                // named is meant to hold plugins, and one that is not there (a typo, an unmounted
+                // share) would silently leave its lessons out.
+                fs::path dir = s.substr(start, end - start);
+                if (std::error_code ec; !fs::exists(dir, ec))
+                    throw InputError(dir.string(), "LAB_PLUGIN_PATH names this folder, which does not exist",
+                                     "correct the path, or remove it from LAB_PLUGIN_PATH (folders are separated by ':')");
+                dirs.push_back(std::move(dir));
+            }
             start = end + 1;
         }
     }

@@ -24,6 +24,7 @@ std::filesystem::path shipped_file(const std::string& name);
 
 // Plugin folders in discovery order: each folder of $LAB_PLUGIN_PATH (colon-separated), then the
 // build tree's plugin and lesson folders (when running from it), then the install folder.
+// InputError for a $LAB_PLUGIN_PATH folder that does not exist.
 std::vector<std::filesystem::path> plugin_dirs();
 
 // $XDG_CACHE_HOME/lab (default ~/.cache/lab); created on demand by writers.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 namespace lab {
 
@@ -27,11 +28,20 @@ std::size_t terminal_width() {
 
 // kShowAfter_s, or $LAB_PROGRESS_AFTER seconds (0 draws from the start: how a test sees a bar
 // whatever the machine's speed).
+// $LAB_PROGRESS_AFTER as plain decimal seconds, nullopt when unset or not that (atof read "abc"
+// as 0, drawing every bar from the start without a word; progress_after_problem() says so).
+std::optional<double> progress_after_env() {
+    const char* env = std::getenv("LAB_PROGRESS_AFTER");
+    if (!env || !*env) return std::nullopt;
+    const std::string text = env;
+    if (text.find_first_not_of("0123456789.") != std::string::npos || text.find_first_of("0123456789") == std::string::npos ||
+        std::count(text.begin(), text.end(), '.') > 1)
+        return std::nullopt;
+    return std::strtod(env, nullptr);
+}
+
 double show_after_s() {
-    static const double s = [] {
-        const char* env = std::getenv("LAB_PROGRESS_AFTER");
-        return env && *env ? std::max(0.0, std::atof(env)) : kShowAfter_s;
-    }();
+    static const double s = progress_after_env().value_or(kShowAfter_s);
     return s;
 }
 
@@ -97,6 +107,14 @@ void ProgressBar::clear() {
 ProgressBar& stderr_progress() {
     static ProgressBar bar;
     return bar;
+}
+
+std::string progress_after_problem() {
+    const char* env = std::getenv("LAB_PROGRESS_AFTER");
+    if (!env || !*env || progress_after_env()) return "";
+    return fmt::format("LAB_PROGRESS_AFTER={} is not a number of seconds, ignored (bars appear after {:g} s)\n  fix: set it to plain "
+                       "decimal seconds (LAB_PROGRESS_AFTER=0 draws bars from the start), or unset it",
+                       env, kShowAfter_s);
 }
 
 }  // namespace lab

@@ -18,6 +18,10 @@ inline constexpr double kShowAfter_s = 2.0;
 std::string render_progress(const std::string& task, const std::string& doing, double elapsed_s, double fraction,
                             double remaining_s, std::size_t width = 100);
 
+// A warning for a $LAB_PROGRESS_AFTER that is not plain decimal seconds (then ignored), with its
+// fix line; "" when it is unset or sound. `lab` prints it once per command.
+std::string progress_after_problem();
+
 class ProgressBar {
 public:
     // `expected_s`: how long the step is expected to take, for a time-based estimate (0: unknown).

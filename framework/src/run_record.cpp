@@ -491,6 +491,7 @@ json read_record(const std::filesystem::path& file) {
 RawRun raw_run_from_record(const json& r, const std::string& where) {
     RawRun raw;
     std::string part = "the record";  // the part being read, for the message
+    const json* node = &r;              // and its JSON, to say what is wrong with it
     try {
         raw.lesson_id = r.at("lesson").at("id").get<std::string>();
         raw.options.quick = r.at("quick").get<bool>();
@@ -502,35 +503,42 @@ RawRun raw_run_from_record(const json& r, const std::string& where) {
             raw.options.seed = std::stoull(raw.options.seed_hex.substr(0, 16), nullptr, 16);
         const json& d = r.at("device");
         raw.device_kind = d.at("kind").get<std::string>() == "cuda" ? DeviceKind::cuda : DeviceKind::cpu;
-        part = "device.facts";
-        raw.facts = facts_from_json(d.at("facts"));
-        part = "device.ceilings";
-        raw.ceilings_at_start = ceilings_from_json(d.at("ceilings"));
+        part = "device.facts", node = &d.at("facts");
+        raw.facts = facts_from_json(*node);
+        part = "device.ceilings", node = &d.at("ceilings");
+        raw.ceilings_at_start = ceilings_from_json(*node);
         std::size_t i = 0;
         for (const auto& w : r.at("workloads")) {
-            part = "workloads[" + std::to_string(i++) + "]";
+            part = "workloads[" + std::to_string(i++) + "]", node = &w;
             raw.measurements.push_back(measurement_from_json(w));
         }
         i = 0;
         for (const auto& cm : d.value("ceiling_measurements", json::array())) {
-            part = "device.ceiling_measurements[" + std::to_string(i++) + "]";
+            part = "device.ceiling_measurements[" + std::to_string(i++) + "]", node = &cm;
             raw.ceiling_measurements.push_back(ceiling_measurement_from_json(cm));
         }
         // Records written before skips were recorded say nothing of them (not: "none").
         raw.skips_recorded = r.contains("skipped");
         i = 0;
         for (const auto& sk : r.value("skipped", json::array())) {
-            part = "skipped[" + std::to_string(i++) + "]";
+            part = "skipped[" + std::to_string(i++) + "]", node = &sk;
             raw.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("reason").get<std::string>()});
         }
-        part = "the record";
+        part = "the record", node = &r;
         raw.ceilings = effective_ceilings(raw.ceilings_at_start, raw.ceiling_measurements, raw.measurements);
     } catch (const json::exception& e) {
         // nlohmann's message names the type or key it missed; `part` says where in the record.
         std::string why = e.what();
         why = why.substr(why.find(']') == std::string::npos ? 0 : why.find(']') + 2);
-        throw InputError(where, "the run record's " + part + " is missing a field or has one of the wrong type (" + why + ")",
-                         "use the record exactly as `lab run` wrote it, or record the run again");
+        const std::string fix = "use the record exactly as `lab run` wrote it, or record the run again";
+        // Said in the record's terms where nlohmann's words allow: a part that is no object
+        // ("cannot use at() with string"), a field it lacks ("key 'flops' not found").
+        if (!node->is_object() && part != "the record")
+            throw InputError(where, "the run record's " + part + " is " + (node->is_null() ? "null" : std::string(node->is_array() ? "an " : "a ") + node->type_name()) +
+                                        ", where an object of fields goes", fix);
+        if (const auto k = why.find("key '"); e.id == 403 && k != std::string::npos)
+            throw InputError(where, "the run record's " + part + " has no '" + why.substr(k + 5, why.find('\'', k + 5) - k - 5) + "' field", fix);
+        throw InputError(where, "the run record's " + part + " is missing a field or has one of the wrong type (" + why + ")", fix);
     }
     return raw;
 }

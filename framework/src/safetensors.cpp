@@ -69,12 +69,16 @@ std::size_t invalid_utf8_at(const std::string& s) {
 }
 
 // Parses JSON text, refusing a name that appears twice in one object (nlohmann keeps the last
-// silently). Throws InputError naming `where`.
-json parse_json(const std::string& text, const std::string& where, const std::string& what_it_is, const char* fix) {
+// silently). Throws InputError naming `where`, and the byte of the file where the text starts at
+// byte `starts_at` (the header after its 8-byte length, the index from 0).
+json parse_json(const std::string& text, const std::string& where, const std::string& what_it_is, const char* fix, std::size_t starts_at) {
     // Bounded before a tree is built: copying or printing a deeper tree would recurse.
     if (nesting_depth(text) > kMaxHeaderDepth)
         throw InputError(where, "the " + what_it_is + " nests arrays and objects deeper than " + std::to_string(kMaxHeaderDepth) +
                                     " levels (kMaxHeaderDepth)", fix);
+    // A number beyond a double (1e400): nlohmann's own words name no place; said with its byte.
+    if (const auto big = first_overflowing_number(text))
+        throw InputError(where, "the " + what_it_is + " is refused at byte " + std::to_string(starts_at + big->offset) + " of the file: " + big->problem, fix);
     try {
         json j = json::parse(text);
         // Checked on the text, in one pass: nlohmann's parse callback is quadratic in the size of
@@ -82,7 +86,12 @@ json parse_json(const std::string& text, const std::string& where, const std::st
         if (const auto dup = first_duplicate_key(text)) throw InputError(where, "the " + what_it_is + " names '" + dup->key + "' twice", fix);
         return j;
     } catch (const json::parse_error& e) {
-        throw InputError(where, "the " + what_it_is + " is not valid JSON: " + e.what(), fix);
+        // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: " says
+        // again what the byte says: the reason alone, with the byte (counted from 0).
+        std::string reason = e.what();
+        if (const auto colon = reason.find(": ", reason.find("column")); colon != std::string::npos) reason = reason.substr(colon + 2);
+        throw InputError(where, "the " + what_it_is + " is not valid JSON (byte " + std::to_string(starts_at + (e.byte > 0 ? e.byte - 1 : 0)) +
+                                    " of the file: " + reason + ")", fix);
     } catch (const json::exception& e) {
         // A number beyond a double (found by fuzzing) is nlohmann's out_of_range, not a parse error.
         throw InputError(where, "the " + what_it_is + " holds a value lab cannot read: " + e.what(), fix);
@@ -222,7 +231,7 @@ Checkpoint read_file(const fs::path& file) {
     read_exact(f.fd, text.data(), n, 8, where);
     if (const auto at = invalid_utf8_at(text); at != std::string::npos)
         throw InputError(where, "the header is not valid UTF-8 (byte " + std::to_string(8 + at) + " of the file)", kRewrite);
-    const json header = parse_json(text, where, "header", kRewrite);
+    const json header = parse_json(text, where, "header", kRewrite, 8);
     if (!header.is_object())
         throw InputError(where, "the header must be a JSON object {name: {dtype, shape, data_offsets}}, got " +
                                     std::string(header.type_name()),
@@ -299,7 +308,7 @@ Checkpoint read_index(const fs::path& index) {
         if (f.fd < 0) throw InputError(where, std::string("cannot open the index: ") + std::strerror(errno), "check its permissions");
         read_exact(f.fd, text.data(), text.size(), 0, where);
     }
-    const json j = parse_json(text, where, "index", fix_index);
+    const json j = parse_json(text, where, "index", fix_index, 0);
     if (!j.is_object() || !j.contains("weight_map") || !j.at("weight_map").is_object())
         throw InputError(where, "the index must be a JSON object with a \"weight_map\": {tensor: shard file}", fix_index);
     std::map<std::string, std::string> weight_map;  // tensor -> shard name as written

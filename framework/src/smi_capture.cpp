@@ -52,6 +52,57 @@ std::optional<double> number(const std::string& s) {
     const double v = std::strtod(t.c_str(), &end);
     return end == t.c_str() || !std::isfinite(v) ? std::nullopt : std::optional<double>(v);
 }
+std::string at(const std::filesystem::path& file, std::size_t line);
+
+// What nvidia-smi itself writes where it has no value: these read as absent, everything else
+// must be a number. (Reading all else as absent too showed 'abcMiB', 'nan MiB' and '1e400 MiB'
+// as "-", as if the driver had said N/A.)
+bool absent_marker(const std::string& t) {
+    return t.empty() || t == "N/A" || t == "[N/A]" || t == "-" || t == "Not Supported" || t == "[Not Supported]" || t == "ERR!" ||
+           t == "Unknown Error" || t == "[Unknown Error]" || t.rfind("[Requested", 0) == 0 || t.rfind("Requested functionality", 0) == 0;
+}
+
+// The range a reading must lie in: a percentage is 0 to 100, a size, power or clock is not
+// negative (a capture's 250% GPU-Util or -5 MiB is edited or damaged, never the driver's).
+enum class Range { any, non_negative, percent };
+
+// A reading of `field` ("memory.used", "Utilization/GPU", dmon's "pwr"): nullopt for an absent
+// marker; a number, with nvidia-smi's `unit` after it or no unit (nounits CSV, dmon); anything
+// else, or a number out of `range`, is an InputError naming the file, line and field.
+std::optional<double> reading(const std::string& s, const std::filesystem::path& file, std::size_t line, const std::string& field,
+                              const std::string& unit, Range range) {
+    const std::string t = trim(s);
+    if (absent_marker(t)) return std::nullopt;
+    const std::string fix = "pass the file nvidia-smi wrote, unedited (it writes a number, or N/A where it has none)";
+    const char* start = t.c_str();
+    char* end = nullptr;
+    const double v = std::strtod(start, &end);
+    const std::string rest = end == start ? t : trim(std::string(end));
+    const bool numeric = end != start && (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-' || t[0] == '.' || t[0] == '+') &&
+                         t.find_first_of("xXnNiI") >= static_cast<std::size_t>(end - start);  // no hex, nan or inf
+    if (!numeric || (!rest.empty() && rest != unit))
+        throw InputError(at(file, line), fmt::format("{} is '{}', not a number{}", field, excerpt(t, 40), unit.empty() ? "" : " of " + unit), fix);
+    if (!std::isfinite(v))
+        throw InputError(at(file, line), fmt::format("{} is '{}', beyond the range of a number", field, excerpt(t, 40)), fix);
+    if (range == Range::percent && (v < 0 || v > 100))
+        throw InputError(at(file, line), fmt::format("{} is {}%: a percentage is between 0 and 100", field, v), fix);
+    if (range == Range::non_negative && v < 0)
+        throw InputError(at(file, line), fmt::format("{} is {}{}: it cannot be negative", field, v, unit.empty() ? "" : " " + unit), fix);
+    return v;
+}
+
+// Memory used (and reserved) within the total, and a total that is more than 0: "19818 MiB of
+// 0 MiB in use (inf%)" and 1e23 MiB used of 80 GB were shown as read.
+void check_memory(const Gpu& g, const std::filesystem::path& file, std::size_t line) {
+    const std::string fix = "pass the file nvidia-smi wrote, unedited";
+    if (g.memory_total_mib && *g.memory_total_mib <= 0)
+        throw InputError(at(file, line), fmt::format("the memory total is {} MiB: a GPU has more than 0", *g.memory_total_mib), fix);
+    if (g.memory_total_mib && g.memory_used_mib && *g.memory_used_mib > *g.memory_total_mib)
+        throw InputError(at(file, line), fmt::format("{} MiB of memory used, more than the total of {} MiB", *g.memory_used_mib, *g.memory_total_mib), fix);
+    if (g.memory_total_mib && g.memory_reserved_mib && *g.memory_reserved_mib > *g.memory_total_mib)
+        throw InputError(at(file, line), fmt::format("{} MiB of memory reserved, more than the total of {} MiB", *g.memory_reserved_mib, *g.memory_total_mib), fix);
+}
+
 // A process id: a whole number in a pid's range (a larger one would not fit the integer it goes in).
 std::optional<long long> pid(const std::string& s) {
     const auto v = number(s);
@@ -104,10 +155,14 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
         std::string n;
         for (std::size_t w = 1; w + 1 < name.size(); ++w) n += (w > 1 ? " " : "") + name[w];
         g.name = n, g.driver_version = driver, g.cuda_version = cuda;
-        g.temperature_c = number(readings[1]), g.pstate = text(readings[2]);
-        g.power_draw_w = number(readings[3]), g.power_limit_w = number(readings[5 < readings.size() ? 5 : 4]);
-        g.memory_used_mib = number(memory[0]), g.memory_total_mib = number(memory[2]);
-        if (!util.empty()) g.utilization_gpu_pct = number(util[0]);
+        const std::size_t row = i + 1;
+        g.temperature_c = reading(readings[1], file, row, "the temperature", "C", Range::any), g.pstate = text(readings[2]);
+        g.power_draw_w = reading(readings[3], file, row, "the power draw", "W", Range::non_negative);
+        g.power_limit_w = reading(readings[5 < readings.size() ? 5 : 4], file, row, "the power cap", "W", Range::non_negative);
+        g.memory_used_mib = reading(memory[0], file, row, "the memory used", "MiB", Range::non_negative);
+        g.memory_total_mib = reading(memory[2], file, row, "the memory total", "MiB", Range::non_negative);
+        if (!util.empty()) g.utilization_gpu_pct = reading(util[0], file, row, "GPU-Util", "%", Range::percent);
+        check_memory(g, file, row);
         c.gpus.push_back(g);
         for (i += 2; i < lines.size() && lines[i].rfind("|", 0) == 0 && lines[i].find("MiB") == std::string::npos &&
                      words(at_or_empty(cells(lines[i]), 0)).size() < 3;
@@ -128,7 +183,7 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
             const auto w = words(at_or_empty(cells(lines[i]), 0));
             if (w.size() < 7 || !number(w[0])) continue;  // "No running processes found"
             const std::size_t gpu = static_cast<std::size_t>(*number(w[0]));
-            Process p{pid(w[3]), "", number(w.back())};
+            Process p{pid(w[3]), "", reading(w.back(), file, i, "a process's GPU memory usage", "MiB", Range::non_negative)};
             for (std::size_t k = 5; k + 1 < w.size(); ++k) p.name += (k > 5 ? " " : "") + w[k];
             if (gpu < c.gpus.size()) c.gpus[gpu].processes.push_back(p);
         }
@@ -143,6 +198,7 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
     c.format = Format::query;
     std::optional<std::string> driver, cuda;
     std::vector<std::string> path;  // section and key names by level
+    std::map<std::size_t, std::size_t> memory_line;  // each GPU's last FB Memory Usage line, for check_memory
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string& l = lines[i];
         if (trim(l).empty() || l.find("NVSMI LOG") != std::string::npos) continue;
@@ -165,28 +221,30 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         Gpu& g = c.gpus.back();
         std::string p;
         for (std::size_t k = 1; k < path.size(); ++k) p += (k > 1 ? "/" : "") + path[k];
+        auto read = [&](const char* unit, Range range) { return reading(value, file, i, "'" + key + "' (" + p + ")", unit, range); };
         if (p == "Product Name") g.name = text(value);
         else if (p == "Performance State") g.pstate = text(value);
-        else if (p == "FB Memory Usage/Total") g.memory_total_mib = number(value);
-        else if (p == "FB Memory Usage/Used") g.memory_used_mib = number(value);
-        else if (p == "FB Memory Usage/Reserved") g.memory_reserved_mib = number(value);
-        else if (p == "Utilization/GPU" || p == "Utilization/Gpu") g.utilization_gpu_pct = number(value);
-        else if (p == "Utilization/Memory") g.utilization_memory_pct = number(value);
-        else if (p == "Utilization/Encoder") g.utilization_encoder_pct = number(value);
-        else if (p == "Utilization/Decoder") g.utilization_decoder_pct = number(value);
-        else if (p == "Temperature/GPU Current Temp") g.temperature_c = number(value);
-        else if (p == "GPU Power Readings/Average Power Draw") g.power_draw_average_w = number(value);
-        else if (p == "GPU Power Readings/Instantaneous Power Draw") g.power_draw_instant_w = number(value);
-        else if (p == "GPU Power Readings/Power Draw" || p == "Power Readings/Power Draw") g.power_draw_w = number(value);
+        else if (p == "FB Memory Usage/Total") g.memory_total_mib = read("MiB", Range::non_negative), memory_line[c.gpus.size() - 1] = i;
+        else if (p == "FB Memory Usage/Used") g.memory_used_mib = read("MiB", Range::non_negative), memory_line[c.gpus.size() - 1] = i;
+        else if (p == "FB Memory Usage/Reserved") g.memory_reserved_mib = read("MiB", Range::non_negative), memory_line[c.gpus.size() - 1] = i;
+        else if (p == "Utilization/GPU" || p == "Utilization/Gpu") g.utilization_gpu_pct = read("%", Range::percent);
+        else if (p == "Utilization/Memory") g.utilization_memory_pct = read("%", Range::percent);
+        else if (p == "Utilization/Encoder") g.utilization_encoder_pct = read("%", Range::percent);
+        else if (p == "Utilization/Decoder") g.utilization_decoder_pct = read("%", Range::percent);
+        else if (p == "Temperature/GPU Current Temp") g.temperature_c = read("C", Range::any);
+        else if (p == "GPU Power Readings/Average Power Draw") g.power_draw_average_w = read("W", Range::non_negative);
+        else if (p == "GPU Power Readings/Instantaneous Power Draw") g.power_draw_instant_w = read("W", Range::non_negative);
+        else if (p == "GPU Power Readings/Power Draw" || p == "Power Readings/Power Draw") g.power_draw_w = read("W", Range::non_negative);
         else if (p == "GPU Power Readings/Current Power Limit" || p == "Power Readings/Power Limit" || p == "Power Readings/Current Power Limit")
-            g.power_limit_w = number(value);
-        else if (p == "Clocks/SM") g.sm_clock_mhz = number(value);
-        else if (p == "Clocks/Memory") g.memory_clock_mhz = number(value);
+            g.power_limit_w = read("W", Range::non_negative);
+        else if (p == "Clocks/SM") g.sm_clock_mhz = read("MHz", Range::non_negative);
+        else if (p == "Clocks/Memory") g.memory_clock_mhz = read("MHz", Range::non_negative);
         else if (p == "Processes") g.processes_listed = true;
         else if (p == "Processes/Process ID") g.processes.push_back({pid(value), "", {}});
         else if (p == "Processes/Process ID/Name" && !g.processes.empty()) g.processes.back().name = value;
-        else if (p == "Processes/Process ID/Used GPU Memory" && !g.processes.empty()) g.processes.back().used_mib = number(value);
+        else if (p == "Processes/Process ID/Used GPU Memory" && !g.processes.empty()) g.processes.back().used_mib = read("MiB", Range::non_negative);
     }
+    for (const auto& [gpu, line] : memory_line) check_memory(c.gpus[gpu], file, line);
     if (c.gpus.empty()) throw InputError(file.string(), "nvidia-smi -q output with no 'GPU <bus id>' section", "capture the whole output of `nvidia-smi -q`");
     // A whole `nvidia-smi -q` section opens with the Product Name and ends with the Processes: one
     // with the first and not the last was cut short, and lost readings with them. (`-q -d MEMORY`
@@ -261,17 +319,21 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
         std::map<std::string, std::string> f;
         for (std::size_t k = 0; k < names.size(); ++k) f[names[k]] = v[k];
         auto get = [&](const char* k) { return f.count(k) ? f[k] : std::string(); };
+        auto num = [&](const char* k, const char* unit, Range range) { return reading(get(k), file, i, k, unit, range); };
         Gpu g;
         g.name = text(get("name")), g.driver_version = text(get("driver_version")), g.pstate = text(get("pstate"));
-        g.temperature_c = number(get("temperature.gpu"));
-        g.power_draw_w = number(get("power.draw")), g.power_draw_average_w = number(get("power.draw.average")), g.power_draw_instant_w = number(get("power.draw.instant"));
-        g.power_limit_w = number(get("power.limit"));
-        if (!g.power_limit_w) g.power_limit_w = number(get("enforced.power.limit"));
-        g.memory_used_mib = number(get("memory.used")), g.memory_total_mib = number(get("memory.total"));
-        g.memory_reserved_mib = number(get("memory.reserved"));
-        g.utilization_gpu_pct = number(get("utilization.gpu")), g.utilization_memory_pct = number(get("utilization.memory"));
-        g.utilization_encoder_pct = number(get("utilization.encoder")), g.utilization_decoder_pct = number(get("utilization.decoder"));
-        g.sm_clock_mhz = number(get("clocks.sm")), g.memory_clock_mhz = number(get("clocks.mem"));
+        g.temperature_c = num("temperature.gpu", "", Range::any);
+        g.power_draw_w = num("power.draw", "W", Range::non_negative), g.power_draw_average_w = num("power.draw.average", "W", Range::non_negative);
+        g.power_draw_instant_w = num("power.draw.instant", "W", Range::non_negative);
+        g.power_limit_w = num("power.limit", "W", Range::non_negative);
+        if (const auto enforced = num("enforced.power.limit", "W", Range::non_negative); !g.power_limit_w) g.power_limit_w = enforced;
+        g.memory_used_mib = num("memory.used", "MiB", Range::non_negative), g.memory_total_mib = num("memory.total", "MiB", Range::non_negative);
+        g.memory_reserved_mib = num("memory.reserved", "MiB", Range::non_negative);
+        g.utilization_gpu_pct = num("utilization.gpu", "%", Range::percent), g.utilization_memory_pct = num("utilization.memory", "%", Range::percent);
+        g.utilization_encoder_pct = num("utilization.encoder", "%", Range::percent);
+        g.utilization_decoder_pct = num("utilization.decoder", "%", Range::percent);
+        g.sm_clock_mhz = num("clocks.sm", "MHz", Range::non_negative), g.memory_clock_mhz = num("clocks.mem", "MHz", Range::non_negative);
+        check_memory(g, file, i);
         c.gpus.push_back(g);
     }
     if (c.gpus.empty()) throw InputError(file.string(), "a --query-gpu CSV with a header and no GPU line", "capture it again: each GPU writes one line");
@@ -307,8 +369,16 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
         if (w.size() != names.size())
             throw InputError(at(file, i), fmt::format("{} values where the header names {} columns (a line cut short?)", w.size(), names.size()));
         Sample s;
-        for (std::size_t k = 0; k < w.size(); ++k)
-            if (!stamp(names[k])) s.columns.push_back({names[k], number(w[k])});
+        for (std::size_t k = 0, unit = 0; k < w.size(); ++k) {
+            if (stamp(names[k])) continue;
+            // The units line says what each column holds: a % column is a percentage; W, MHz and
+            // MiB are never negative; the rest (temperatures, the index, columns lab does not
+            // know) are any number.
+            const std::string u = unit < c.units.size() ? c.units[unit] : "";
+            ++unit;
+            const Range range = u == "%" ? Range::percent : (u == "W" || u == "MHz" || u == "MiB" || u == "Idx") ? Range::non_negative : Range::any;
+            s.columns.push_back({names[k], reading(w[k], file, i, "dmon's " + names[k] + " column", "", range)});
+        }
         c.samples.push_back(s);
     }
     if (c.samples.empty()) throw InputError(file.string(), "dmon output with no sample lines", "capture with `nvidia-smi dmon -c N`");

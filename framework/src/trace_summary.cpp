@@ -445,6 +445,16 @@ Summary read(const std::filesystem::path& file) {
         throw InputError(file.string(), fmt::format("arrays and objects nested deeper than {} levels (kMaxTraceDepth)", kMaxTraceDepth),
                          "no profiler nests a trace that deep: capture it again");
     if (!parsed || !sax.error.empty()) {
+        // A number beyond a double (1e400) is nlohmann's out_of_range.406, "number overflow
+        // parsing '1e400'": the text is whole, so not a trace cut short. Said as json_input.cpp
+        // says it for run records: the number, the range, and that no profiler writes one.
+        if (const auto q = sax.error.find("number overflow parsing '"); q != std::string::npos) {
+            const std::size_t from = q + 25, to = sax.error.find('\'', from);
+            throw InputError(fmt::format("{}: byte {}{}", file.string(), sax.error_at, gzipped ? " of the decompressed text" : ""),
+                             fmt::format("the number {} is beyond the range of a double (about 1.8e308)",
+                                         excerpt(sax.error.substr(from, to == std::string::npos ? std::string::npos : to - from), 40)),
+                             "no profiler writes such a number: the trace was edited or damaged; capture it again");
+        }
         // nlohmann's "[json.exception.parse_error.101] parse error at line 2, column 1: " says
         // again where the byte offset already does: the reason alone.
         const std::size_t reason = sax.error.find(": ", sax.error.find("column"));

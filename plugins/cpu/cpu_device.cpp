@@ -44,7 +44,8 @@ CpuDevice::CpuDevice(int threads) : simd_(detect_simd()) {
     if (threads > 0) {
         if (static_cast<std::size_t>(threads) > cpus.size())
             throw std::invalid_argument("--threads " + std::to_string(threads) + " exceeds the " +
-                                        std::to_string(cpus.size()) + " CPUs this process may use");
+                                        std::to_string(cpus.size()) + " CPUs this process may use\n  fix: give at most " +
+                                        std::to_string(cpus.size()) + ", or 0 (the default) for all of them");
         cpus.resize(static_cast<std::size_t>(threads));
     }
     facts_ = read_cpu_facts(cpus, simd_);

@@ -854,3 +854,71 @@ TEST_CASE("lab validate with a spec that does not fit a sound plugin blames the 
     CHECK_THAT(r.err, Catch::Contains("the grading spec does not fit lesson 02.05") && Catch::Contains("02.05.yaml:") &&
                           Catch::Contains("no_such_") && !Catch::Contains("info()"));
 }
+
+// A fuzzing review of the environment: each of these was ignored or misread without a word.
+TEST_CASE("environment variables lab cannot use are said: a missing plugin folder, hex or tiny timeouts, huge memory limits", "[usage]") {
+    lab_test::TempDir d;
+    auto r = run_lab({"list"}, {{"LAB_PLUGIN_PATH", (d / "doesnotexist").string()}});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains((d / "doesnotexist").string()) && Catch::Contains("does not exist") && Catch::Contains("fix:"));
+
+    PluginFolder f("hanging_lesson");
+    for (const char* t : {"0x10", "1e-9", "0.01", "1e2"}) {
+        CAPTURE(t);
+        auto e = f.env();
+        e["LAB_TIMEOUT"] = t;
+        auto r2 = run_lab({"run", "99.02", "--quick", "--student", "s"}, e);
+        CHECK(r2.exit_code == 2);
+        CHECK_THAT(r2.err, Catch::Contains(std::string("LAB_TIMEOUT=") + t) && Catch::Contains("fix:"));
+    }
+    auto tiny = run_lab({"run", "99.02", "--quick", "--student", "s", "--timeout", "1e-9"}, f.env());
+    CHECK(tiny.exit_code == 2);
+    CHECK_THAT(tiny.err, Catch::Contains("at least 0.1"));
+    for (const char* m : {"1e400", "99999999999999999999999", "0x10G"}) {
+        CAPTURE(m);
+        auto e = f.env();
+        e["LAB_MEMORY_LIMIT"] = m;
+        auto r2 = run_lab({"run", "99.02", "--quick", "--student", "s"}, e);
+        CHECK(r2.exit_code == 2);
+        CHECK_THAT(r2.err, Catch::Contains("LAB_MEMORY_LIMIT") && Catch::Contains("fix:"));
+    }
+    auto progress = run_lab({"list"}, {{"LAB_PROGRESS_AFTER", "abc"}});
+    CHECK(progress.exit_code == 0);
+    CHECK_THAT(progress.err, Catch::Contains("warning: LAB_PROGRESS_AFTER=abc is not a number of seconds") && Catch::Contains("fix:"));
+    CHECK(run_lab({"list"}, {{"LAB_PROGRESS_AFTER", "0.5"}}).err.find("LAB_PROGRESS_AFTER") == std::string::npos);
+}
+
+// docs/measurement.md: an unknown LAB_SIMD "falls back to the widest supported path and the facts
+// say why (simd_override)"; the run said nothing, so a student who asked for a path never knew.
+TEST_CASE("an unknown LAB_SIMD is said on stderr, and the facts say why", "[run]") {
+    auto r = run_lab({"device", "--quick", "--json"}, {{"LAB_SIMD", "bogus"}});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("LAB_SIMD=bogus ignored"));
+    CHECK_THAT(json::parse(r.out)["facts"]["extra"]["simd_override"].get<std::string>(), Catch::Contains("LAB_SIMD=bogus"));
+}
+
+// The misspelt key is said even when --student makes the file unneeded this time.
+TEST_CASE("a misspelt key in the user config is named even when --student is given", "[usage]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "lab");
+    lab_test::write_file(d / "lab/config.yaml", "studnet: bob\n");
+    auto r = run_lab({"run", "02.09", "--quick", "--student", "x", "--out", (d / "run.json").string()},
+                     {{"XDG_CONFIG_HOME", d.path().string()}, {"LAB_STUDENT", ""}, {"LAB_TOKEN", ""}});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("config.yaml:1: unknown key 'studnet'"));
+}
+
+// A fuzzing review: usage errors said what was wrong but not what to write.
+TEST_CASE("--threads below 0 or past the CPUs, and an empty --title, say what to write", "[usage]") {
+    auto r = run_lab({"run", "02.05", "--threads", "-1"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--threads must be positive") && Catch::Contains("fix:"));
+    r = run_lab({"run", "02.02", "--quick", "--student", "s", "--threads", "99999"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("99999") && Catch::Contains("fix: give at most"));
+    lab_test::TempDir d;
+    r = run_lab({"new", "02.13", "--title", "", "--dir", d.path().string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--title is empty") && Catch::Contains("fix:") && !Catch::Contains("quotes"));
+    CHECK(fs::is_empty(d.path()));
+}

@@ -163,3 +163,20 @@ TEST_CASE("lab model refuses bad usage with exit 2", "[model]") {
         CHECK_THAT(r.err, Contains("fix:") || Contains("usage:"));
     }
 }
+
+// A fuzzing review: --memory -5G was told to write "-5 GB", --memory 1e400GB was "out of the range
+// the grader can read" (no grading here), and --batch 99999999999999 was asked if it was negative.
+TEST_CASE("lab model says what is wrong with a negative or huge --memory and a huge --batch, in its own terms", "[model]") {
+    auto r = run_lab({"model", "llama-2-7b", "--memory", "-5G"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("cannot be negative") && Contains("fix:") && !Contains("-5 GB"));
+    r = run_lab({"model", "llama-2-7b", "--memory", "1e400GB"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("beyond any memory size") && !Contains("grader"));
+    r = run_lab({"model", "llama-2-7b", "--batch", "99999999999999"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("more sequences or tokens than lab counts") && !Contains("negative") && Contains("fix:"));
+    r = run_lab({"model", "llama-2-7b", "--batch", "-1"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("--batch is negative") && Contains("fix:"));
+}

@@ -101,3 +101,29 @@ TEST_CASE("--slurm without Slurm, and --slurm's options alone, are refused befor
     CHECK(check.exit_code == 2);
     CHECK_THAT(check.err, Contains("needs --partition"));
 }
+
+// A fuzzing review: `--time abc` and `--partition ""` printed a script (exit 0) that sbatch would
+// refuse, or send to the default partition.
+TEST_CASE("--slurm refuses a --time Slurm cannot read and an empty partition, and takes each of Slurm's time formats", "[slurm-dry]") {
+    lab_test::TempDir d;
+    for (const char* t : {"abc", "", "1:2:3:4", "-5", "1-", "30m"}) {
+        CAPTURE(t);
+        auto r = run_lab({"run", "02.02", "--quick", "--slurm", "--time", t, "--work", (d / "w").string(), "--dry-run"}, env_of(d));
+        CHECK(r.exit_code == 2);
+        CHECK(r.out.empty());
+        CHECK_THAT(r.err, Contains("--time") && Contains("fix:"));
+    }
+    for (const char* t : {"30", "30:00", "1:30:00", "2-12", "2-12:30", "2-12:30:00"}) {
+        CAPTURE(t);
+        auto r = run_lab({"run", "02.02", "--quick", "--slurm", "--time", t, "--work", (d / "w").string(), "--dry-run"}, env_of(d));
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.out, Contains(std::string("#SBATCH --time=") + t));
+    }
+    for (const char* p : {"", ",", "a100,,h100"}) {
+        CAPTURE(p);
+        auto r = run_lab({"run", "02.02", "--quick", "--slurm", "--partition", p, "--work", (d / "w").string(), "--dry-run"}, env_of(d));
+        CHECK(r.exit_code == 2);
+        CHECK(r.out.empty());
+        CHECK_THAT(r.err, Contains("--partition") && Contains("fix:"));
+    }
+}

@@ -180,3 +180,21 @@ TEST_CASE("lab smi and lab trace read a file the lessons ship by its bare name, 
     CHECK(missing.exit_code == 2);
     CHECK_THAT(missing.err, Catch::Contains("no_such_capture.csv"));
 }
+
+// A fuzzing review: `--columns name` on a dmon capture was silently ignored. And a reading that
+// is garbage exits 2 with the file, line, field and a fix, nothing on stdout.
+TEST_CASE("lab smi refuses --columns on a capture that names its own columns, and garbage readings with exit 2", "[smi]") {
+    const auto dir = lab_test::source_root() / "tests/fixtures/nvidia-smi";
+    auto r = run_lab({"smi", (dir / "h100_load_dmon.txt").string(), "--columns", "name"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains("--columns") && Contains("dmon") && Contains("fix:"));
+    lab_test::TempDir d;
+    std::string dmon = lab_test::read_file(dir / "h100_load_dmon.txt");
+    dmon.replace(dmon.find("    631 "), 8, "    abc ");
+    lab_test::write_file(d / "bad.txt", dmon);
+    r = run_lab({"smi", (d / "bad.txt").string(), "--json"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains("bad.txt:3") && Contains("pwr") && Contains("fix:"));
+}

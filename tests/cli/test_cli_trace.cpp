@@ -400,3 +400,33 @@ TEST_CASE("lab trace says which host memory, what busy time was spent on, and wh
     CHECK(j["launch_calls"] == 77);
     CHECK(j["syncs"]["calls"]["count"] == 21);
 }
+
+// A fuzzing review's findings: a negative --top read as unsigned (every kernel listed), a list of
+// things that are not events read as a trace of nothing without a word, and a number beyond a
+// double called "a trace cut short" in the parser's own words.
+TEST_CASE("lab trace refuses a --top below 1, says a trace holds no events, and names an overflowing number", "[trace]") {
+    const auto file = (lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz").string();
+    for (const char* top : {"-5", "-2147483649", "0", "99999999999999999999"}) {
+        auto r = run_lab({"trace", file, "--top", top});
+        INFO(top << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.out.empty());
+        CHECK_THAT(r.err, Contains("--top"));
+    }
+    CHECK(run_lab({"trace", file, "--top", "3"}).exit_code == 0);
+
+    lab_test::TempDir d;
+    lab_test::write_file(d / "empty.json", R"({"traceEvents":[1,"x",null,{}]})");
+    auto r = run_lab({"trace", (d / "empty.json").string()});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Contains("holds no complete events") && Contains("fix:"));
+    r = run_lab({"trace", (d / "empty.json").string(), "--json"});
+    CHECK_THAT(r.err, Contains("holds no complete events"));
+    CHECK(nlohmann::json::parse(r.out)["events"] == 0);
+
+    lab_test::write_file(d / "big.json", R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1e400,"dur":1}]})");
+    r = run_lab({"trace", (d / "big.json").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("the number 1e400 is beyond the range of a double") && Contains("byte"));
+    CHECK_THAT(r.err, !Contains("json.exception") && !Contains("cut short"));
+}

@@ -216,3 +216,38 @@ TEST_CASE("a launch cost calibrated under load is measured again, the lower kept
     CHECK_THAT(notes[0], Catch::Contains("launch 20 µs") && Catch::Contains("other processes used 3.0 CPUs"));
     CHECK(c.flops_per_s["fp32.simt"].trusted);
 }
+
+TEST_CASE("a cached ceiling beyond belief is refused and measured again, as a non-positive one is", "[ceilings_cache]") {
+    // A fuzzed cache with every bandwidth at 1e308 B/s was believed: `lab device` printed it and
+    // runs recorded it as their ceilings, every roof fraction read as zero, with no note.
+    lab_test::TempDir dir;
+    lab::DeviceFacts facts;
+    facts.name = "Test CPU";
+    const auto file = dir / "cpu-test.json";
+    lab::store_ceilings(file, facts, raised_by_evidence());
+    auto j = nlohmann::json::parse(lab_test::read_file(file));
+    for (auto& [k, v] : j["ceilings"]["bandwidth_bytes_per_s"].items()) v["value"] = 1e308;
+    lab_test::write_file(file, j.dump());
+    std::string problem;
+    CHECK(!lab::load_cached_ceilings(file, facts, &problem));
+    CHECK_THAT(problem, Catch::Contains("above what any device does") && Catch::Contains("measuring again"));
+
+    // Against a datasheet: a GPU's fp32.simt ceiling ten times the A100's 19.5 TFLOP/s (below the
+    // physical bound, above the paper peak by far more than the grader allows).
+    lab::DeviceFacts gpu;
+    gpu.name = "NVIDIA A100-SXM4-40GB";
+    gpu.memory_bytes = 42505273344;
+    lab::Ceilings c = raised_by_evidence();
+    c.flops_per_s["fp32.simt"].value = 19.5e13;
+    const auto gpu_file = dir / "cuda-test.json";
+    lab::store_ceilings(gpu_file, gpu, c);
+    problem.clear();
+    CHECK(!lab::load_cached_ceilings(gpu_file, gpu, &problem, lab::DeviceKind::cuda));
+    CHECK_THAT(problem, Catch::Contains("fp32.simt") && Catch::Contains("datasheet") && Catch::Contains("measuring again"));
+    // At the datasheet's figure it is believed.
+    c.flops_per_s["fp32.simt"].value = 19.0e12;
+    lab::store_ceilings(gpu_file, gpu, c);
+    problem.clear();
+    CHECK(lab::load_cached_ceilings(gpu_file, gpu, &problem, lab::DeviceKind::cuda));
+    CHECK(problem.empty());
+}

@@ -44,3 +44,23 @@ TEST_CASE("a course file with an unknown key is rejected with its file and line"
     lab_test::write_file(d / "course.yaml", "course: no salt here\n");
     CHECK_THROWS_WITH(load_course(d / "course.yaml"), Catch::Contains("salt"));
 }
+
+// A fuzzing review: "'accept_quick' has a value of the wrong type" and "show_expected must be
+// never, after_due_date or always" said nothing of what to write.
+TEST_CASE("a course value of the wrong kind is refused with its line and what to write", "[course]") {
+    lab_test::TempDir d;
+    const auto refusal = [&](const std::string& text) {
+        lab_test::write_file(d / "course.yaml", text);
+        try {
+            load_course(d / "course.yaml");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK_THAT(refusal("salt: x\naccept_quick: maybe\n"),
+               Catch::Contains("course.yaml:2") && Catch::Contains("'maybe'") && Catch::Contains("fix: write accept_quick: true or accept_quick: false"));
+    CHECK_THAT(refusal("salt: x\nshow_expected: sometimes\n"),
+               Catch::Contains("course.yaml:2") && Catch::Contains("'sometimes'") && Catch::Contains("fix: write show_expected: never"));
+    CHECK_THAT(refusal("salt: [a, b]\n"), Catch::Contains("fix: write salt:"));
+}

@@ -228,6 +228,9 @@ TEST_CASE("a broken device spec is rejected with its file and 1-based line", "[s
         {"a negative bandwidth", head + "sms: 4\nbandwidth_bytes_per_s: -3.35e12\n", 4,
          "must not be negative"},
         {"an infinite bandwidth", head + "bandwidth_bytes_per_s: .inf\n", 3, "must be finite"},
+        // A peak of 0 made `lab model` print "decode step lower bound inf s" (a fuzzing review).
+        {"a zero bandwidth", head + "sms: 4\nbandwidth_bytes_per_s: 0\n", 4, "must be more than 0"},
+        {"a zero flops figure", head + "flops_per_s:\n  fp32.simt: 0.0\n", 4, "must be more than 0"},
         {"a bad regex in a flow list", "name: x\nsms: 1\nmatch: ['h100(']\n", 3,
          "not a valid regex"},
         {"a bad regex in a block list", "name: x\nmatch:\n  - 'ok'\n  - '[unclosed'\n", 4,

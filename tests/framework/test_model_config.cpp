@@ -132,6 +132,8 @@ TEST_CASE("bad configs are refused naming the file, the line and the key", "[mod
     const auto [what, text, expected] = GENERATE(table<std::string, std::string, std::string>({
         Row{"not JSON", "{\n  \"hidden_size\": 4096,\n  \"vocab_size\" 32000\n}", "models/bad.json:3: not JSON"},
         Row{"not an object", "[1, 2]", "one JSON object"},
+        // A fuzzing review: this said nlohmann's "[json.exception.out_of_range.406]" words.
+        Row{"a number beyond a double", llama_with("rope_theta", "1e400"), "the number 1e400 is beyond the range of a double"},
         Row{"a string for a size", llama_with("hidden_size", "\"4096\""), "models/bad.json:3: key 'hidden_size' must be an integer, got a string"},
         Row{"a fraction for a size", llama_with("num_hidden_layers", "32.5"), "'num_hidden_layers' must be an integer"},
         Row{"a number for a flag", llama_with("tie_word_embeddings", "1"), "'tie_word_embeddings' must be true or false"},
@@ -160,6 +162,7 @@ TEST_CASE("bad configs are refused naming the file, the line and the key", "[mod
     CHECK_THAT(message, Contains("models/bad.json"));
     CHECK_THAT(message, Contains(expected));
     CHECK_THAT(message, Contains("fix:"));
+    CHECK_THAT(message, !Contains("json.exception"));
 }
 
 TEST_CASE("a config file is read from a path, a model folder or a built-in name", "[model_config]") {

@@ -223,3 +223,24 @@ TEST_CASE("a metric derive() sets twice has one value, the later, in the teachin
     CHECK(r["metrics"]["ridge_point"]["value"] == 12);
     CHECK_THAT(r["teaching"][0].get<std::string>(), Catch::StartsWith("ridge 12 FLOP/B"));
 }
+
+// A fuzzing review: "the run record's workloads[0] is missing a field or has one of the wrong
+// type (cannot use at() with string)" named neither what was wrong nor which field.
+TEST_CASE("a record part that is no object, or lacks a field, is said in the record's terms", "[record]") {
+    json r = record::make_record(sample_inputs(false));
+    const auto refusal = [](const json& j) {
+        try {
+            record::raw_run_from_record(j, "run.json");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    json not_object = r;
+    not_object["workloads"][0] = "x";
+    CHECK_THAT(refusal(not_object), Catch::Contains("run.json: the run record's workloads[0] is a string, where an object of fields goes") &&
+                                        Catch::Contains("fix:") && !Catch::Contains("at()"));
+    json no_field = r;
+    no_field["workloads"][0].erase("flops");
+    CHECK_THAT(refusal(no_field), Catch::Contains("the run record's workloads[0] has no 'flops' field"));
+}

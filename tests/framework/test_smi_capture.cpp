@@ -254,3 +254,48 @@ TEST_CASE("dmon with date and time columns (-o DT) reads as dmon, the stamps lef
     CHECK(gpus[0].samples == 5);
     CHECK_THAT(*gpus[0].means.front().second, Catch::Matchers::WithinAbs(633.6, 1e-9));  // pwr, as without stamps
 }
+
+// A fuzzing review: garbage where nvidia-smi writes a number was shown as "-" (as if the driver
+// had said N/A), and numbers no GPU reports were shown as read: a total of 0 MiB ("inf%"), 250%
+// GPU-Util, -5 MiB used, 1e23 MiB used of 80 GB. nvidia-smi's own markers stay absent.
+TEST_CASE("garbage and out-of-range readings are refused with file, line and field; nvidia-smi's markers stay absent", "[smi]") {
+    const auto edited = [&](const std::string& name, const std::string& from, const std::string& to) {
+        std::string t = lab_test::read_file(capture(name));
+        const std::size_t p = t.find(from);
+        REQUIRE(p != std::string::npos);
+        return t.replace(p, from.size(), to);
+    };
+    // The table: the H100 under load reads "19818MiB /  81559MiB" and "100%".
+    CHECK_THAT(refusal(edited("h100_load_table.txt", "19818MiB", "abcMiB")), Contains("cut.txt:10") && Contains("memory used") && Contains("'abcMiB'"));
+    CHECK_THAT(refusal(edited("h100_load_table.txt", "19818MiB", "-5MiB")), Contains("cut.txt:10") && Contains("cannot be negative"));
+    CHECK_THAT(refusal(edited("h100_load_table.txt", "81559MiB", "0MiB")), Contains("memory total is 0"));
+    CHECK_THAT(refusal(edited("h100_load_table.txt", "19818MiB", "99999999999999999999999MiB")), Contains("more than the total"));
+    // -q
+    CHECK_THAT(refusal(edited("h100_load_q.txt", ": 19818 MiB", ": -19818 MiB")), Contains("FB Memory Usage/Used") && Contains("negative"));
+    CHECK_THAT(refusal(edited("h100_load_q.txt", ": 19818 MiB", ": nan MiB")), Contains("FB Memory Usage/Used") && Contains("'nan MiB'"));
+    CHECK_THAT(refusal(edited("h100_load_q.txt", ": 19818 MiB", ": 1e400 MiB")), Contains("FB Memory Usage/Used") && Contains("beyond the range"));
+    CHECK_THAT(refusal(edited("h100_load_q.txt", ": 81559 MiB", ": 0 MiB")), Contains("memory total is 0"));
+    // CSV: a percentage past 100, a total of 0.
+    const std::string csv = lab_test::read_file(capture("l40s_load_query_gpu.csv"));
+    CHECK_THAT(refusal(edited("l40s_load_query_gpu.csv", "46068 MiB", "0 MiB")), Contains("cut.txt:2") && Contains("memory total is 0"));
+    {
+        // The L40S under load: utilization.gpu is the first percentage after memory.free's 44225 MiB.
+        std::string t = csv;
+        const std::size_t p = t.find(", 9 %,", t.find("44225 MiB"));
+        REQUIRE(p != std::string::npos);
+        t.replace(p, 6, ", 250 %,");
+        CHECK_THAT(refusal(t), Contains("utilization.gpu") && Contains("between 0 and 100"));
+    }
+    // dmon: a word in the power column.
+    CHECK_THAT(refusal(edited("h100_load_dmon.txt", "    631 ", "    abc ")), Contains("cut.txt:3") && Contains("pwr") && Contains("'abc'"));
+
+    // nvidia-smi's own absent markers are still absent, in every form that has them.
+    for (const char* marker : {"N/A", "[N/A]", "-"}) {
+        INFO(marker);
+        CHECK_FALSE(smi::parse(edited("h100_load_table.txt", "19818MiB", marker), "t.txt").gpus[0].memory_used_mib);
+    }
+    for (const char* marker : {"N/A", "[N/A]", "Not Supported", "[Not Supported]", "[Unknown Error]"}) {
+        INFO(marker);
+        CHECK_FALSE(smi::parse(edited("h100_load_q.txt", ": 19818 MiB", std::string(": ") + marker), "q.txt").gpus[0].memory_used_mib);
+    }
+}
