@@ -132,7 +132,7 @@ TEST_CASE("bad input says what is wrong in words: a folder for a file, a reason 
     CHECK_THAT(r.err, Catch::Contains("--out " + (d / "dir").string() + " is a folder: give the gradebook a file name"));
     r = run_lab({"model", "llama-2-7b", "--batch", "-1"});
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains("is no count of sequences or tokens (a negative number?)"));
+    CHECK_THAT(r.err, Catch::Contains("--batch is negative: it is a count of sequences or tokens") && Catch::Contains("fix: give a whole number from 1"));
     write(d / "cut.json", "{\"traceEvents\": [\n");
     r = run_lab({"trace", (d / "cut.json").string()});
     CHECK(r.exit_code == 2);
