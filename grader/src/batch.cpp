@@ -87,6 +87,24 @@ constexpr std::size_t kSharedMeasurements = 5;
 
 bool named(const std::string& normalised) { return !normalised.empty() && normalised != "anonymous"; }
 
+// Runs joined pair by pair into groups (union-find): a run joined to two others puts all three in
+// one group.
+struct RunGroups {
+    std::vector<std::size_t> parent;
+    explicit RunGroups(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+    std::size_t root(std::size_t i) {
+        while (parent[i] != i) i = parent[i] = parent[parent[i]];
+        return i;
+    }
+    void join(std::size_t i, std::size_t j) { parent[root(j)] = root(i); }
+    // Each group's runs by its root, singletons included.
+    std::map<std::size_t, std::vector<std::size_t>> members() {
+        std::map<std::size_t, std::vector<std::size_t>> out;
+        for (std::size_t i = 0; i < parent.size(); ++i) out[root(i)].push_back(i);
+        return out;
+    }
+};
+
 std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::vector<Fingerprint>& prints) {
     std::vector<FlagGroup> groups;
     // `informational`: the member whose row gets run_in_other_folder instead of the group's kind.
@@ -121,12 +139,7 @@ std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::
         add_group("same_digest", members, evidence, own);
     }
     // Near-copies: runs of different students whose medians all agree within the tolerance.
-    std::vector<std::size_t> parent(prints.size());
-    std::iota(parent.begin(), parent.end(), 0);
-    auto root = [&](std::size_t i) {
-        while (parent[i] != i) i = parent[i] = parent[parent[i]];
-        return i;
-    };
+    RunGroups near_groups(prints.size());
     struct Link {
         std::size_t i, j;
         double difference;
@@ -139,16 +152,14 @@ std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::
             std::string where;
             const double d = largest_difference(prints[i], prints[j], where);
             if (!(d <= kNearCopyTolerance)) continue;
-            parent[root(j)] = root(i);
+            near_groups.join(i, j);
             links.push_back({i, j, d, where});
         }
     // The evidence of a group: the largest difference among the pairs that joined it.
     std::map<std::size_t, const Link*> worst;
     for (const auto& l : links)
-        if (const Link*& w = worst[root(l.i)]; !w || l.difference > w->difference) w = &l;
-    std::map<std::size_t, std::vector<std::size_t>> clusters;
-    for (std::size_t i = 0; i < prints.size(); ++i) clusters[root(i)].push_back(i);
-    for (const auto& [r, members] : clusters) {
+        if (const Link*& w = worst[near_groups.root(l.i)]; !w || l.difference > w->difference) w = &l;
+    for (const auto& [r, members] : near_groups.members()) {
         if (members.size() < 2) continue;
         std::set<std::string> students;
         for (std::size_t m : members) students.insert(prints[m].student);
@@ -166,12 +177,7 @@ std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::
     // said when it is so too, never alone (a class running in one session shares seconds).
     std::set<std::pair<std::size_t, std::size_t>> near;
     for (const auto& l : links) near.insert({l.i, l.j});
-    std::vector<std::size_t> joined(prints.size());
-    std::iota(joined.begin(), joined.end(), 0);
-    auto top = [&](std::size_t i) {
-        while (joined[i] != i) i = joined[i] = joined[joined[i]];
-        return i;
-    };
+    RunGroups shared_groups(prints.size());
     struct Shared {
         std::size_t i, same;
         bool same_start;
@@ -184,19 +190,17 @@ std::vector<FlagGroup> flag_groups(std::vector<BatchEntry>& entries, const std::
             for (double v : prints[i].measured) same += prints[j].measured.count(v);
             const std::size_t smaller = std::min(prints[i].measured.size(), prints[j].measured.size());
             if (same < kSharedMeasurements || 10 * same < smaller) continue;
-            joined[top(j)] = top(i);
+            shared_groups.join(i, j);
             pairs.push_back({i, same, !prints[i].started_at.empty() && prints[i].started_at == prints[j].started_at});
         }
-    std::map<std::size_t, std::vector<std::size_t>> shared;
-    for (std::size_t i = 0; i < prints.size(); ++i) shared[top(i)].push_back(i);
-    for (const auto& [r, members] : shared) {
+    for (const auto& [r, members] : shared_groups.members()) {
         if (members.size() < 2) continue;
         std::set<std::string> students;
         for (std::size_t m : members) students.insert(prints[m].student);
         std::size_t fewest = SIZE_MAX;   // the fewest shared times between two runs that joined it
         bool same_start = false;
         for (const auto& p : pairs)
-            if (top(p.i) == r) fewest = std::min(fewest, p.same), same_start = same_start || p.same_start;
+            if (shared_groups.root(p.i) == r) fewest = std::min(fewest, p.same), same_start = same_start || p.same_start;
         add_group("shared_measurement", members,
                   fmt::format("{} runs of {} students share measured times to the last digit (at least {} between runs of two of "
                               "them{}); honest runs share none but by chance, one or two",
