@@ -220,6 +220,12 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
+std::string ascii_lower(std::string_view s) {
+    std::string out;
+    for (char c : s) out += ascii_lower(c);
+    return out;
+}
+
 bool equal_ignoring_case(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -231,6 +237,16 @@ const Known* find_unit(std::string_view unit) {
     const auto& table = known_units();
     auto it = table.find(unit);
     return it == table.end() ? nullptr : &it->second;
+}
+
+// `unit` without its blanks (blank_length's: the no-break and thin spaces too).
+std::string without_blanks(std::string_view unit) {
+    std::string out;
+    for (std::string_view rest = unit; !rest.empty();) {
+        if (std::size_t n = blank_length(rest)) rest.remove_prefix(n);
+        else out += rest[0], rest.remove_prefix(1);
+    }
+    return out;
 }
 
 // Why an unknown unit is unknown, when there is a likely intended one; "" otherwise. The common
@@ -260,15 +276,7 @@ std::string hint_for(std::string_view unit) {
             std::string fixed = std::string(unit.substr(0, unit.size() - word.size())) + "s";
             if (find_unit(fixed)) return fmt::format("write '{}' ('s' for seconds)", fixed);
         }
-    std::string squeezed;
-    for (std::string_view rest = unit; !rest.empty();) {
-        if (std::size_t n = blank_length(rest)) {
-            rest.remove_prefix(n);
-        } else {
-            squeezed += rest[0];
-            rest.remove_prefix(1);
-        }
-    }
+    const std::string squeezed = without_blanks(unit);
     if (squeezed != unit && find_unit(squeezed)) return fmt::format("write '{}' without spaces", squeezed);
     // "GBps", "MBps": per second spelt "ps".
     if (unit.size() > 2 && unit.substr(unit.size() - 2) == "ps") {
@@ -291,8 +299,7 @@ std::string hint_for(std::string_view unit) {
 // spelling lab reads ("GFLOP/s", "FLOP/B", "MFLOPs"), or "" when `unit` is not FLOP so written. A
 // prefix's case is read the one way a FLOP count can mean (no milli-FLOP: "mflops" is mega).
 std::string flop_spelling(std::string_view unit) {
-    std::string lower;
-    for (char c : unit) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = ascii_lower(unit);
     const std::size_t at = lower.find("flop");
     if (at == std::string::npos || at > 1) return "";
     std::string prefix;
@@ -319,12 +326,7 @@ std::string plain_spelling(std::string_view unit) {
         for (std::size_t at = u.find(from); at != std::string::npos; at = u.find(from, at + to.size())) u.replace(at, from.size(), to);
     };
     replace_all(" per ", "/");
-    std::string squeezed;
-    for (std::string_view rest = u; !rest.empty();) {
-        if (std::size_t n = blank_length(rest)) rest.remove_prefix(n);
-        else squeezed += rest[0], rest.remove_prefix(1);
-    }
-    u = squeezed;
+    u = without_blanks(u);
     for (std::string_view word : {"seconds", "second", "secs", "sec"})
         if (u.ends_with(word) && find_unit(u.substr(0, u.size() - word.size()) + "s")) {
             u.replace(u.size() - word.size(), word.size(), "s");
@@ -334,8 +336,7 @@ std::string plain_spelling(std::string_view unit) {
     static const std::pair<std::string_view, std::string_view> kWords[] = {
         {"kilo", "k"}, {"mega", "M"}, {"giga", "G"}, {"tera", "T"}, {"peta", "P"},
         {"kibi", "Ki"}, {"mebi", "Mi"}, {"gibi", "Gi"}, {"tebi", "Ti"}, {"pebi", "Pi"}};
-    std::string lower;
-    for (char c : u) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = ascii_lower(u);
     for (const auto& [word, prefix] : kWords)
         if (lower.starts_with(word) && lower.size() > word.size() && std::isalpha(static_cast<unsigned char>(lower[word.size()]))) {
             const std::string_view tail = std::string_view(lower).substr(word.size());
@@ -645,12 +646,7 @@ Quantity read_claim(std::string_view claim, const std::string& default_unit) {
                 known = k;
                 // Written as a word ("gigaflops"), the student wrote neither spelling: the case
                 // lesson is not theirs to learn.
-                auto lower = [](std::string_view t) {
-                    std::string l;
-                    for (char c : t) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-                    return l;
-                };
-                const bool as_written = lower(unit).find(lower(u)) != std::string::npos;
+                const bool as_written = ascii_lower(unit).find(ascii_lower(u)) != std::string::npos;
                 q.note = as_written ? fmt::format("'{}' was read as {} {}: {}FLOPs (lower-case s) is a count of operations and {}FLOPS "
                                                   "(capital S) a rate; this question asks for {}, so write {} to be unambiguous",
                                                   claim, number_text, read_as, prefix, prefix, want.noun, read_as)
