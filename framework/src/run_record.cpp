@@ -488,6 +488,76 @@ json read_record(const std::filesystem::path& file) {
     return r;
 }
 
+namespace {
+
+const char* json_kind(const json& v) {
+    return v.is_boolean() ? "true or false" : v.is_number() ? "a number" : v.is_string() ? "a string"
+         : v.is_array() ? "a list" : v.is_object() ? "an object" : "null";
+}
+
+// The first field of `actual` of JSON type `found` (nlohmann's name for what it met) whose kind
+// differs from the same field of `written` (what lab writes there), as "path is a string, where a
+// number goes"; empty where none does. Null and empty lists or objects in `written` say nothing
+// of what goes there and are passed over; `found` passes over fields read leniently (a null
+// where a number goes is how JSON writes an unbounded value).
+std::string first_kind_difference(const json& actual, const json& written, const std::string& path, const std::string& found) {
+    if (written.is_null()) return "";
+    if (written.is_object() && actual.is_object()) {
+        if (written.size() == 1 && written.contains("*")) {  // a map: every entry is written alike
+            for (const auto& [k, v] : actual.items())
+                if (auto d = first_kind_difference(v, written["*"], path.empty() ? k : path + "." + k, found); !d.empty()) return d;
+            return "";
+        }
+        for (const auto& [k, v] : written.items())
+            if (actual.contains(k))
+                if (auto d = first_kind_difference(actual[k], v, path.empty() ? k : path + "." + k, found); !d.empty()) return d;
+        return "";
+    }
+    if (written.is_array() && actual.is_array()) {
+        if (written.empty()) return "";
+        for (std::size_t i = 0; i < actual.size(); ++i)
+            if (auto d = first_kind_difference(actual[i], written[0], path + "[" + std::to_string(i) + "]", found); !d.empty()) return d;
+        return "";
+    }
+    if (json_kind(actual) == std::string(json_kind(written)) || actual.type_name() != found) return "";
+    return path + " is " + json_kind(actual) + ", where " + json_kind(written) + " goes";
+}
+
+// Maps with names of their own (a workload's params, the ceilings by pipe) are written as {"*": entry}.
+json as_map_of(const json& one_entry_map) { return {{"*", one_entry_map.begin().value()}}; }
+
+std::string wrong_type_field(const json& node, const std::string& part, const std::string& found) {
+    Measurement m;
+    m.workload.params.push_back({"n", 1});
+    json workload = to_json(m);
+    workload["params"] = as_map_of(workload["params"]);
+    if (part.rfind("workloads[", 0) == 0) return first_kind_difference(node, workload, "", found);
+    if (part.rfind("device.ceiling_measurements[", 0) == 0) {
+        CeilingMeasurement c;
+        c.purpose = "reference";
+        c.workloads = {"w"};
+        json written = to_json(c);
+        written["measurement"] = workload;
+        return first_kind_difference(node, written, "", found);
+    }
+    if (part == "device.facts") {
+        DeviceFacts f;
+        f.caches.push_back({});
+        return first_kind_difference(node, to_json(f), "", found);
+    }
+    if (part == "device.ceilings") {
+        Ceilings c;
+        c.flops_per_s["x"] = c.bandwidth_bytes_per_s["x"] = c.clock_hz;
+        json written = to_json(c);
+        written["flops_per_s"] = as_map_of(written["flops_per_s"]);
+        written["bandwidth_bytes_per_s"] = as_map_of(written["bandwidth_bytes_per_s"]);
+        return first_kind_difference(node, written, "", found);
+    }
+    return "";
+}
+
+}  // namespace
+
 RawRun raw_run_from_record(const json& r, const std::string& where) {
     RawRun raw;
     std::string part = "the record";  // the part being read, for the message
@@ -538,6 +608,11 @@ RawRun raw_run_from_record(const json& r, const std::string& where) {
                                         ", where an object of fields goes", fix);
         if (const auto k = why.find("key '"); e.id == 403 && k != std::string::npos)
             throw InputError(where, "the run record's " + part + " has no '" + why.substr(k + 5, why.find('\'', k + 5) - k - 5) + "' field", fix);
+        // A value of the wrong type: nlohmann names the types, not the field. The field is found by
+        // laying the part beside what `lab run` writes for it.
+        const auto is = why.rfind("but is ");
+        if (const auto field = is == std::string::npos ? "" : wrong_type_field(*node, part, why.substr(is + 7)); e.id == 302 && !field.empty())
+            throw InputError(where, "the run record's " + part + "." + field, fix);
         throw InputError(where, "the run record's " + part + " is missing a field or has one of the wrong type (" + why + ")", fix);
     }
     return raw;

@@ -178,7 +178,23 @@ TEST_CASE("readers refuse corrupt, edited, truncated and foreign records with th
         record::seal(edited);
         lab_test::write_file(path, edited.dump());
         CHECK_THAT(message_of([&] { record::read_record(path); }),
-                   Catch::StartsWith(path.string() + ": ") && Catch::Contains("workloads[0]"));
+                   Catch::StartsWith(path.string() + ": ") &&
+                       Catch::Contains("workloads[0].time_s.median is a string, where a number goes"));
+    }
+    SECTION("a wrong type deeper in the device part is named by its path") {
+        json edited = r;
+        edited["device"]["facts"]["caches"] = json::array({{{"level", "two"}}});
+        record::seal(edited);
+        lab_test::write_file(path, edited.dump());
+        CHECK_THAT(message_of([&] { record::read_record(path); }),
+                   Catch::Contains("device.facts.caches[0].level is a string, where a number goes"));
+        edited = r;
+        edited["device"]["ceilings"]["clock_hz"]["value"] = 1e9;
+        edited["device"]["ceilings"]["clock_hz"]["method"] = 7;
+        record::seal(edited);
+        lab_test::write_file(path, edited.dump());
+        CHECK_THAT(message_of([&] { record::read_record(path); }),
+                   Catch::Contains("device.ceilings.clock_hz.method is a number, where a string goes"));
     }
     SECTION("a missing file is named") {
         CHECK_THAT(message_of([&] { record::read_record(d / "nope.json"); }), Catch::Contains("nope.json"));
