@@ -2,6 +2,7 @@
 // a child process, because opening a device may initialise CUDA, which the parent never does.
 #include <iostream>
 
+#include "child_process.hpp"
 #include "commands.hpp"
 #include "console.hpp"
 #include "device_summary.hpp"
@@ -66,6 +67,7 @@ int cmd_calibrate(const Args& args) {
 }
 
 int cmd_child(const Args& args) {
+    die_with_parent();
     if (args.size() != 1) throw UsageError("__child is internal: it takes one JSON request");
     return child_main(child_request_from_json(nlohmann::json::parse(args[0])));
 }

@@ -107,6 +107,7 @@ int cmd_validate(const Args& args) {
         if (std::find(args.begin(), args.end(), "--help") == args.end() && std::find(args.begin(), args.end(), "-h") == args.end())
             return validate_in_child(args);
     }
+    die_with_parent();
     po::options_description opts("options");
     opts.add_options()("plugin", po::value<std::string>()->required(), "a lesson plugin (lab_<ID>.so), or the ID of one lab finds")(
         "spec", po::value<std::string>(), "its grading spec (default: configs/grading/<ID>.yaml when there is one)");

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +67,8 @@ std::uint64_t child_memory_limit() {
     return pages > 0 && page > 0 ? static_cast<std::uint64_t>(0.8 * static_cast<double>(pages) * static_cast<double>(page)) : 0;
 }
 
+constexpr const char* kParentPidVariable = "LAB_PARENT_PID";
+
 ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
                        const std::function<double(const nlohmann::json&)>& on_message, std::uint64_t memory_limit) {
     int fds[2];
@@ -77,9 +80,12 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    // Who the child's parent is, for die_with_parent: the parent may die before the child asks.
+    setenv(kParentPidVariable, std::to_string(getpid()).c_str(), 1);
     pid_t pid;
     int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
+    unsetenv(kParentPidVariable);
     ::close(fds[1]);
     if (rc != 0) {
         ::close(fds[0]);
@@ -154,6 +160,14 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
     out.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     out.wall_s = std::chrono::duration<double>(clock::now() - start).count();
     return out;
+}
+
+void die_with_parent() {
+    const char* parent = std::getenv(kParentPidVariable);
+    if (!parent) return;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // Asked too late: the parent died before prctl, so no signal will come.
+    if (std::to_string(getppid()) != parent) _exit(128 + SIGKILL);
 }
 
 void send_to_parent(const nlohmann::json& message) {

@@ -39,6 +39,11 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
 // physical memory. Throws UsageError for an unreadable value.
 std::uint64_t child_memory_limit();
 
+// Child side, first thing: the child is killed when the `lab` that started it dies (a `kill` of
+// that process alone, a closed terminal), rather than measuring on unseen beside the student's
+// next run or holding the GPU. A no-op in a process `run_child` did not start.
+void die_with_parent();
+
 // Child side: sends one message to the parent (no-op when fd 3 is not a pipe to a parent).
 void send_to_parent(const nlohmann::json& message);
 

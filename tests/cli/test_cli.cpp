@@ -6,10 +6,13 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <regex>
 #include <set>
@@ -921,4 +924,88 @@ TEST_CASE("--threads below 0 or past the CPUs, and an empty --title, say what to
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--title is empty") && Catch::Contains("fix:") && !Catch::Contains("quotes"));
     CHECK(fs::is_empty(d.path()));
+}
+
+namespace {
+
+// The pid of a `lab __child` whose parent is `parent`, or 0.
+pid_t child_of(pid_t parent) {
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(e.path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        const auto close = line.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(line.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0;
+        rest >> state >> ppid;
+        if (ppid != parent) continue;
+        if (lab_test::read_file(e.path() / "cmdline").find("__child") != std::string::npos) return std::stoi(name);
+    }
+    return 0;
+}
+
+// The CPU time a process has used, in clock ticks (-1 when it is gone).
+long cpu_ticks(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) return -1;
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    long utime = 0, stime = 0;
+    for (int i = 3; i <= 13; ++i) rest >> field;  // state .. cmajflt
+    rest >> utime >> stime;
+    return utime + stime;
+}
+
+// Running (not gone, not a zombie waiting for whoever adopted it).
+bool running(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) return false;
+    return line[line.rfind(')') + 2] != 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("killing lab alone stops the child measuring for it", "[isolation]") {
+    // A student's `kill PID` (or a closed terminal) reaches lab, not its child: the child must not
+    // measure on unseen beside the next run, or hold the GPU.
+    PluginFolder f("hanging_lesson");
+    lab_test::TempDir out, cache;
+    const std::string cmd = "LAB_PLUGIN_PATH=" + f.dir.path().string() + " LAB_TIMEOUT= XDG_CACHE_HOME=" + cache.path().string() + " " +
+                            lab_test::lab_executable().string() + " run 99.02 --quick --student s --out " + (out / "run.json").string() +
+                            " >/dev/null 2>&1 & echo $!";
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    pid_t lab = 0;
+    REQUIRE(fscanf(p, "%d", &lab) == 1);
+    pclose(p);
+    pid_t child = 0;
+    for (int i = 0; i < 600 && !child; ++i) {
+        child = child_of(lab);
+        if (!child) usleep(50000);
+    }
+    REQUIRE(child != 0);
+    // Wait for the lesson's silent hang (calibration keeps the child busy and talking, and a child
+    // that writes to a dead parent's pipe dies of SIGPIPE anyway): its CPU time still for 1.5 s.
+    long ticks = cpu_ticks(child);
+    for (int still = 0, i = 0; still < 30 && i < 1200; ++i) {
+        usleep(50000);
+        const long now = cpu_ticks(child);
+        still = now == ticks ? still + 1 : 0;
+        ticks = now;
+    }
+    kill(lab, SIGKILL);
+    bool stopped = false;
+    for (int i = 0; i < 200 && !stopped; ++i) {
+        stopped = !running(child);
+        if (!stopped) usleep(50000);
+    }
+    if (!stopped) kill(child, SIGKILL);  // leave nothing behind either way
+    CHECK(stopped);
+    CHECK_FALSE(fs::exists(out / "run.json"));
 }
