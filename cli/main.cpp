@@ -1,7 +1,12 @@
 // `lab`: the entry point. Dispatches to a subcommand and maps errors to the exit codes of the
 // command-line contract: 0 success, 1 a check failed, 2 bad usage or input, 3 device or plugin
 // failure.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,6 +59,26 @@ const char* kUsage =
     "`lab COMMAND --help` describes a command. Exit codes: 0 ok, 1 a check failed, 2 bad usage or\n"
     "input, 3 the device or a plugin failed.\n";
 
+// A command's exit code once what it printed is out: `lab token ... > tokens.csv` on a full disk
+// (or with the output closed) must not end 0 with an empty file. A reader that stopped early (a
+// broken pipe, `| head`) is no failure.
+int output_written(int exit_code, const std::string& command) {
+    if (command == "__child") return exit_code;  // its output is its parent's to read
+    errno = 0;
+    std::cout.flush();
+    // What went through stdio (fmt::print) is checked too: cout and stdout share one stream.
+    const bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
+    const int error = errno;
+    if (!failed || error == EPIPE) return exit_code;
+    std::cerr << "lab: cannot write the output" << (error ? std::string(" (") + std::strerror(error) + ")" : std::string())
+              << "\n  fix: "
+              << (error == ENOSPC || error == EDQUOT ? "make room on the disk the output goes to, or send it elsewhere"
+                  : error == EBADF                   ? "the output was closed: send it to a file or a terminal"
+                                                     : "send the output elsewhere (a file on another disk, a terminal)")
+              << "\n";
+    return exit_code == 0 ? 2 : exit_code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,11 +86,11 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         std::cout << kUsage;
-        return args.empty() ? 2 : 0;
+        return output_written(args.empty() ? 2 : 0, "help");
     }
     if (args[0] == "--version") {
         std::cout << "lab " << LAB_VERSION << "\n";
-        return 0;
+        return output_written(0, "--version");
     }
     static const std::map<std::string, int (*)(const cli::Args&)> commands = {
         {"list", cli::cmd_list},       {"info", cli::cmd_info}, {"device", cli::cmd_device},
@@ -85,7 +110,7 @@ int main(int argc, char** argv) {
     try {
         if (it == commands.end())
             throw UsageError("unknown command '" + args[0] + "'\n  fix: run `lab --help` for the commands");
-        return it->second(cli::Args(args.begin() + 1, args.end()));
+        return output_written(it->second(cli::Args(args.begin() + 1, args.end())), args[0]);
     } catch (const UsageError& e) {
         // Every message through visible(): paths and IDs in them come from other people's files.
         std::cerr << "lab: " << visible(e.what()) << "\n";
@@ -99,6 +124,14 @@ int main(int argc, char** argv) {
     } catch (const DeviceError& e) {
         std::cerr << "lab: device failure: " << visible(e.what()) << "\n";
         return 3;
+    } catch (const std::filesystem::filesystem_error& e) {
+        // A path the system refused (too long, a loop of links, a folder where a file goes): the
+        // command line's or the environment's, not a fault of lab's.
+        std::cerr << "lab: " << visible(e.path1().string()) << ": " << e.code().message() << "\n  fix: "
+                  << (e.code() == std::errc::filename_too_long ? "use a shorter path (at most 255 bytes a name, 4096 in all)"
+                                                               : "check the path and the permissions of the folders on it")
+                  << "\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "lab: internal error: " << visible(e.what()) << "\n  please report it with the command you ran\n";
         return 3;

@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "test_support.hpp"
@@ -167,4 +169,26 @@ TEST_CASE("a folder name's escape sequence reaches standard output as a '?'", "[
     const auto r = run_lab({"grade", (d / "class").string(), "--out", (d / "g.csv").string()});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("al?[2Jice") && !Catch::Contains("\x1b"));
+}
+
+TEST_CASE("output that cannot be written ends in exit 2 with the reason, not 0 or an internal error", "[integrity-cli]") {
+    // `lab token roster.csv --key k > tokens.csv` on a full disk ended 0 with an empty file; a
+    // name too long for the file system was "internal error ... please report it" (exit 3).
+    lab_test::TempDir d;
+    const std::string err = (d / "err").string();
+    const std::string lab = lab_test::lab_executable().string();
+    int status = std::system((lab + " list > /dev/full 2> " + err).c_str());
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK_THAT(lab_test::read_file(err), Catch::Contains("cannot write the output (No space left on device)") && Catch::Contains("fix: "));
+    status = std::system((lab + " --version >&- 2> " + err).c_str());
+    CHECK(WEXITSTATUS(status) == 2);
+    status = std::system((lab + " --help | head -1 > /dev/null 2> " + err).c_str());
+    CHECK(lab_test::read_file(err).empty());  // a reader that stopped early is no failure
+
+    const fs::path run = lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json";
+    const std::string long_name = std::string(300, 'a') + ".html";
+    const auto r = lab_test::run_lab_in(d.path(), {"report", run.string(), "--out", long_name});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("File name too long") && Catch::Contains("fix: use a shorter path") &&
+                          !Catch::Contains("internal error"));
 }
