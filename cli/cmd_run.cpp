@@ -73,6 +73,15 @@ void warn_quick_not_graded(const std::string& id) {
     }
 }
 
+// runs/<ID>-<UTC time to the second>.json, with -2, -3, ... where that file exists: two runs
+// started in one second (a script, two terminals) each keep their record.
+fs::path unused_run_name(const std::string& id) {
+    const std::string stem = id + "-" + format::utc_stamp(std::time(nullptr));
+    fs::path name = fs::path("runs") / (stem + ".json");
+    for (int n = 2; fs::exists(name); ++n) name = fs::path("runs") / (stem + "-" + std::to_string(n) + ".json");
+    return name;
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
@@ -133,8 +142,8 @@ int cmd_run(const Args& args) {
 
     const bool dry_run = vm.count("slurm") && vm.count("dry-run");
     // Check the outputs can be written before spending a minute measuring.
-    fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
-                                   : fs::path("runs") / (req.id + "-" + format::utc_stamp(std::time(nullptr)) + ".json");
+    const bool default_out = !vm.count("out");
+    fs::path out = default_out ? unused_run_name(req.id) : fs::path(vm["out"].as<std::string>());
     if (fs::is_directory(out)) throw UsageError("--out " + out.string() + " is a folder: give a file name");
     MadeFolders made;
     make_folder(out.parent_path(), "--out", dry_run, made);
@@ -202,6 +211,8 @@ int cmd_run(const Args& args) {
                  : here->result.calibrated_now ? "" : "(cached; `lab calibrate` measures them again)"};
     // A written file, or why a plot was not drawn.
     const std::vector<std::string> plot_lines = vm.count("plots") ? write_plot_files(vm["plots"].as<std::string>(), view) : std::vector<std::string>{};
+    // Another run from this folder may have taken the name since (runs started in one second).
+    if (default_out && fs::exists(out)) out = unused_run_name(req.id);
     write_file_atomically(out, rec.dump(2) + "\n");
     made.kept = true;
     // The page names the record it was made from, so it is written after it.

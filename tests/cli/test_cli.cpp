@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_record.hpp"
+#include "lab/utc_time.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -1008,4 +1009,30 @@ TEST_CASE("killing lab alone stops the child measuring for it", "[isolation]") {
     if (!stopped) kill(child, SIGKILL);  // leave nothing behind either way
     CHECK(stopped);
     CHECK_FALSE(fs::exists(out / "run.json"));
+}
+
+TEST_CASE("a run's default record name never replaces a record already there", "[usage]") {
+    // runs/<ID>-<time to the second>.json: two runs started in one second (a script, two
+    // terminals) shared a name, and the second record silently replaced the first.
+    lab_test::TempDir d;
+    fs::create_directories(d / "runs");
+    const std::time_t now = std::time(nullptr);
+    std::set<std::string> placeholders;
+    for (std::time_t t = now; t < now + 120; ++t) {  // every name the run could take in two minutes
+        const std::string name = "02.01-" + lab::format::utc_stamp(t) + ".json";
+        lab_test::write_file(d / "runs" / name, "someone else's record");
+        placeholders.insert(name);
+    }
+    const auto r = lab_test::run_lab_in(d.path(), {"run", "02.01", "--quick", "--student", "s"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::vector<std::string> written;
+    for (const auto& e : fs::directory_iterator(d / "runs")) {
+        const std::string name = e.path().filename().string();
+        if (placeholders.count(name)) CHECK(lab_test::read_file(e.path()) == "someone else's record");
+        else written.push_back(name);
+    }
+    REQUIRE(written.size() == 1);
+    CHECK_THAT(written[0], Catch::Matches(R"(02\.01-\d{8}-\d{6}-2\.json)"));
+    CHECK_THAT(r.out, Catch::Contains("run record: runs/" + written[0]));
 }
