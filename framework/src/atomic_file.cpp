@@ -34,6 +34,18 @@ void write_through(const std::filesystem::path& path, const std::string& content
     ::close(fd);
 }
 
+// The mode of the file written: the one it replaces keeps its own (a private report stays private);
+// a new file gets what any program's would, 0666 less the umask (mkstemp's temporary is 0600,
+// and a fixed 0644 put a run record, which holds the student's course token, in reach of
+// every user of a shared machine whatever their umask said).
+mode_t mode_for(const std::filesystem::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return 0666 & ~mask;
+}
+
 }  // namespace
 
 // /dev/stdout, /dev/fd/1, /proc/self/fd/1 and the like: a stream already open, whatever it is
@@ -94,7 +106,7 @@ void write_file_atomically(const std::filesystem::path& given, const std::string
         p += w;
         left -= static_cast<std::size_t>(w);
     }
-    fchmod(fd, 0644);
+    fchmod(fd, mode_for(path));
     bool ok = ::fsync(fd) == 0;
     ok = ::close(fd) == 0 && ok;
     if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0) {
