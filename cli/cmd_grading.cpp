@@ -362,7 +362,7 @@ int cmd_grade(const Args& args) {
             rows.push_back({{"folder", e.folder}, {"student", e.student}, {"lesson", e.lesson}, {"score", scored ? e.report.score : 0.0},
                             {"max", e.report.max_score > 0 ? nlohmann::json(e.report.max_score) : nlohmann::json(nullptr)},
                             {"status", e.status()}, {"reason", e.reason()}, {"flags", e.flags},
-                            {"run", e.run_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.run_file)}, {"ignored", e.ignored}});
+                            {"run", e.run_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.run_file)}, {"ignored", e.ignored}, {"latest_doubt", e.latest_doubt.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.latest_doubt)}});
         }
         nlohmann::json flags = nlohmann::json::array();
         for (const auto& g : r.groups)
@@ -395,6 +395,7 @@ int cmd_grade(const Args& args) {
             for (const auto& f : e.ignored) list += (list.empty() ? "" : ", ") + f;
             std::cout << fmt::format("  {}: graded {}; not graded: {} (another run of lesson {})\n", e.folder,
                                      fs::path(e.run_file).filename().string(), list, e.lesson);
+            if (!e.latest_doubt.empty()) std::cout << "    note: " << e.latest_doubt << "\n";
         }
     if (!r.most_missed.empty()) {
         std::cout << "\nMost missed questions\n";

@@ -407,6 +407,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             e.run_file = p.run.string();
             const FolderOwner owner = folder_owner(e.folder, submitters, options.roster, p.student);
             for (const auto& f : p.ignored) e.ignored.push_back(f.lexically_relative(folder).string());
+            e.latest_doubt = p.latest_doubt;
             bool run_unreadable = false;
             // Read once: every readable run is compared across the class, graded or not, and
             // graded from the same copy.

@@ -39,6 +39,7 @@ struct BatchEntry {
     bool missing = false;             // a roster student with no submission (no folder)
     std::string error_kind;           // when not ok: tampered (digest mismatch) | unreadable | incomplete
     std::vector<std::string> ignored; // other runs of the lesson in the folder (older resubmissions)
+    std::string latest_doubt;         // the runs' clocks and the files' times disagree on the latest ("" when not)
 
     // graded (course mode), practice (graded without a course key), refused (not gradable:
     // implausible, a quick run, another lesson than --lesson, ...), error (could not be read or

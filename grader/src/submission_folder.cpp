@@ -2,6 +2,7 @@
 #include "submission_folder.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -141,6 +142,16 @@ std::vector<Pairing> latest_submissions(std::vector<Pairing> rows, const FolderC
         }
         Pairing& keep = later(p, *same) ? p : *same;
         Pairing& drop = &keep == &p ? *same : p;
+        // The recorded start is the student's clock: one set back (a reset laptop, a drifting VM)
+        // makes the newer run look older. The files' own times are a second opinion.
+        std::error_code e1, e2;
+        if (keep.error.empty() && drop.error.empty() && !keep.run.empty() && !drop.run.empty() && started(keep) != started(drop)) {
+            const auto kept_time = fs::last_write_time(keep.run, e1), dropped_time = fs::last_write_time(drop.run, e2);
+            if (!e1 && !e2 && dropped_time - kept_time > std::chrono::seconds(1))
+                keep.latest_doubt = "graded the run recorded last by the student's clock (" + keep.run.filename().string() + ", started " +
+                                    started(keep) + "), but " + drop.run.filename().string() + " (started " + started(drop) +
+                                    ") is the newer file: check which submission the student meant";
+        }
         for (const auto& f : {drop.answers, drop.run})
             if (!f.empty()) keep.ignored.push_back(f);
         keep.ignored.insert(keep.ignored.end(), drop.ignored.begin(), drop.ignored.end());

@@ -53,6 +53,9 @@ struct Pairing {
     std::string error;                            // "" when the row can be graded
     std::string error_kind;                       // unreadable | incomplete ("" when no error)
     std::vector<std::filesystem::path> ignored;   // other files of the lesson (older resubmissions)
+    // Where the runs' own clocks and their files' times disagree on which submission is the
+    // latest: said, so that a TA checks which one the student meant ("" when they agree).
+    std::string latest_doubt;
 };
 
 // One pairing per answers file (and one per lesson whose runs have no answers file); a folder of

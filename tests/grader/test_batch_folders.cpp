@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include "batch.hpp"
@@ -67,6 +68,34 @@ TEST_CASE("a resubmission is graded against the run its answers are bound to, wh
         CHECK_FALSE(has(e, "duplicate_student"));
         CHECK(std::find(e.ignored.begin(), e.ignored.end(), "zz-old-answers.yaml") != e.ignored.end());
         CHECK(std::find(e.ignored.begin(), e.ignored.end(), "runs/02.05-2026-12-01T16-40-05Z.json") != e.ignored.end());
+    }
+    SECTION("the runs' clocks and the files' times disagree on the latest: graded by the clock, and said") {
+        // A laptop whose clock was set back recorded the resubmission as the older run.
+        Run later_clock = newer;
+        later_clock.record["started_at"] = "2099-01-01T00:00:00Z";
+        later_clock.reseal();
+        lab_test::write_file(lee / "runs/02.05-2026-12-01T16-41-30Z.json", later_clock.record.dump(1));
+        lab_test::write_file(lee / "answers.yaml", right_answers(later_clock));
+        lab_test::write_file(lee / "zz-old-answers.yaml", right_answers(older));
+        const fs::path newer_file = lee / "runs/02.05-2026-12-01T16-40-05Z.json";
+        fs::last_write_time(newer_file, fs::last_write_time(newer_file) + std::chrono::hours(1));
+        const BatchResult r = c.grade();
+        const BatchEntry& e = row(r, "alice");
+        CHECK(e.report.run_digest == later_clock.digest());
+        CHECK_THAT(e.latest_doubt, Catch::Contains("02.05-2026-12-01T16-40-05Z.json") && Catch::Contains("is the newer file") &&
+                                       Catch::Contains("check which submission the student meant"));
+    }
+    SECTION("clocks and file times that agree say nothing more") {
+        Run later_clock = newer;
+        later_clock.record["started_at"] = "2099-01-01T00:00:00Z";
+        later_clock.reseal();
+        lab_test::write_file(lee / "runs/02.05-2026-12-01T16-41-30Z.json", later_clock.record.dump(1));
+        lab_test::write_file(lee / "answers.yaml", right_answers(later_clock));
+        lab_test::write_file(lee / "zz-old-answers.yaml", right_answers(older));
+        const fs::path older_file = lee / "runs/02.05-2026-12-01T16-40-05Z.json";
+        fs::last_write_time(older_file, fs::last_write_time(older_file) - std::chrono::hours(1));
+        const BatchResult r = c.grade();
+        CHECK(row(r, "alice").latest_doubt.empty());
     }
     SECTION("a later answers file that cannot be read gives way to the gradable pair: one row, not two") {
         // The newer pair's answers are indented with a tab. Its row had no student, so the
