@@ -305,7 +305,10 @@ TEST_CASE("lab run --json prints the record it wrote, with graded values withhel
     CHECK(written["quick"] == true);
     CHECK_FALSE(written["metrics"].contains("per_element_ratio"));
     CHECK_FALSE(written["metrics"].contains("mystery_a.measured_regime"));
-    CHECK(written["metrics"]["chain.measured_regime"]["value"] == "latency_bound");
+    // Shown, and a regime's name: which one is the machine's business (the lesson's own
+    // expectation of latency_bound is a performance one).
+    const std::string regime = written["metrics"]["chain.measured_regime"]["value"].get<std::string>();
+    CHECK_THAT(regime, Catch::Matches("(compute|memory|overhead|latency)_bound|undecided.*"));
     CHECK(written["digest"].get<std::string>().rfind("sha256:", 0) == 0);
 }
 
@@ -706,7 +709,10 @@ TEST_CASE("lab run draws a progress bar at a terminal, and none into a pipe", "[
     } else {
         lab_test::TempDir d;
         // LAB_PROGRESS_AFTER=0: the bar from the first step, however fast this machine runs the lesson.
-        const std::string cmd = "LAB_PROGRESS_AFTER=0 script -qfec \"'" + lab_test::lab_executable().string() + "' run 02.05 --quick --student tty --out '" +
+        // As run_lab would: its cache, no developer's settings; a terminal that draws (CI's TERM may be unset or dumb).
+        const std::string cmd = "env -u LAB_PLUGIN_PATH -u LAB_NO_PROGRESS -u LAB_STUDENT -u LAB_TOKEN -u LAB_CONFIG_DIR TERM=xterm "
+                                "XDG_CONFIG_HOME='" + (d / "config").string() + "' XDG_CACHE_HOME='" + lab_test::shared_cache_dir().string() +
+                                "' LAB_PROGRESS_AFTER=0 script -qfec \"'" + lab_test::lab_executable().string() + "' run 02.05 --quick --student tty --out '" +
                                 (d / "run.json").string() + "' >/dev/null\" '" + (d / "typescript").string() + "' >/dev/null 2>&1";
         REQUIRE(std::system(cmd.c_str()) == 0);
         const std::string seen = lab_test::read_file(d / "typescript");

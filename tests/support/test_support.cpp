@@ -2,6 +2,8 @@
 #include "test_support.hpp"
 
 #include <fcntl.h>
+
+#include <cstring>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,10 +59,14 @@ fs::path source_root() { return LAB_SOURCE_ROOT; }
 fs::path build_root() { return LAB_BUILD_ROOT; }
 fs::path fixture_plugin(const std::string& name) { return fs::path(LAB_TEST_FIXTURE_PLUGINS) / ("lab_" + name + ".so"); }
 
+fs::path shared_cache_dir() {
+    static TempDir shared_cache;
+    return shared_cache.path();
+}
+
 LabResult run_lab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) { return run_lab_in({}, args, env); }
 
 LabResult run_lab_in(const fs::path& dir, const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
-    static TempDir shared_cache;
     TempDir io;
     fs::path out = io / "stdout", err = io / "stderr";
     std::map<std::string, std::string> vars;
@@ -69,9 +75,15 @@ LabResult run_lab_in(const fs::path& dir, const std::vector<std::string>& args, 
         auto eq = kv.find('=');
         if (eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
-    vars["XDG_CACHE_HOME"] = shared_cache.path().string();
-    vars.erase("LAB_PLUGIN_PATH");
-    vars.erase("LAB_STUDENT");
+    vars["XDG_CACHE_HOME"] = shared_cache_dir().string();
+    // A developer's own settings never reach a test: their ~/.config/lab/config.yaml (a student
+    // ID, a token) and LAB_* variables changed what tests saw. LAB_TIMEOUT, LAB_MEMORY_LIMIT and
+    // LAB_SLURM_POLL_S pass: bench/sanitize.sh raises the time limit for a slower build.
+    static TempDir empty_config;
+    vars["XDG_CONFIG_HOME"] = empty_config.path().string();
+    for (const char* own : {"LAB_PLUGIN_PATH", "LAB_STUDENT", "LAB_TOKEN", "LAB_COURSE_KEY", "LAB_CONFIG_DIR", "LAB_NO_PROGRESS",
+                            "LAB_PROGRESS_AFTER", "LAB_SIMD"})
+        vars.erase(own);
     for (const auto& [k, v] : env) vars[k] = v;
     std::vector<std::string> envs;
     for (const auto& [k, v] : vars) envs.push_back(k + "=" + v);
@@ -94,7 +106,7 @@ LabResult run_lab_in(const fs::path& dir, const std::vector<std::string>& args, 
     pid_t pid;
     int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw std::runtime_error("cannot start " + argv_s[0]);
+    if (rc != 0) throw std::runtime_error("cannot start " + argv_s[0] + " (" + std::strerror(rc) + ")");
     int status = 0;
     waitpid(pid, &status, 0);
     LabResult r;

@@ -29,6 +29,9 @@ struct LabResult {
     std::string err;  // stderr
 };
 
+// The ceilings cache every run_lab shares (XDG_CACHE_HOME), for a test that starts lab its own way.
+std::filesystem::path shared_cache_dir();
+
 // Runs the built `lab` with `args`; `env` entries are added to (or override) the environment.
 // Every run shares one private ceilings cache so only the first calibrates.
 LabResult run_lab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {});
