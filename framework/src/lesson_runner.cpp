@@ -23,6 +23,7 @@
 #include "paths.hpp"
 #include "plugin_loader.hpp"
 #include "progress_bar.hpp"
+#include "quantity_text.hpp"
 #include "run_record.hpp"
 #include "trace_windows.hpp"
 
@@ -42,10 +43,8 @@ constexpr double kBudgetSlack = 3;
 // The lesson's hard time limit: --timeout (LAB_TIMEOUT) when given, else its budget x the slack.
 double lesson_limit(const ChildRequest& req) {
     if (req.timeout_s > 0) return req.timeout_s;
-    if (const char* env = std::getenv("LAB_TIMEOUT"); env && *env) {
-        double t = std::atof(env);
-        if (t > 0) return t;
-    }
+    // Read as the command line read it (atof took "0x10" as 0 and "1e3x" as 1000).
+    if (const auto t = time_limit_from_environment(); t && *t > 0) return *t;
     return req.lesson_budget_s * kBudgetSlack;
 }
 
