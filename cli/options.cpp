@@ -96,9 +96,7 @@ namespace {
 
 // A value of ~/.config/lab/config.yaml ($XDG_CONFIG_HOME/lab/config.yaml), "" when unset.
 std::string user_config_value(const std::string& key) {
-    std::filesystem::path cfg;
-    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) cfg = std::filesystem::path(xdg) / "lab/config.yaml";
-    else if (const char* home = std::getenv("HOME"); home && *home) cfg = std::filesystem::path(home) / ".config/lab/config.yaml";
+    const std::filesystem::path cfg = paths::user_config_file();
     if (cfg.empty() || !std::filesystem::exists(cfg)) return "";
     try {
         // Read as every input file is (a folder, a key written twice, not UTF-8: each said with

@@ -218,7 +218,8 @@ int child_main(const ChildRequest& req) {
             stderr_progress().start("calibrating " + std::string(to_string(dev.kind())) + (req.quick ? " (quick)" : ""),
                                     (req.quick ? kCalibrationAllowanceQuick_s : kCalibrationAllowanceFull_s) / 4);
             ceilings = calibrate_with_conditions(*od.backend.backend, dev, req.quick, measure, progress_line, note);
-            store_ceilings(cache, dev.facts(), *ceilings);
+            // Measured either way: a cache that cannot be written is said, never a reason to stop.
+            if (const std::string not_cached = cache_ceilings(cache, dev.facts(), *ceilings); !not_cached.empty()) note(not_cached);
             calibrated_now = true;
             progress_done();
         }
@@ -292,8 +293,11 @@ int child_main(const ChildRequest& req) {
             if (in_run.raised_beyond_margin()) {
                 const CacheUpdate update = ceilings_for_cache(*ceilings, in_run.current(), lesson.info.id, format::utc_iso8601(std::time(nullptr)));
                 if (!update.kept.empty()) {
-                    store_ceilings(cache, dev.facts(), update.ceilings);
-                    note("updated the cached ceilings in " + cache.string() + " with the ones measured in this run: " + fmt::format("{}", fmt::join(update.kept, ", ")));
+                    // The run's record is written either way; only the next run's start is lost.
+                    if (const std::string not_cached = cache_ceilings(cache, dev.facts(), update.ceilings); !not_cached.empty())
+                        note(not_cached);
+                    else
+                        note("updated the cached ceilings in " + cache.string() + " with the ones measured in this run: " + fmt::format("{}", fmt::join(update.kept, ", ")));
                 }
                 // Said, so that a student who sees a raised roof in this run knows why the next
                 // run starts lower.

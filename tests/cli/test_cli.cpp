@@ -727,6 +727,8 @@ TEST_CASE("a misspelt key in the user config is named, with the key it was proba
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains("config.yaml:1: unknown key 'studnet' (did you mean 'student'?)"));
     CHECK_THAT(r.err, Catch::Contains("anonymous"));
+    // The note names the file lab read ($XDG_CONFIG_HOME's), not ~/.config, where it did not look.
+    CHECK_THAT(r.err, Catch::Contains("$LAB_STUDENT or " + (d / "lab/config.yaml").string() + ")"));
 }
 
 // The user config is read as every input file is: a folder there was an internal error, a key
