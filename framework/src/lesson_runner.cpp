@@ -334,8 +334,10 @@ ChildResult execute(const ChildRequest& req, const std::function<void()>& on_dev
         std::string type = m.value("type", "");
         if (type == "phase") return m.value("limit_s", 0.0);
         if (type == "device_open" && on_device_open) on_device_open();
-        // The child's progress bar may hold the terminal's line: clear it first.
-        if (type == "note") std::cerr << (isatty(STDERR_FILENO) ? "\r\033[K" : "") << "note: " << m.value("text", "") << "\n";
+        // The child's progress bar may hold the terminal's line: clear it first, where the child
+        // may have drawn one (it reads the same terminal and environment); elsewhere the escape
+        // is noise in a log or on a dumb terminal.
+        if (type == "note") std::cerr << (progress_possible() ? "\r\033[K" : "") << "note: " << m.value("text", "") << "\n";
         return 0;
     }, memory_limit);
     std::string what = req.action == "run" ? "the lesson plugin " + req.lesson_file : "the device backend";
