@@ -703,8 +703,9 @@ TEST_CASE("lab run draws a progress bar at a terminal, and none into a pipe", "[
         WARN("no `script` (util-linux) to make a terminal: the terminal half is not checked");
     } else {
         lab_test::TempDir d;
-        // LAB_PROGRESS_AFTER=0: the bar from the first step, however fast this machine runs the lesson.
-        const std::string cmd = "LAB_PROGRESS_AFTER=0 script -qfec \"'" + lab_test::lab_executable().string() + "' run 02.05 --quick --student tty --out '" +
+        // LAB_PROGRESS_AFTER=0: the bar from the first step, however fast this machine runs the lesson;
+        // TERM=xterm, as a TERM=dumb the tests inherit would (rightly) draw none.
+        const std::string cmd = "LAB_PROGRESS_AFTER=0 TERM=xterm script -qfec \"'" + lab_test::lab_executable().string() + "' run 02.05 --quick --student tty --out '" +
                                 (d / "run.json").string() + "' >/dev/null\" '" + (d / "typescript").string() + "' >/dev/null 2>&1";
         REQUIRE(std::system(cmd.c_str()) == 0);
         const std::string seen = lab_test::read_file(d / "typescript");
