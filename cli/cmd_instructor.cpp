@@ -198,7 +198,7 @@ int cmd_check(const Args& args) {
     opts.add_options()("id", po::value<std::string>()->required(), "lesson ID")(
         "device", po::value<std::string>()->default_value("auto"), "auto, cpu, cuda or cuda:N")(
         "threads", po::value<int>()->default_value(0), "CPU threads (0 = all)")("quick", "check a --quick run")(
-        "timeout", po::value<double>()->default_value(0), "stop the lesson after this many seconds")(
+        "timeout", po::value<std::string>()->default_value("0"), "stop the lesson after this many seconds")(
         "json", "print the results as JSON")(
         "strict", "fail on measured expectations too (speeds, measured regimes): for a quiet machine");
     slurm::add_options(opts, true);

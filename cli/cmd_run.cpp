@@ -97,7 +97,7 @@ int cmd_run(const Args& args) {
         "json", "print the run record as JSON on stdout, nothing else")(
         "plots", po::value<std::string>(), "write the lesson's plots (SVG: its roofline and its own plots) into this folder")(
         "trace", po::value<std::string>(), "write a Chrome trace of the lesson (Perfetto, chrome://tracing); .gz compresses")(
-        "timeout", po::value<double>()->default_value(0), "stop the lesson after this many seconds (default: 3x its budget)")(
+        "timeout", po::value<std::string>()->default_value("0"), "stop the lesson after this many seconds (default: 3x its budget)")(
         "report", po::value<std::string>(), "also write the run as one HTML page (as `lab report` does)")(
         "reveal", "show graded values too (if the course allows it)")(
         "replay", po::value<std::string>(), "measure again as this run record was made (its student, seed, token, quick flag, device kind)");

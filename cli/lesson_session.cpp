@@ -74,9 +74,14 @@ LessonOutcome run_lesson(const LessonRequest& r) {
     out.started_at = format::utc_iso8601(std::time(nullptr));
     auto t0 = std::chrono::steady_clock::now();
     out.result = execute(req, [&] {
-        if (anonymous)
-            std::cerr << "note: no student ID (--token, --student, $LAB_STUDENT or ~/.config/lab/config.yaml): "
+        if (anonymous) {
+            // The config file where lab looks ($XDG_CONFIG_HOME's when set), so that a student who
+            // writes one writes it there, not in a ~/.config lab never reads.
+            const bool xdg = !paths::xdg_home("XDG_CONFIG_HOME").empty();
+            std::cerr << "note: no student ID (--token, --student, $LAB_STUDENT or "
+                      << (xdg ? paths::user_config_file().string() : std::string("~/.config/lab/config.yaml")) << "): "
                          "recording as 'anonymous'; such a run is graded for practice only\n";
+        }
         if (r.on_going_ahead) r.on_going_ahead();
     });
     out.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
     // The child's standard output is its parent's to read as it is.
     if (args[0] != "__child") {
         cli::guard_standard_output();
-        if (const std::string p = progress_after_problem(); !p.empty()) std::cerr << "warning: " << visible(p) << "\n";
+        // Only where a bar may be drawn: piped or with bars off, the variable changes nothing.
+        if (const std::string p = progress_after_problem(); !p.empty() && progress_possible()) std::cerr << "warning: " << visible(p) << "\n";
     }
     auto it = commands.find(args[0]);
     try {

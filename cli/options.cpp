@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "errors.hpp"
+#include "paths.hpp"
+#include "quantity_text.hpp"
 #include "suggest.hpp"
 #include "yaml_file.hpp"
 
@@ -94,9 +96,7 @@ namespace {
 
 // A value of ~/.config/lab/config.yaml ($XDG_CONFIG_HOME/lab/config.yaml), "" when unset.
 std::string user_config_value(const std::string& key) {
-    std::filesystem::path cfg;
-    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) cfg = std::filesystem::path(xdg) / "lab/config.yaml";
-    else if (const char* home = std::getenv("HOME"); home && *home) cfg = std::filesystem::path(home) / ".config/lab/config.yaml";
+    const std::filesystem::path cfg = paths::user_config_file();
     if (cfg.empty() || !std::filesystem::exists(cfg)) return "";
     try {
         // Read as every input file is (a folder, a key written twice, not UTF-8: each said with
@@ -157,52 +157,17 @@ std::string from_flag_env_or_config(const std::string& flag, const char* env_nam
 
 }  // namespace
 
-namespace {
-
-constexpr double kWeek = 7 * 24 * 3600.0;
-// The shortest limit lab keeps: a lesson's child needs some tens of ms to start and load its
-// plugin, so a limit of 1e-9 s stopped every lesson before it began, said as a time-out.
-constexpr double kShortestTimeout = 0.1;
-
-double checked_timeout(double t, const std::string& as_given) {
-    if (!std::isfinite(t) || t < 0 || t > kWeek || (t > 0 && t < kShortestTimeout))
-        throw UsageError(as_given + " is not a time limit lab can keep\n  fix: give seconds, at least 0.1 and at most a week (604800), or 0 for the default (lab run: the lesson's own budget x 3; lab validate: 5 minutes)");
-    return t;
-}
-
-// Plain decimal seconds ("600", "2.5"): strtod also reads hexadecimal ("0x10" as 16 s),
-// exponents and "inf", none of which anyone means by a number of seconds.
-bool plain_decimal(const std::string& s) {
-    std::size_t digits = 0, dots = 0;
-    for (char c : s) {
-        if (c >= '0' && c <= '9') ++digits;
-        else if (c == '.') ++dots;
-        else return false;
-    }
-    return digits > 0 && dots <= 1;
-}
-
-}  // namespace
-
-std::optional<double> timeout_from_environment() {
-    const char* env = std::getenv("LAB_TIMEOUT");
-    if (!env || !*env) return std::nullopt;
-    char* end = nullptr;
-    const double t = std::strtod(env, &end);
-    if (end == env || *end != '\0' || !plain_decimal(env))
-        throw UsageError(std::string("LAB_TIMEOUT=") + env + " is not a number of seconds\n  fix: set it to plain decimal seconds (LAB_TIMEOUT=600, LAB_TIMEOUT=2.5), or unset it");
-    return checked_timeout(t, std::string("LAB_TIMEOUT=") + env);
-}
+std::optional<double> timeout_from_environment() { return time_limit_from_environment(); }
 
 double timeout_seconds(const po::variables_map& vm) {
+    // One reading for --timeout and LAB_TIMEOUT (quantity_text.hpp): the option was a double
+    // Boost read, taking 1e3 where the variable refused it.
     if (vm.count("timeout") && !vm["timeout"].defaulted()) {
-        const double t = vm["timeout"].as<double>();
-        std::ostringstream text;
-        text << "--timeout " << t;
-        return checked_timeout(t, text.str());
+        const std::string t = vm["timeout"].as<std::string>();
+        return parse_time_limit(t, "--timeout " + t);
     }
     if (const auto t = timeout_from_environment()) return *t;
-    return vm.count("timeout") ? vm["timeout"].as<double>() : 0;
+    return vm.count("timeout") ? parse_time_limit(vm["timeout"].as<std::string>(), "--timeout") : 0;
 }
 
 void check_threads(int threads) {

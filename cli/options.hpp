@@ -18,7 +18,8 @@ bool parse(const std::string& command, const std::string& usage, const std::vect
            po::variables_map& vm);
 
 // The lesson's time limit in seconds: --timeout, else $LAB_TIMEOUT, else 0 (the lesson's budget
-// x 3). UsageError for one that is not a number, not finite, negative, or past a week.
+// x 3), both read by parse_time_limit (quantity_text.hpp): UsageError for one that is not a
+// decimal number of seconds, below 0.1, negative, or past a week.
 double timeout_seconds(const po::variables_map& vm);
 
 // $LAB_TIMEOUT alone, checked as timeout_seconds checks it; nullopt when unset or empty.

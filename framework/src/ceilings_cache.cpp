@@ -1,6 +1,9 @@
 // The ceilings cache (see ceilings_cache.hpp).
 #include "ceilings_cache.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include "ceiling_trust.hpp"
 #include "device_summary.hpp"
 #include "digest.hpp"
+#include "errors.hpp"
 #include "format.hpp"
 #include "json_input.hpp"
 #include "lab/lesson.hpp"
@@ -123,6 +127,29 @@ std::string trimmed(std::string s) {
     return s;
 }
 
+// Why the cache folder of `file` is not this user's to trust or write ("" when it is): the folder,
+// or lab/ above it in the cache's own layout, owned by another user. Without HOME the cache sits
+// in the shared temporary folder, where anyone may create the folders first and plant ceilings
+// (or links) in them.
+std::string foreign_folder(const std::filesystem::path& file) {
+    struct stat st {};
+    std::vector<std::filesystem::path> folders = {file.parent_path()};
+    if (file.parent_path().parent_path() == paths::cache_dir()) folders.push_back(paths::cache_dir());
+    for (const auto& p : folders)
+        if (!p.empty() && ::stat(p.c_str(), &st) == 0 && st.st_uid != ::geteuid())
+            return fmt::format("the folder {} belongs to another user (uid {})", p.string(), st.st_uid);
+    return "";
+}
+
+// foreign_folder, or the file itself (or a link there) another user's.
+std::string foreign_owner(const std::filesystem::path& file) {
+    if (std::string why = foreign_folder(file); !why.empty()) return why;
+    struct stat st {};
+    if ((::lstat(file.c_str(), &st) == 0 && st.st_uid != ::geteuid()) || (::stat(file.c_str(), &st) == 0 && st.st_uid != ::geteuid()))
+        return fmt::format("it belongs to another user (uid {})", st.st_uid);
+    return "";
+}
+
 // Device names this machine has: its CPU model name, and the GPU models the NVIDIA driver lists.
 std::set<std::string> devices_here() {
     std::set<std::string> names;
@@ -157,6 +184,7 @@ std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, 
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) return std::nullopt;
     try {
+        if (const std::string why = foreign_owner(file); !why.empty()) throw std::runtime_error(why);
         auto j = read_cache_json(file);
         if (j.value("schema", "") != kCacheSchema) throw std::runtime_error("unknown schema");
         if (j.at("device_identity").get<std::string>() != identity(facts))
@@ -180,7 +208,7 @@ std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::p
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
         const std::string stem = entry.path().stem().string();
-        if (entry.path().extension() != ".json") continue;
+        if (entry.path().extension() != ".json" || !foreign_owner(entry.path()).empty()) continue;
         CachedCeilings c;
         if (stem.rfind("cuda-", 0) == 0) c.kind = DeviceKind::cuda;
         else if (stem.rfind("cpu-", 0) != 0) continue;
@@ -257,6 +285,22 @@ void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts,
                         {"device_identity", identity(facts)},
                         {"ceilings", record::to_json(with_kernel_best(c))}};
     write_file_atomically(file, j.dump(2) + "\n");
+}
+
+std::string cache_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& c) {
+    // Another user's file in this user's folder is replaced (renamed over); their folder is not used.
+    std::string why = foreign_folder(file);
+    if (why.empty()) {
+        try {
+            store_ceilings(file, facts, c);
+            return "";
+        } catch (const InputError& e) {
+            why = e.what();
+            why = why.substr(0, why.find('\n'));  // its fix line ("choose another path") names no way to choose one
+        }
+    }
+    return "the ceilings were not cached (" + why + "); the next run measures them again\n"
+           "  fix: set XDG_CACHE_HOME to a folder you can write (the cache goes to $XDG_CACHE_HOME/lab/ceilings)";
 }
 
 }  // namespace lab

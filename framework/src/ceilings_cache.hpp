@@ -17,7 +17,8 @@ namespace lab {
 std::filesystem::path ceilings_cache_file(DeviceKind kind, const DeviceFacts& facts, int threads, bool quick);
 
 // nullopt when missing, unreadable, or not for this device; `problem` says why when it exists
-// but was refused. Refused too: a ceiling that is not positive, or beyond belief (above any
+// but was refused. Refused too: a file, or a cache folder, another user owns (a shared /tmp would
+// let them plant ceilings). Refused too: a ceiling that is not positive, or beyond belief (above any
 // device, or above the `kind` device's paper peak from configs by more than the grader allows).
 std::optional<Ceilings> load_cached_ceilings(const std::filesystem::path& file, const DeviceFacts& facts,
                                              std::string* problem = nullptr, DeviceKind kind = DeviceKind::cpu);
@@ -41,7 +42,14 @@ struct CachedCeilings {
 // is not checked. nullopt when there is none.
 std::optional<CachedCeilings> find_cached_ceilings_here(const std::filesystem::path& dir);
 
+// Throws InputError when the file cannot be written.
 void store_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& ceilings);
+
+// store_ceilings for a run or a calibration that has its ceilings either way: a cache that cannot
+// be written (a read-only HOME, HOME=/ under a container's random UID, a folder another user
+// owns) is no reason to throw the measurements away. "" when stored, else a note saying they were
+// not cached, why, and how to give the cache a writable home.
+std::string cache_ceilings(const std::filesystem::path& file, const DeviceFacts& facts, const Ceilings& ceilings);
 
 // What a run hands the cache when it found its starting ceilings stale: the ceilings it ends
 // with, except that a raise is kept only where a ceiling kernel's re-measure earned trust (met

@@ -17,6 +17,7 @@
 #include <fstream>
 
 #include "errors.hpp"
+#include "quantity_text.hpp"
 
 extern char** environ;
 
@@ -44,25 +45,8 @@ std::uint64_t resident_bytes(pid_t pid) {
 }  // namespace
 
 std::uint64_t child_memory_limit() {
-    if (const char* env = std::getenv("LAB_MEMORY_LIMIT"); env && *env) {
-        // A plain decimal number and a unit: strtod alone also took hexadecimal, exponents and
-        // "inf", and 1e400 or 99999999999999999999999 overflowed the conversion to bytes.
-        const std::string text = env;
-        const std::size_t number_end = text.find_first_not_of("0123456789.");
-        const std::string number = text.substr(0, number_end), unit = number_end == std::string::npos ? "" : text.substr(number_end);
-        const bool plain = !number.empty() && number.find_first_of("0123456789") != std::string::npos &&
-                           std::count(number.begin(), number.end(), '.') <= 1;
-        const double v = plain ? std::strtod(number.c_str(), nullptr) : 0;
-        const double scale = unit.empty() || unit == "B" ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0
-                           : unit == "G" ? 1073741824.0 : -1;
-        if (!(v > 0) || scale < 0)
-            throw UsageError(std::string("LAB_MEMORY_LIMIT='") + env + "' is not a size\n  fix: write bytes, or a number with K, M or G (8G)");
-        // More than any machine has: not a limit, a typo (and past 2^64 bytes, no number at all).
-        constexpr double kMostBytes = 1125899906842624.0;  // 1 PiB
-        if (v * scale > kMostBytes)
-            throw UsageError(std::string("LAB_MEMORY_LIMIT='") + env + "' is more memory than any machine has (over 1 PiB)\n  fix: write the limit in K, M or G (8G), or unset it for 80% of this machine's memory");
-        return static_cast<std::uint64_t>(v * scale);
-    }
+    if (const char* env = std::getenv("LAB_MEMORY_LIMIT"); env && *env)
+        return parse_memory_size(env, std::string("LAB_MEMORY_LIMIT='") + env + "'");
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? static_cast<std::uint64_t>(0.8 * static_cast<double>(pages) * static_cast<double>(page)) : 0;
 }

@@ -35,7 +35,8 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
                        const std::function<double(const nlohmann::json&)>& on_message,
                        std::uint64_t memory_limit_bytes = 0);
 
-// The memory limit for lesson children: $LAB_MEMORY_LIMIT ("8G", "512M", bytes), else 80% of
+// The memory limit for lesson children: $LAB_MEMORY_LIMIT (parse_memory_size: "8G", "8GiB",
+// "8GB", "512M", bytes), else 80% of
 // physical memory. Throws UsageError for an unreadable value.
 std::uint64_t child_memory_limit();
 

@@ -23,6 +23,7 @@
 #include "paths.hpp"
 #include "plugin_loader.hpp"
 #include "progress_bar.hpp"
+#include "quantity_text.hpp"
 #include "run_record.hpp"
 #include "trace_windows.hpp"
 
@@ -42,10 +43,8 @@ constexpr double kBudgetSlack = 3;
 // The lesson's hard time limit: --timeout (LAB_TIMEOUT) when given, else its budget x the slack.
 double lesson_limit(const ChildRequest& req) {
     if (req.timeout_s > 0) return req.timeout_s;
-    if (const char* env = std::getenv("LAB_TIMEOUT"); env && *env) {
-        double t = std::atof(env);
-        if (t > 0) return t;
-    }
+    // Read as the command line read it (atof took "0x10" as 0 and "1e3x" as 1000).
+    if (const auto t = time_limit_from_environment(); t && *t > 0) return *t;
     return req.lesson_budget_s * kBudgetSlack;
 }
 
@@ -219,7 +218,8 @@ int child_main(const ChildRequest& req) {
             stderr_progress().start("calibrating " + std::string(to_string(dev.kind())) + (req.quick ? " (quick)" : ""),
                                     (req.quick ? kCalibrationAllowanceQuick_s : kCalibrationAllowanceFull_s) / 4);
             ceilings = calibrate_with_conditions(*od.backend.backend, dev, req.quick, measure, progress_line, note);
-            store_ceilings(cache, dev.facts(), *ceilings);
+            // Measured either way: a cache that cannot be written is said, never a reason to stop.
+            if (const std::string not_cached = cache_ceilings(cache, dev.facts(), *ceilings); !not_cached.empty()) note(not_cached);
             calibrated_now = true;
             progress_done();
         }
@@ -293,8 +293,11 @@ int child_main(const ChildRequest& req) {
             if (in_run.raised_beyond_margin()) {
                 const CacheUpdate update = ceilings_for_cache(*ceilings, in_run.current(), lesson.info.id, format::utc_iso8601(std::time(nullptr)));
                 if (!update.kept.empty()) {
-                    store_ceilings(cache, dev.facts(), update.ceilings);
-                    note("updated the cached ceilings in " + cache.string() + " with the ones measured in this run: " + fmt::format("{}", fmt::join(update.kept, ", ")));
+                    // The run's record is written either way; only the next run's start is lost.
+                    if (const std::string not_cached = cache_ceilings(cache, dev.facts(), update.ceilings); !not_cached.empty())
+                        note(not_cached);
+                    else
+                        note("updated the cached ceilings in " + cache.string() + " with the ones measured in this run: " + fmt::format("{}", fmt::join(update.kept, ", ")));
                 }
                 // Said, so that a student who sees a raised roof in this run knows why the next
                 // run starts lower.
@@ -331,8 +334,10 @@ ChildResult execute(const ChildRequest& req, const std::function<void()>& on_dev
         std::string type = m.value("type", "");
         if (type == "phase") return m.value("limit_s", 0.0);
         if (type == "device_open" && on_device_open) on_device_open();
-        // The child's progress bar may hold the terminal's line: clear it first.
-        if (type == "note") std::cerr << (isatty(STDERR_FILENO) ? "\r\033[K" : "") << "note: " << m.value("text", "") << "\n";
+        // The child's progress bar may hold the terminal's line: clear it first, where the child
+        // may have drawn one (it reads the same terminal and environment); elsewhere the escape
+        // is noise in a log or on a dumb terminal.
+        if (type == "note") std::cerr << (progress_possible() ? "\r\033[K" : "") << "note: " << m.value("text", "") << "\n";
         return 0;
     }, memory_limit);
     std::string what = req.action == "run" ? "the lesson plugin " + req.lesson_file : "the device backend";

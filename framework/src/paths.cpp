@@ -3,6 +3,9 @@
 
 #include "errors.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -104,10 +107,32 @@ std::vector<fs::path> plugin_dirs() {
     return dirs;
 }
 
+fs::path xdg_home(const char* variable) {
+    // The XDG Base Directory spec: "If an implementation encounters a relative path in any of
+    // these variables it should consider the path invalid and ignore it." Read against the
+    // current folder, a relative one scattered caches and configs over every folder lab ran in.
+    const char* value = std::getenv(variable);
+    if (!value || !*value || !fs::path(value).is_absolute()) return {};
+    return value;
+}
+
+fs::path user_config_file() {
+    if (fs::path xdg = xdg_home("XDG_CONFIG_HOME"); !xdg.empty()) return xdg / "lab" / "config.yaml";
+    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".config" / "lab" / "config.yaml";
+    return {};
+}
+
 fs::path cache_dir() {
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "lab";
+    if (fs::path xdg = xdg_home("XDG_CACHE_HOME"); !xdg.empty()) return xdg / "lab";
     if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "lab";
-    return fs::temp_directory_path() / "lab-cache";
+    // Without HOME, a folder of this user's own in the shared temporary folder: one folder for
+    // all let other users read root's ceilings, or plant their own, and once root had made it
+    // no one else could write there. Made here, private (0700), so that no later create gives it
+    // the umask's open mode; one that another user made first is refused by the cache's readers
+    // and writers (ceilings_cache.cpp).
+    fs::path dir = fs::temp_directory_path() / ("lab-cache-" + std::to_string(::geteuid()));
+    ::mkdir(dir.c_str(), 0700);
+    return dir;
 }
 
 }  // namespace lab::paths

@@ -27,7 +27,16 @@ std::filesystem::path shipped_file(const std::string& name);
 // InputError for a $LAB_PLUGIN_PATH folder that does not exist.
 std::vector<std::filesystem::path> plugin_dirs();
 
-// $XDG_CACHE_HOME/lab (default ~/.cache/lab); created on demand by writers.
+// $VARIABLE (XDG_CACHE_HOME, XDG_CONFIG_HOME) when it is an absolute path; empty when unset,
+// empty or relative (the XDG Base Directory spec: a relative one is invalid and ignored).
+std::filesystem::path xdg_home(const char* variable);
+
+// The user config: $XDG_CONFIG_HOME/lab/config.yaml, else ~/.config/lab/config.yaml; empty
+// without either.
+std::filesystem::path user_config_file();
+
+// $XDG_CACHE_HOME/lab (default ~/.cache/lab; without HOME, <tmp>/lab-cache-UID, made private
+// here); created on demand by writers.
 std::filesystem::path cache_dir();
 
 }  // namespace lab::paths

@@ -88,9 +88,21 @@ void ProgressBar::update(const std::string& doing, std::size_t done, std::size_t
     draw(doing, f, done > 0 && total >= done ? elapsed / done * (total - done) : -1);
 }
 
+bool progress_allowed(bool stderr_is_terminal, const char* term, const char* no_progress) {
+    // A dumb terminal (Emacs' shell, some CI logs) prints "\r\033[K" as it comes; LAB_NO_PROGRESS=0
+    // reads as "not off", as such switches usually do.
+    const bool dumb = term && std::string(term) == "dumb";
+    const bool off = no_progress && *no_progress && std::string(no_progress) != "0";
+    return stderr_is_terminal && !dumb && !off;
+}
+
+bool progress_possible() {
+    static const bool possible = progress_allowed(isatty(STDERR_FILENO), std::getenv("TERM"), std::getenv("LAB_NO_PROGRESS"));
+    return possible;
+}
+
 void ProgressBar::draw(const std::string& doing, double fraction, double remaining_s) {
-    static const bool tty = isatty(STDERR_FILENO) && !std::getenv("LAB_NO_PROGRESS");
-    if (!tty || task_.empty()) return;
+    if (!progress_possible() || task_.empty()) return;
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - started_).count();
     if (elapsed < show_after_s() || now - drawn_ < std::chrono::milliseconds(100)) return;

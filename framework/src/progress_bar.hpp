@@ -1,7 +1,7 @@
 // A progress bar on stderr for the steps that take more than a moment (calibration, a lesson's
 // run, grading a class, an audit): what the step is, what it is doing now, how far along, and an
 // estimate of the time left. Drawn only when stderr is a terminal (a log or a pipe gets nothing,
-// so outputs stay clean), only once a step has run kShowAfter_s ($LAB_PROGRESS_AFTER overrides),
+// so outputs stay clean) that is not TERM=dumb, and LAB_NO_PROGRESS is unset, empty or 0, only once a step has run kShowAfter_s ($LAB_PROGRESS_AFTER overrides),
 // at most 10 times a second.
 #pragma once
 
@@ -19,8 +19,15 @@ std::string render_progress(const std::string& task, const std::string& doing, d
                             double remaining_s, std::size_t width = 100);
 
 // A warning for a $LAB_PROGRESS_AFTER that is not plain decimal seconds (then ignored), with its
-// fix line; "" when it is unset or sound. `lab` prints it once per command.
+// fix line; "" when it is unset or sound. `lab` prints it once per command, when bars may be drawn.
 std::string progress_after_problem();
+
+// Whether a bar may be drawn: stderr is a terminal that can move its cursor (TERM is not "dumb")
+// and LAB_NO_PROGRESS does not turn bars off (a value other than "" or "0" does). The arguments
+// as isatty and getenv give them (null: unset).
+bool progress_allowed(bool stderr_is_terminal, const char* term, const char* no_progress);
+// progress_allowed for this process, read once.
+bool progress_possible();
 
 class ProgressBar {
 public:

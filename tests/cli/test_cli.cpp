@@ -589,7 +589,9 @@ TEST_CASE("--timeout stops a lesson sooner than its budget, and bad limits are u
         CAPTURE(t);
         auto r2 = run_lab({"run", "99.02", "--quick", "--timeout", t, "--student", "s"}, f.env());
         CHECK(r2.exit_code == 2);
-        CHECK_THAT(r2.err, Catch::Contains("--timeout") && Catch::Contains("is not a time limit lab can keep") && !Catch::Contains("internal"));
+        CHECK_THAT(r2.err, Catch::Contains(std::string("--timeout ") + t) &&
+                               (Catch::Contains("is not a time limit lab can keep") || Catch::Contains("is not a number of seconds")) &&
+                               Catch::Contains("fix:") && !Catch::Contains("internal"));
     }
     for (const char* t : {"abc", "1e999", "5s"}) {
         CAPTURE(t);
@@ -735,6 +737,8 @@ TEST_CASE("a misspelt key in the user config is named, with the key it was proba
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains("config.yaml:1: unknown key 'studnet' (did you mean 'student'?)"));
     CHECK_THAT(r.err, Catch::Contains("anonymous"));
+    // The note names the file lab read ($XDG_CONFIG_HOME's), not ~/.config, where it did not look.
+    CHECK_THAT(r.err, Catch::Contains("$LAB_STUDENT or " + (d / "lab/config.yaml").string() + ")"));
 }
 
 // The user config is read as every input file is: a folder there was an internal error, a key
@@ -873,7 +877,9 @@ TEST_CASE("environment variables lab cannot use are said: a missing plugin folde
     CHECK_THAT(r.err, Catch::Contains((d / "doesnotexist").string()) && Catch::Contains("does not exist") && Catch::Contains("fix:"));
 
     PluginFolder f("hanging_lesson");
-    for (const char* t : {"0x10", "1e-9", "0.01", "1e2"}) {
+    // The option's reading (quantity_text.hpp): 1e3 is taken from both, hexadecimal and
+    // negative or too short limits refused from both.
+    for (const char* t : {"0x10", "1e-9", "0.01", "-5"}) {
         CAPTURE(t);
         auto e = f.env();
         e["LAB_TIMEOUT"] = t;
@@ -892,10 +898,58 @@ TEST_CASE("environment variables lab cannot use are said: a missing plugin folde
         CHECK(r2.exit_code == 2);
         CHECK_THAT(r2.err, Catch::Contains("LAB_MEMORY_LIMIT") && Catch::Contains("fix:"));
     }
+    // Piped, no bar could be drawn, so a bad LAB_PROGRESS_AFTER changes nothing: it was warned
+    // about on every command; at a terminal it is said (below, under `script`).
     auto progress = run_lab({"list"}, {{"LAB_PROGRESS_AFTER", "abc"}});
     CHECK(progress.exit_code == 0);
-    CHECK_THAT(progress.err, Catch::Contains("warning: LAB_PROGRESS_AFTER=abc is not a number of seconds") && Catch::Contains("fix:"));
-    CHECK(run_lab({"list"}, {{"LAB_PROGRESS_AFTER", "0.5"}}).err.find("LAB_PROGRESS_AFTER") == std::string::npos);
+    CHECK(progress.err.find("LAB_PROGRESS_AFTER") == std::string::npos);
+    if (std::system("command -v script >/dev/null 2>&1") != 0) {
+        WARN("no `script` (util-linux) to make a terminal: the warning at a terminal is not checked");
+        return;
+    }
+    auto at_terminal = [&](const std::string& env) {
+        const std::string cmd = "env " + env + " script -qfec \"'" + lab_test::lab_executable().string() + "' list >/dev/null\" '" +
+                                (d / "typescript").string() + "' >/dev/null 2>&1";
+        REQUIRE(std::system(cmd.c_str()) == 0);
+        return lab_test::read_file(d / "typescript");
+    };
+    CHECK_THAT(at_terminal("TERM=xterm LAB_PROGRESS_AFTER=abc"),
+               Catch::Contains("warning: LAB_PROGRESS_AFTER=abc is not a number of seconds") && Catch::Contains("fix:"));
+    CHECK(at_terminal("TERM=xterm LAB_PROGRESS_AFTER=0.5").find("LAB_PROGRESS_AFTER") == std::string::npos);
+    CHECK(at_terminal("TERM=dumb LAB_PROGRESS_AFTER=abc").find("LAB_PROGRESS_AFTER") == std::string::npos);
+    CHECK(at_terminal("TERM=xterm LAB_NO_PROGRESS=1 LAB_PROGRESS_AFTER=abc").find("LAB_PROGRESS_AFTER") == std::string::npos);
+}
+
+// A ceilings cache that cannot be written (a read-only HOME; HOME=/ under a container's random UID)
+// failed the command with exit 2 after it had measured, the calibration thrown away.
+TEST_CASE("a calibration whose cache cannot be written is kept, with a note on how to cache it", "[run]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "home", "a file, so no folder can be made in it (for root too)\n");
+    const std::map<std::string, std::string> env{{"XDG_CACHE_HOME", (d / "home").string()}};
+    auto r = run_lab({"calibrate", "--quick", "--device", "cpu", "--json"}, env);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("note: the ceilings were not cached (" + (d / "home").string()) &&
+                          Catch::Contains("fix: set XDG_CACHE_HOME to a folder you can write"));
+    const json out = json::parse(r.out);
+    CHECK(out["calibrated_now"] == true);
+    CHECK(out["ceilings"]["flops_per_s"].size() > 0);
+    CHECK_THAT(out["notes"].dump(), Catch::Contains("not cached"));
+
+    // A note at a terminal clears the line a bar may hold; with TERM=dumb no bar is drawn, so no
+    // escape sequence comes either.
+    if (std::system("command -v script >/dev/null 2>&1") != 0) {
+        WARN("no `script` (util-linux) to make a terminal: TERM=dumb is not checked");
+        return;
+    }
+    const std::string cmd = "env TERM=dumb LAB_PROGRESS_AFTER=0 XDG_CACHE_HOME='" + (d / "home").string() + "' script -qfec \"'" +
+                            lab_test::lab_executable().string() + "' calibrate --quick --device cpu >/dev/null\" '" +
+                            (d / "typescript").string() + "' >/dev/null 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const std::string seen = lab_test::read_file(d / "typescript");
+    CHECK_THAT(seen, Catch::Contains("note: the ceilings were not cached"));
+    CHECK(seen.find("\033[K") == std::string::npos);
+    CHECK(seen.find("calibrating cpu") == std::string::npos);
 }
 
 // docs/measurement.md: an unknown LAB_SIMD "falls back to the widest supported path and the facts

@@ -4,6 +4,9 @@
 // kernels, a record the grader refuses as implausible: an honest student's run, ungraded.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "ceiling_trust.hpp"
@@ -250,4 +253,50 @@ TEST_CASE("a cached ceiling beyond belief is refused and measured again, as a no
     problem.clear();
     CHECK(lab::load_cached_ceilings(gpu_file, gpu, &problem, lab::DeviceKind::cuda));
     CHECK(problem.empty());
+}
+
+// A read-only HOME (or HOME=/ under a container's random UID) failed every `lab run`, `lab
+// calibrate` and `lab device` with exit 2 after measuring: the calibration was thrown away.
+TEST_CASE("a cache that cannot be written is said in a note with its fix, never an error", "[ceilings_cache]") {
+    lab_test::TempDir dir;
+    lab::DeviceFacts facts;
+    facts.name = "Test CPU";
+    // A folder that cannot be made, for root too: its parent is a file.
+    lab_test::write_file(dir / "home", "not a folder\n");
+    const std::string note = lab::cache_ceilings(dir / "home" / "lab" / "ceilings" / "cpu-test.json", facts, raised_by_evidence());
+    CHECK_THAT(note, Catch::StartsWith("the ceilings were not cached (") && Catch::Contains("home/lab/ceilings") &&
+                         Catch::Contains("Not a directory") && Catch::Contains("fix: set XDG_CACHE_HOME to a folder you can write"));
+    CHECK(note.find("choose another path") == std::string::npos);
+
+    const auto file = dir / "cache" / "cpu-test.json";
+    CHECK(lab::cache_ceilings(file, facts, raised_by_evidence()).empty());
+    CHECK(lab::load_cached_ceilings(file, facts));
+}
+
+// Without HOME the cache sat in one /tmp/lab-cache for all: another user could plant ceilings
+// that root's runs then trusted and recorded.
+TEST_CASE("a cache another user owns is neither read nor written", "[ceilings_cache]") {
+    lab_test::TempDir dir;
+    lab::DeviceFacts facts;
+    facts.name = "Test CPU";
+    const auto file = dir / "ceilings" / "cpu-test.json";
+    lab::store_ceilings(file, facts, raised_by_evidence());
+    // Another user's file: root gives one away; anyone else finds root's (in /etc).
+    std::filesystem::path theirs = "/etc/passwd", their_folder = "/etc/cpu-test.json";
+    if (::geteuid() == 0) {
+        REQUIRE(::chown(file.c_str(), 4242, 4242) == 0);
+        theirs = file;
+    }
+    std::string problem;
+    CHECK_FALSE(lab::load_cached_ceilings(theirs, facts, &problem));
+    CHECK_THAT(problem, Catch::Contains("belongs to another user") && Catch::Contains("measuring again"));
+    if (::geteuid() == 0) {
+        // In this user's own folder, another user's file is replaced, and then trusted.
+        CHECK(lab::cache_ceilings(file, facts, raised_by_evidence()).empty());
+        CHECK(lab::load_cached_ceilings(file, facts));
+        REQUIRE(::chown(file.parent_path().c_str(), 4242, 4242) == 0);
+        their_folder = file;
+    }
+    CHECK_THAT(lab::cache_ceilings(their_folder, facts, raised_by_evidence()),
+               Catch::Contains("not cached") && Catch::Contains("belongs to another user"));
 }

@@ -21,3 +21,15 @@ TEST_CASE("a long progress line is shortened in what it does, keeping the bar an
     CHECK(line.find("…") != std::string::npos);
     CHECK(line.size() <= 80 + 2);   // "…" is 3 bytes, one column
 }
+
+// TERM=dumb got bars and "\r\033[K" before every note, and LAB_NO_PROGRESS=0 turned bars off.
+TEST_CASE("bars are drawn only at a terminal that can take them, and LAB_NO_PROGRESS=0 leaves them on", "[progress]") {
+    CHECK(lab::progress_allowed(true, "xterm-256color", nullptr));
+    CHECK(lab::progress_allowed(true, nullptr, nullptr));
+    CHECK_FALSE(lab::progress_allowed(false, "xterm", nullptr));
+    CHECK_FALSE(lab::progress_allowed(true, "dumb", nullptr));
+    CHECK_FALSE(lab::progress_allowed(true, "xterm", "1"));
+    CHECK_FALSE(lab::progress_allowed(true, "xterm", "yes"));
+    CHECK(lab::progress_allowed(true, "xterm", "0"));
+    CHECK(lab::progress_allowed(true, "xterm", ""));
+}
