@@ -158,11 +158,13 @@ public:
         // DRAM the points at or past 4x the LLC; L2 the first plateau 1.3x L1 or more with a point between
         // the reported L1 and L2 sizes, L3 (CPU) the longest 1.3x L2 or more with one between the
         // reported L2 and L3. A 2x step missed a Zen 4's L2 (6.2 ns over L1's 3.7) and took its L3.
+        // A cache level sits at most a quarter of DRAM's latency on a CPU, 1/1.3 of it on a GPU
+        // (Hopper's L2 is only 2-3x faster than its HBM).
         if (lat.empty()) return;
         const bool cpu = run.device_kind == DeviceKind::cpu;
         const pointer_chase::Levels lv = pointer_chase::find_levels(
             size, lat, {.l1 = double(reported(run.facts, 1)), .l2 = double(reported(run.facts, 2)), .l3 = double(reported(run.facts, 3)),
-                        .llc = double(run.facts.last_level_cache_bytes())}, cpu);
+                        .llc = double(run.facts.last_level_cache_bytes())}, run.device_kind);
         std::vector<std::pair<std::string, Plateau>> levels{{"l1", lv.l1}, {"l2", lv.l2}};
         if (cpu) levels.push_back({"l3", lv.l3});
         levels.push_back({"dram", lv.dram});

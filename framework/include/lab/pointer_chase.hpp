@@ -177,20 +177,29 @@ struct Levels {
 // merged (plateaus()), so a step must be clearly more than the spread allowed within one.
 inline constexpr double kLevelStep = 1.3;
 
+// How far below DRAM's latency a cache level must be, per device kind. A CPU's caches sit far
+// below its DRAM (L2 ~4 ns against ~90 ns): a quarter keeps a slow climb into DRAM from being taken
+// for a cache. A GPU's do not: Hopper's L2 hit is ~200-300 cycles against HBM's ~500-700, a ratio
+// of 2-3, so a quarter rejected the L2 plateau of nearly every H200-like curve and L2 was read at
+// one point; there the general step between levels (kLevelStep) applies.
+inline double dram_gap(DeviceKind kind) { return kind == DeviceKind::cpu ? 4.0 : kLevelStep; }
+
 // The levels, by this rule (02.03 states it to students):
 // - the plateaus of the curve within 25% (plateaus()); L1 is the first;
 // - DRAM is the points at or past 4x the LLC (shelf_from, two or more), else the last plateau, else the
 //   last point alone;
 // - L2 is the first plateau after L1 and before the last, at kLevelStep x L1's latency or more and
-//   DRAM's / 4 or less, with a point in (reported L1, reported L2] (the sizes that fit L2 and not
-//   L1: a bump inside L1, or the L3's plateau, is not L2; any point when the sizes are not
-//   reported); without one, L2 is read at the largest working set within half its reported size;
-// - with_l3 (a CPU): L3 is the longest such plateau after L2 at kLevelStep x L2's latency or more
-//   and DRAM's / 4 or less, with a point in (reported L2, reported L3] (of equals, the nearest
-//   DRAM); without one, read at the largest working set within twice the reported L2.
+//   DRAM's / dram_gap(kind) or less (a quarter on a CPU, DRAM's / kLevelStep on a GPU), with a
+//   point in (reported L1, reported L2] (the sizes that fit L2 and not L1: a bump inside L1, or the
+//   L3's plateau, is not L2; any point when the sizes are not reported); without one, L2 is read
+//   at the largest working set within half its reported size;
+// - a CPU: L3 is the longest such plateau after L2 at kLevelStep x L2's latency or more and
+//   DRAM's / 4 or less, with a point in (reported L2, reported L3] (of equals, the nearest DRAM);
+//   without one, read at the largest working set within twice the reported L2. A GPU has no L3.
 // So the levels rise in latency and working set: L1 < L2 < L3 < DRAM, each found one clear of
 // the level below where the device says it should be.
-inline Levels find_levels(const std::vector<double>& size, const std::vector<double>& latency, const ReportedCaches& r, bool with_l3) {
+inline Levels find_levels(const std::vector<double>& size, const std::vector<double>& latency, const ReportedCaches& r, DeviceKind kind) {
+    const bool with_l3 = kind == DeviceKind::cpu;
     Levels out;
     if (latency.empty() || size.size() != latency.size()) return out;
     std::vector<Plateau> ps = plateaus(latency, 0.25);
@@ -209,7 +218,7 @@ inline Levels find_levels(const std::vector<double>& size, const std::vector<dou
             if (size[i] > lo && size[i] <= hi) return true;
         return false;
     };
-    auto above = [&](const Plateau& p, double below) { return p.latency >= kLevelStep * below && p.latency <= out.dram.latency / 4; };
+    auto above = [&](const Plateau& p, double below) { return p.latency >= kLevelStep * below && p.latency <= out.dram.latency / dram_gap(kind); };
     std::size_t i2 = 0;  // L2's plateau (0: none)
     for (std::size_t i = 1; i + 1 < ps.size() && !i2; ++i)
         if (above(ps[i], out.l1.latency) && inside(ps[i], r.l1, r.l2)) i2 = i;
@@ -224,6 +233,11 @@ inline Levels find_levels(const std::vector<double>& size, const std::vector<dou
     out.l3_plateau = i3 != 0;
     out.l3 = i3 ? ps[i3] : at(2 * r.l2);
     return out;
+}
+// The same, by the rule's old switch (kept for lessons written against it): with_l3 is a CPU's
+// rule, without it a GPU's.
+inline Levels find_levels(const std::vector<double>& size, const std::vector<double>& latency, const ReportedCaches& r, bool with_l3) {
+    return find_levels(size, latency, r, with_l3 ? DeviceKind::cpu : DeviceKind::cuda);
 }
 
 }  // namespace pointer_chase
