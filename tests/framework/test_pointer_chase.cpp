@@ -2,6 +2,7 @@
 // machine; following it lands where the order says; plateaus and capacities of a made-up curve.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -350,4 +351,64 @@ TEST_CASE("find_levels' old switch is the device kind: with_l3 a CPU's rule, wit
     CHECK_FALSE(pc::find_levels(size, lat, r, true).l2_plateau);
     CHECK(pc::dram_gap(lab::DeviceKind::cpu) == 4);
     CHECK(pc::dram_gap(lab::DeviceKind::cuda) == pc::kLevelStep);
+}
+
+namespace {
+
+// Every thread of a `blocks` x kReadThreads grid walks its share as the GPU read kernel does
+// (read_walk, walk_reads): how often each element of a set of n4 is loaded, `reps` passes.
+std::vector<std::uint32_t> loads_per_element(std::size_t n4, int blocks, long long reps) {
+    std::vector<std::uint32_t> hits(n4);
+    const unsigned threads = pc::kReadThreads;
+    for (unsigned b = 0; b < unsigned(blocks); ++b)
+        for (unsigned t = 0; t < threads; ++t)
+            pc::walk_reads(pc::read_walk(n4, unsigned(blocks), threads, b, t), reps, [&](std::size_t i) { return ++hits.at(i), 1; }, [](int) {});
+    return hits;
+}
+
+}  // namespace
+
+TEST_CASE("a GPU read states exactly the bytes its kernel loads, for every set size", "[pointer_chase]") {
+    // On a small grid, every element is loaded reps x read_passes times: the whole set per block
+    // below the grid's threads, a share of it from there; the sizes around the switch, odd ones,
+    // and remainders of the four-at-a-time loop included.
+    for (int blocks : {1, 3, 8}) {
+        const std::size_t grid = std::size_t(blocks) * pc::kReadThreads;
+        for (std::size_t n4 : {std::size_t{4}, std::size_t{256}, std::size_t{260}, grid - 4, grid, grid + 4, 2 * grid + 12, 7 * grid + 256})
+            for (long long reps : {1, 2, 3, 5}) {
+                INFO(blocks << " blocks, " << n4 << " elements, " << reps << " reps");
+                const auto hits = loads_per_element(n4, blocks, reps);
+                const std::int64_t passes = pc::read_passes(n4, blocks);
+                CHECK(passes == (n4 < grid ? blocks : 1));
+                CHECK(std::all_of(hits.begin(), hits.end(), [&](std::uint32_t h) { return h == reps * passes; }));
+            }
+    }
+    // The lesson's sets on H200 (132 SMs) and H100 PCIe (114): 4 KiB to 256 MiB, by 2 and by
+    // sqrt(2) in whole KiB. The threads' loads add up to reps x set x passes: a 4 KiB set is
+    // every one of the 528 blocks' (256 elements, one per thread), 256 MiB one pass over the grid.
+    for (int sms : {132, 114}) {
+        const int blocks = pc::read_blocks(sms);
+        CHECK(blocks == 4 * sms);
+        for (bool quick : {true, false})
+            for (double bytes : gpu_sweep(quick)) {
+                const std::size_t n4 = std::size_t(bytes) / 16;
+                INFO(sms << " SMs, " << bytes << " B");
+                REQUIRE(std::size_t(bytes) % 64 == 0);  // n, the floats, a multiple of 16 as ChaseKernels::read asks
+                std::uint64_t loads = 0;
+                for (unsigned b = 0; b < unsigned(blocks); ++b)
+                    for (unsigned t = 0; t < unsigned(pc::kReadThreads); ++t) loads += pc::read_loads(pc::read_walk(n4, unsigned(blocks), pc::kReadThreads, b, t));
+                CHECK(16.0 * double(loads) == bytes * double(pc::read_passes(n4, blocks)));
+            }
+        CHECK(pc::read_passes(4096 / 16, blocks) == blocks);
+        CHECK(pc::read_passes((std::size_t{256} << 20) / 16, blocks) == 1);
+    }
+    // A thread's loads, four at a time and the rest one by one, are reps x its share, in order around it.
+    const pc::ReadWalk w{3, 8, 45};  // elements 3, 11, 19, 27, 35, 43
+    CHECK(pc::read_loads(w) == 6);
+    std::vector<std::size_t> seen;
+    pc::walk_reads(w, 3, [&](std::size_t i) { return seen.push_back(i), 0; }, [](int) {});
+    const std::vector<std::size_t> share{3, 11, 19, 27, 35, 43};
+    REQUIRE(seen.size() == 18);
+    for (std::size_t k = 0; k < seen.size(); ++k) CHECK(seen[k] == share[k % 6]);
+    CHECK(pc::read_loads(pc::ReadWalk{50, 8, 45}) == 0);  // a thread past the set loads nothing
 }
