@@ -150,7 +150,14 @@ CudaDevice::CudaDevice(int index) : index_(index) {
     facts_.memory_bytes = p.totalGlobalMem;
     facts_.simd = "sm_" + std::to_string(cc_);
     facts_.features = {"sm_" + std::to_string(cc_), "tensor_cores"};
+    // L1 per SM, as the runtime can state it: the most shared memory an SM gives (228 KiB on
+    // H100/H200). L1 and shared memory are one array (256 KiB per SM there); whatever shared memory
+    // does not take is L1, so a kernel with none (02.03's chase) may cache up to the whole array.
+    // No attribute gives the array's size, and a table by compute capability would go stale: this
+    // errs low, and the lesson's level finding only uses it as the size past which L2 is looked
+    // for (pointer_chase::find_levels), where 228 or 256 KiB find the same plateau.
     facts_.caches.push_back({1, "Data", static_cast<std::uint64_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, index)), 1});
+    facts_.extra["l1_bytes_is"] = "max shared memory per SM (the L1/shared array is larger: 256 KiB per SM on H100/H200)";
     facts_.caches.push_back({2, "Unified", l2_bytes_, sms_});
     char bus[32] = {0};
     LAB_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, index));

@@ -2,6 +2,7 @@
 // machine; following it lands where the order says; plateaus and capacities of a made-up curve.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -270,4 +271,144 @@ TEST_CASE("the CPU register chain counts every add once, remainder included", "[
     CHECK(sink[1] == 700);
     k.register_chain(64)(dev.run);
     CHECK(sink[1] == 700 + 64 * 7);
+}
+
+namespace {
+
+// An H200-like chase curve (cycles per hop at 1.98 GHz; only ratios matter to find_levels): L1
+// hits at `l1` up to `l1_bytes`, L2 at `l2` up to 50 MiB, HBM at `hbm` beyond. Past a level's
+// capacity a cycle still hits it now and then, a share falling as (capacity / working set)^3 (a
+// cycle larger than a near-LRU cache mostly misses), so each step is a ramp over about one
+// doubling; each point then carries up to +-`noise` (multiplicative, from a fixed seed).
+std::vector<double> h200_curve(const std::vector<double>& size, double l1, double l1_bytes, double l2, double hbm, std::uint64_t seed,
+                               double noise = 0.06) {
+    const double l2_bytes = 50.0 * 1048576;
+    std::vector<double> lat;
+    for (double s : size) {
+        const double h1 = std::pow(std::min(1.0, l1_bytes / s), 3), h2 = std::pow(std::min(1.0, l2_bytes / s), 3);
+        const double beyond_l1 = h2 * l2 + (1 - h2) * hbm;
+        const double u = double(pc::next_random(seed) >> 11) / double(1ull << 53);  // [0, 1)
+        lat.push_back((h1 * l1 + (1 - h1) * beyond_l1) * (1 + noise * (2 * u - 1)));
+    }
+    return lat;
+}
+
+// 02.03's GPU sweeps: 4 KiB to 256 MiB (the power of two past 4x a 50 MiB L2), by 2 (--quick)
+// or by sqrt(2) rounded to whole KiB.
+std::vector<double> gpu_sweep(bool quick) {
+    std::vector<double> s;
+    for (double b = 4096; b <= 256.0 * 1048576 * 1.0001; b *= quick ? 2 : std::sqrt(2.0)) s.push_back(std::round(b / 1024) * 1024);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("levels of H200-like curves: L2 a plateau 2-3.5x below HBM, found on a GPU's rule", "[pointer_chase]") {
+    // The L1/shared array holds 256 KiB (228 KiB of it can be shared memory, as the SM reports):
+    // L1 ends near there. L2 hits cost 200-300 cycles, HBM 480-700: a quarter of DRAM's latency
+    // (the CPU's rule) is below every L2 here, and L2 came out no plateau in 8 of 9 such curves.
+    struct Case {
+        double l1, l1_bytes, l2, hbm;
+    };
+    const Case cases[] = {{33, 256 * 1024.0, 260, 600}, {30, 240 * 1024.0, 200, 480}, {38, 228 * 1024.0, 300, 700},
+                          {33, 256 * 1024.0, 220, 650}, {35, 200 * 1024.0, 280, 560}, {32, 256 * 1024.0, 240, 520},
+                          {33, 228 * 1024.0, 260, 700}, {36, 256 * 1024.0, 300, 600}, {31, 240 * 1024.0, 210, 560}};
+    const pc::ReportedCaches r{.l1 = 228 * 1024.0, .l2 = 50 * 1048576.0, .llc = 50 * 1048576.0};
+    int n = 0;
+    for (bool quick : {true, false}) {
+        const std::vector<double> size = gpu_sweep(quick);
+        for (const Case& c : cases)
+            for (std::uint64_t seed : {1u, 2u, 3u}) {
+                const auto lat = h200_curve(size, c.l1, c.l1_bytes, c.l2, c.hbm, seed + 100 * std::uint64_t(n));
+                INFO("case " << n << " (quick " << quick << ", L1 " << c.l1 << ", L2 " << c.l2 << ", HBM " << c.hbm << ", seed " << seed << ")");
+                const pc::Levels lv = pc::find_levels(size, lat, r, lab::DeviceKind::cuda);
+                CHECK(lv.l2_plateau);  // levels_found = 3: L1, L2, DRAM
+                CHECK_FALSE(lv.l3_plateau);
+                CHECK(lv.l1.first == 0);
+                CHECK(lv.l1.latency == Approx(c.l1).epsilon(0.1));
+                CHECK(lv.l2.latency == Approx(c.l2).epsilon(0.15));
+                CHECK(lv.l2.first > lv.l1.last);
+                CHECK(lv.dram.latency >= pc::kLevelStep * lv.l2.latency);
+                // L2's capacity, read from the plateau's end (not at one point): about the 50 MiB
+                // L2 (the geometric mean is reached on the ramp past it).
+                const double cap = pc::level_capacity(size, lat, lv.l2, lv.dram.latency);
+                CHECK(cap > 32 * 1048576.0);
+                CHECK(cap < 128 * 1048576.0);
+                // The CPU's rule (L2 at most a quarter of DRAM) finds no L2 plateau on these curves.
+                CHECK_FALSE(pc::find_levels(size, lat, r, lab::DeviceKind::cpu).l2_plateau);
+                ++n;
+            }
+    }
+    CHECK(n == 54);
+}
+
+TEST_CASE("find_levels' old switch is the device kind: with_l3 a CPU's rule, without it a GPU's", "[pointer_chase]") {
+    const std::vector<double> size = gpu_sweep(true);
+    const auto lat = h200_curve(size, 33, 256 * 1024.0, 260, 600, 7);
+    const pc::ReportedCaches r{.l1 = 228 * 1024.0, .l2 = 50 * 1048576.0, .llc = 50 * 1048576.0};
+    CHECK(pc::find_levels(size, lat, r, false).l2.latency == pc::find_levels(size, lat, r, lab::DeviceKind::cuda).l2.latency);
+    CHECK(pc::find_levels(size, lat, r, false).l2_plateau);
+    CHECK_FALSE(pc::find_levels(size, lat, r, true).l2_plateau);
+    CHECK(pc::dram_gap(lab::DeviceKind::cpu) == 4);
+    CHECK(pc::dram_gap(lab::DeviceKind::cuda) == pc::kLevelStep);
+}
+
+namespace {
+
+// Every thread of a `blocks` x kReadThreads grid walks its share as the GPU read kernel does
+// (read_walk, walk_reads): how often each element of a set of n4 is loaded, `reps` passes.
+std::vector<std::uint32_t> loads_per_element(std::size_t n4, int blocks, long long reps) {
+    std::vector<std::uint32_t> hits(n4);
+    const unsigned threads = pc::kReadThreads;
+    for (unsigned b = 0; b < unsigned(blocks); ++b)
+        for (unsigned t = 0; t < threads; ++t)
+            pc::walk_reads(pc::read_walk(n4, unsigned(blocks), threads, b, t), reps, [&](std::size_t i) { return ++hits.at(i), 1; }, [](int) {});
+    return hits;
+}
+
+}  // namespace
+
+TEST_CASE("a GPU read states exactly the bytes its kernel loads, for every set size", "[pointer_chase]") {
+    // On a small grid, every element is loaded reps x read_passes times: the whole set per block
+    // below the grid's threads, a share of it from there; the sizes around the switch, odd ones,
+    // and remainders of the four-at-a-time loop included.
+    for (int blocks : {1, 3, 8}) {
+        const std::size_t grid = std::size_t(blocks) * pc::kReadThreads;
+        for (std::size_t n4 : {std::size_t{4}, std::size_t{256}, std::size_t{260}, grid - 4, grid, grid + 4, 2 * grid + 12, 7 * grid + 256})
+            for (long long reps : {1, 2, 3, 5}) {
+                INFO(blocks << " blocks, " << n4 << " elements, " << reps << " reps");
+                const auto hits = loads_per_element(n4, blocks, reps);
+                const std::int64_t passes = pc::read_passes(n4, blocks);
+                CHECK(passes == (n4 < grid ? blocks : 1));
+                CHECK(std::all_of(hits.begin(), hits.end(), [&](std::uint32_t h) { return h == reps * passes; }));
+            }
+    }
+    // The lesson's sets on H200 (132 SMs) and H100 PCIe (114): 4 KiB to 256 MiB, by 2 and by
+    // sqrt(2) in whole KiB. The threads' loads add up to reps x set x passes: a 4 KiB set is
+    // every one of the 528 blocks' (256 elements, one per thread), 256 MiB one pass over the grid.
+    for (int sms : {132, 114}) {
+        const int blocks = pc::read_blocks(sms);
+        CHECK(blocks == 4 * sms);
+        for (bool quick : {true, false})
+            for (double bytes : gpu_sweep(quick)) {
+                const std::size_t n4 = std::size_t(bytes) / 16;
+                INFO(sms << " SMs, " << bytes << " B");
+                REQUIRE(std::size_t(bytes) % 64 == 0);  // n, the floats, a multiple of 16 as ChaseKernels::read asks
+                std::uint64_t loads = 0;
+                for (unsigned b = 0; b < unsigned(blocks); ++b)
+                    for (unsigned t = 0; t < unsigned(pc::kReadThreads); ++t) loads += pc::read_loads(pc::read_walk(n4, unsigned(blocks), pc::kReadThreads, b, t));
+                CHECK(16.0 * double(loads) == bytes * double(pc::read_passes(n4, blocks)));
+            }
+        CHECK(pc::read_passes(4096 / 16, blocks) == blocks);
+        CHECK(pc::read_passes((std::size_t{256} << 20) / 16, blocks) == 1);
+    }
+    // A thread's loads, four at a time and the rest one by one, are reps x its share, in order around it.
+    const pc::ReadWalk w{3, 8, 45};  // elements 3, 11, 19, 27, 35, 43
+    CHECK(pc::read_loads(w) == 6);
+    std::vector<std::size_t> seen;
+    pc::walk_reads(w, 3, [&](std::size_t i) { return seen.push_back(i), 0; }, [](int) {});
+    const std::vector<std::size_t> share{3, 11, 19, 27, 35, 43};
+    REQUIRE(seen.size() == 18);
+    for (std::size_t k = 0; k < seen.size(); ++k) CHECK(seen[k] == share[k % 6]);
+    CHECK(pc::read_loads(pc::ReadWalk{50, 8, 45}) == 0);  // a thread past the set loads nothing
 }

@@ -1250,6 +1250,84 @@ TEST_CASE("02.03 prints the statistic it grades: each point's fastest time per h
     CHECK_THAT(shown, !Catch::Contains("{"));  // every placeholder resolved or withheld
 }
 
+TEST_CASE("02.03 on a GPU: small sets are read by every block and counted so; DRAM only from 4x the LLC", "[lessons]") {
+    auto l = lesson("02_03");
+    for (bool quick : {true, false}) {
+        INFO("quick " << quick);
+        const RawRun gpu = synthetic_run(*l.lesson, "02.03", DeviceKind::cuda, quick);
+        const int blocks = pointer_chase::read_blocks(gpu.facts.compute_units);
+        const double llc = double(gpu.facts.last_level_cache_bytes());
+        int whole = 0, dram = 0;
+        for (const auto& m : gpu.measurements) {
+            const auto& w = m.workload;
+            if (w.name.rfind("read_", 0) != 0) continue;
+            INFO(w.name);
+            const double bytes = w.param("bytes"), passes = w.param("passes");
+            // The kernel's own count (pointer_chase's read tests walk it): every block's pass
+            // below the grid's threads, one pass over the grid from there.
+            CHECK(passes == double(pointer_chase::read_passes(std::size_t(bytes) / 16, blocks)));
+            CHECK(w.bytes == bytes * w.param("reps") * passes);
+            if (passes > 1) {
+                ++whole;
+                CHECK(passes == blocks);
+                CHECK(bytes < 16.0 * blocks * pointer_chase::kReadThreads);
+                CHECK_THAT(w.description, Catch::Contains("every block reads all of it"));
+            }
+            // Past the caches, DRAM only from 4x the LLC; between, "cache" (no DRAM roof).
+            if (w.level == "dram") {
+                ++dram;
+                CHECK(bytes >= 4 * llc);
+            }
+            if (bytes > llc && bytes < 4 * llc) CHECK(w.level == "cache");
+        }
+        CHECK(whole > 0);
+        CHECK(dram > 0);
+        const Derivation d = l.lesson->derivation(gpu);
+        CHECK(d.find("check.counts")->number == 1);
+        CHECK(d.find("levels_found") != nullptr);
+        // A GPU record whose reads do not state their passes, or count one pass only, is caught.
+        RawRun forged = gpu;
+        for (auto& m : forged.measurements)
+            if (m.workload.name == "read_4k") m.workload.bytes /= blocks;
+        CHECK(l.lesson->derivation(forged).find("check.counts")->number == 0);
+        RawRun bare = gpu;
+        for (auto& m : bare.measurements)
+            std::erase_if(m.workload.params, [](const Param& p) { return p.name == "passes"; });
+        CHECK(l.lesson->derivation(bare).find("check.counts")->number == 0);
+        // The teaching text says how small sets are read.
+        std::string shown;
+        for (const auto& line : d.teaching) shown += line + "\n";
+        CHECK_THAT(shown, Catch::Contains("is read whole by each of the " + std::to_string(blocks) + " blocks"));
+    }
+    // A CPU's reads keep their plan (no passes); DRAM only from 4x the LLC there too, and its
+    // largest set, past 4x the LLC, is DRAM on both kinds of run.
+    for (bool quick : {true, false}) {
+        const RawRun cpu = synthetic_run(*l.lesson, "02.03", DeviceKind::cpu, quick);
+        const double llc = double(cpu.facts.last_level_cache_bytes());
+        std::string last_level;
+        for (const auto& m : cpu.measurements) {
+            const auto& w = m.workload;
+            if (w.name.rfind("read_", 0) != 0) continue;
+            INFO(w.name);
+            CHECK(std::none_of(w.params.begin(), w.params.end(), [](const Param& p) { return p.name == "passes"; }));
+            CHECK(w.bytes == w.param("bytes") * w.param("reps"));
+            if (w.level == "dram") CHECK(w.param("bytes") >= 4 * llc);
+            last_level = w.level;
+        }
+        CHECK(last_level == "dram");
+        CHECK(l.lesson->derivation(cpu).find("check.counts")->number == 1);
+    }
+    // The L1 expectation is the device's: 2-8 cycles on a CPU, 20-60 on a GPU (Hopper ~33).
+    int l1 = 0;
+    for (const auto& e : l.info.expectations)
+        if (e.metric == "l1.latency_cycles") {
+            ++l1;
+            REQUIRE(e.devices.size() == 1);
+            CHECK((e.devices[0] == "cpu" ? e.max == 8 : e.min == 20 && e.max == 60));
+        }
+    CHECK(l1 == 2);
+}
+
 // ---- 02.09 ------------------------------------------------------------------------------------
 
 TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captures as lab smi does", "[lessons]") {

@@ -1,6 +1,7 @@
 // lab::ChaseKernels on a GPU (pointer_chase.hpp): one-thread chases (global memory through L1
-// and L2; shared memory), a grid-wide read (4 blocks of 256 threads per SM), and a register-
-// resident dependent chain. For a lesson's CUDA companion (.cu files only).
+// and L2; shared memory), a grid-wide read (4 blocks of 256 threads per SM; a set smaller than
+// the grid's threads is read whole by every block), and a register-resident dependent chain. For
+// a lesson's CUDA companion (.cu files only).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,20 +37,26 @@ __global__ void register_chain(long long ops, unsigned* out) {
     for (long long i = 0; i < ops; ++i) asm volatile("add.u32 %0, %0, 40503;" : "+r"(x));
     out[1] = x;
 }
+// One 16-byte load, issued as written: asm volatile is neither merged with another nor hoisted
+// out of the passes (every pass reads the same values, which a compiler may otherwise read once).
+__device__ inline float4 load16(const float4* p) {
+    float4 v;
+    asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    return v;
+}
+// `reps` passes over a[0, n4), each thread's share as pointer_chase::read_walk says (the whole set
+// per block when the grid's threads outnumber its elements), four loads in flight per thread.
 __global__ void read(const float4* a, size_t n4, long long reps, float* out) {
+    const pointer_chase::ReadWalk w = pointer_chase::read_walk(n4, gridDim.x, blockDim.x, blockIdx.x, threadIdx.x);
     float s = 0;
-    for (long long r = 0; r < reps; ++r)
-        for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += size_t(gridDim.x) * blockDim.x) {
-            const float4 v = a[i];
-            s += v.x + v.y + v.z + v.w;
-        }
+    pointer_chase::walk_reads(w, reps, [&](size_t i) { return load16(a + i); }, [&](const float4& v) { s += v.x + v.y + v.z + v.w; });
     if (s == 1.0f) out[2] = s;  // never (the array is zeros), but the compiler cannot know
 }
 
 }  // namespace chase_detail
 
 struct ChaseKernelsGpu : ChaseKernels {
-    explicit ChaseKernelsGpu(lab::Device& d) : sink(d.allocate(64)), blocks(4 * (d.facts().compute_units > 0 ? d.facts().compute_units : 1)) {}
+    explicit ChaseKernelsGpu(lab::Device& d) : sink(d.allocate(64)), blocks(pointer_chase::read_blocks(d.facts().compute_units)) {}
     static cudaStream_t st(lab::Stream& s) { return static_cast<cudaStream_t>(s.native_handle()); }
     lab::Launch chase(void** cursor, std::int64_t hops) override {
         return [=](lab::Stream& s) { chase_detail::chase<<<1, 1, 0, st(s)>>>(cursor, hops); LAB_CUDA(cudaGetLastError()); };
@@ -57,7 +64,10 @@ struct ChaseKernelsGpu : ChaseKernels {
     lab::Launch read(const float* a, std::size_t n, std::int64_t reps) override {
         float* out = sink->as<float>();
         const int g = blocks;
-        return [=](lab::Stream& s) { chase_detail::read<<<g, 256, 0, st(s)>>>(reinterpret_cast<const float4*>(a), n / 4, reps, out); LAB_CUDA(cudaGetLastError()); };
+        return [=](lab::Stream& s) {
+            chase_detail::read<<<g, pointer_chase::kReadThreads, 0, st(s)>>>(reinterpret_cast<const float4*>(a), n / 4, reps, out);
+            LAB_CUDA(cudaGetLastError());
+        };
     }
     lab::Launch register_chain(std::int64_t ops) override {
         unsigned* out = sink->as<unsigned>();
@@ -68,7 +78,7 @@ struct ChaseKernelsGpu : ChaseKernels {
         return [=](lab::Stream& s) { chase_detail::shared_chase<<<1, chase_detail::kSharedFillThreads, 0, st(s)>>>(hops, out); LAB_CUDA(cudaGetLastError()); };
     }
     lab::BufferPtr sink;
-    int blocks;
+    int blocks;  // the read's grid: pointer_chase::read_passes counts its bytes from the same number
 };
 
 }  // namespace lab::cuda

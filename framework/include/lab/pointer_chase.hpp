@@ -18,10 +18,19 @@
 
 #include "lab/device.hpp"
 
+#if !defined(LAB_HOST_DEVICE)
+#if defined(__CUDACC__)
+#define LAB_HOST_DEVICE __host__ __device__
+#else
+#define LAB_HOST_DEVICE
+#endif
+#endif
+
 namespace lab {
 
 // The kernels of a memory-hierarchy sweep. Counts stay with the lesson: a chase moves one line
-// per hop, a read `reps` x n x 4 bytes, a register chain none.
+// per hop, a read `reps` x n x 4 bytes (x pointer_chase::read_passes on a GPU), a register chain
+// none.
 struct ChaseKernels {
     static constexpr const char* kInterface = "lab::ChaseKernels/1";
     virtual ~ChaseKernels() = default;
@@ -29,7 +38,8 @@ struct ChaseKernels {
     // *cursor where it stopped: the next invocation goes on around the cycle.
     virtual Launch chase(void** cursor, std::int64_t hops) = 0;
     // Every thread reads its share of a[0, n) `reps` times (a 64-byte aligned array, n a
-    // multiple of 16); the sums are kept in the kernels' own sink.
+    // multiple of 16); the sums are kept in the kernels' own sink. On a GPU, a set smaller than
+    // the grid's threads cover is read whole by every block (pointer_chase::read_passes).
     virtual Launch read(const float* a, std::size_t n, std::int64_t reps) = 0;
     // One thread runs a chain of `ops` dependent integer adds in a register.
     virtual Launch register_chain(std::int64_t ops) = 0;
@@ -40,6 +50,57 @@ struct ChaseKernels {
 inline constexpr int kSharedChaseLinks = 4096;
 
 namespace pointer_chase {
+
+// ---- The GPU read sweep: who reads what, counted on the host as the kernel walks it -------------
+// Host and device code alike (cuda_pointer_chase.cuh's read kernel walks by these), so the bytes a
+// lesson declares are the loads the kernel issues.
+
+// The read kernel's grid: kReadBlocksPerSm blocks of kReadThreads threads per SM.
+inline constexpr int kReadThreads = 256, kReadBlocksPerSm = 4;
+inline int read_blocks(int sms) { return kReadBlocksPerSm * std::max(1, sms); }
+
+// Whether every block walks the whole set of n4 16-byte elements: when the grid's threads
+// outnumber the elements. Split across the grid instead, a 4 KiB set (256 elements) was read by
+// one block on one SM, and small sets read at a fraction of DRAM's speed.
+LAB_HOST_DEVICE inline bool read_whole_per_block(std::size_t n4, unsigned blocks, unsigned threads) {
+    return n4 < std::size_t{blocks} * threads;
+}
+// One thread's share of one pass: elements start, start + step, ... below n4.
+struct ReadWalk {
+    std::size_t start = 0, step = 1, n4 = 0;
+};
+LAB_HOST_DEVICE inline ReadWalk read_walk(std::size_t n4, unsigned blocks, unsigned threads, unsigned block, unsigned thread) {
+    if (read_whole_per_block(n4, blocks, threads)) return {thread, threads, n4};  // the block's own pass
+    return {std::size_t{block} * threads + thread, std::size_t{blocks} * threads, n4};  // a share of the grid's
+}
+LAB_HOST_DEVICE inline std::size_t read_loads(const ReadWalk& w) { return w.start < w.n4 ? (w.n4 - 1 - w.start) / w.step + 1 : 0; }
+// The element after i in the thread's walk, back to its first after its last (the next pass).
+LAB_HOST_DEVICE inline std::size_t read_next(const ReadWalk& w, std::size_t i) { return i + w.step < w.n4 ? i + w.step : w.start; }
+// A thread's `reps` passes, as one run of loads four at a time: `load(i)` reads element i and
+// `add(v)` takes its value. The four loads are issued before their values are used, so even a
+// thread with one element per pass (a 4 KiB set) has four 16-byte loads in flight, the next
+// pass's among them.
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class Load, class Add>
+LAB_HOST_DEVICE inline void walk_reads(const ReadWalk& w, long long reps, Load&& load, Add&& add) {
+    const long long total = reps * static_cast<long long>(read_loads(w));
+    std::size_t i = w.start;
+    long long k = 0;
+    for (; k + 4 <= total; k += 4) {
+        const std::size_t i1 = read_next(w, i), i2 = read_next(w, i1), i3 = read_next(w, i2);
+        const auto v0 = load(i), v1 = load(i1), v2 = load(i2), v3 = load(i3);
+        add(v0), add(v1), add(v2), add(v3);
+        i = read_next(w, i3);
+    }
+    for (; k < total; ++k, i = read_next(w, i)) add(load(i));
+}
+// How many times one rep reads the whole set: once when split across the grid, once per block
+// when every block walks it. The bytes a read states are reps x set x this.
+inline std::int64_t read_passes(std::size_t n4, int blocks) {
+    return read_whole_per_block(n4, static_cast<unsigned>(blocks), kReadThreads) ? blocks : 1;
+}
 
 // splitmix64: a fixed generator, so a cycle is the same on every machine and library.
 inline std::uint64_t next_random(std::uint64_t& state) {
@@ -177,20 +238,29 @@ struct Levels {
 // merged (plateaus()), so a step must be clearly more than the spread allowed within one.
 inline constexpr double kLevelStep = 1.3;
 
+// How far below DRAM's latency a cache level must be, per device kind. A CPU's caches sit far
+// below its DRAM (L2 ~4 ns against ~90 ns): a quarter keeps a slow climb into DRAM from being taken
+// for a cache. A GPU's do not: Hopper's L2 hit is ~200-300 cycles against HBM's ~500-700, a ratio
+// of 2-3, so a quarter rejected the L2 plateau of nearly every H200-like curve and L2 was read at
+// one point; there the general step between levels (kLevelStep) applies.
+inline double dram_gap(DeviceKind kind) { return kind == DeviceKind::cpu ? 4.0 : kLevelStep; }
+
 // The levels, by this rule (02.03 states it to students):
 // - the plateaus of the curve within 25% (plateaus()); L1 is the first;
 // - DRAM is the points at or past 4x the LLC (shelf_from, two or more), else the last plateau, else the
 //   last point alone;
 // - L2 is the first plateau after L1 and before the last, at kLevelStep x L1's latency or more and
-//   DRAM's / 4 or less, with a point in (reported L1, reported L2] (the sizes that fit L2 and not
-//   L1: a bump inside L1, or the L3's plateau, is not L2; any point when the sizes are not
-//   reported); without one, L2 is read at the largest working set within half its reported size;
-// - with_l3 (a CPU): L3 is the longest such plateau after L2 at kLevelStep x L2's latency or more
-//   and DRAM's / 4 or less, with a point in (reported L2, reported L3] (of equals, the nearest
-//   DRAM); without one, read at the largest working set within twice the reported L2.
+//   DRAM's / dram_gap(kind) or less (a quarter on a CPU, DRAM's / kLevelStep on a GPU), with a
+//   point in (reported L1, reported L2] (the sizes that fit L2 and not L1: a bump inside L1, or the
+//   L3's plateau, is not L2; any point when the sizes are not reported); without one, L2 is read
+//   at the largest working set within half its reported size;
+// - a CPU: L3 is the longest such plateau after L2 at kLevelStep x L2's latency or more and
+//   DRAM's / 4 or less, with a point in (reported L2, reported L3] (of equals, the nearest DRAM);
+//   without one, read at the largest working set within twice the reported L2. A GPU has no L3.
 // So the levels rise in latency and working set: L1 < L2 < L3 < DRAM, each found one clear of
 // the level below where the device says it should be.
-inline Levels find_levels(const std::vector<double>& size, const std::vector<double>& latency, const ReportedCaches& r, bool with_l3) {
+inline Levels find_levels(const std::vector<double>& size, const std::vector<double>& latency, const ReportedCaches& r, DeviceKind kind) {
+    const bool with_l3 = kind == DeviceKind::cpu;
     Levels out;
     if (latency.empty() || size.size() != latency.size()) return out;
     std::vector<Plateau> ps = plateaus(latency, 0.25);
@@ -209,7 +279,7 @@ inline Levels find_levels(const std::vector<double>& size, const std::vector<dou
             if (size[i] > lo && size[i] <= hi) return true;
         return false;
     };
-    auto above = [&](const Plateau& p, double below) { return p.latency >= kLevelStep * below && p.latency <= out.dram.latency / 4; };
+    auto above = [&](const Plateau& p, double below) { return p.latency >= kLevelStep * below && p.latency <= out.dram.latency / dram_gap(kind); };
     std::size_t i2 = 0;  // L2's plateau (0: none)
     for (std::size_t i = 1; i + 1 < ps.size() && !i2; ++i)
         if (above(ps[i], out.l1.latency) && inside(ps[i], r.l1, r.l2)) i2 = i;
@@ -224,6 +294,11 @@ inline Levels find_levels(const std::vector<double>& size, const std::vector<dou
     out.l3_plateau = i3 != 0;
     out.l3 = i3 ? ps[i3] : at(2 * r.l2);
     return out;
+}
+// The same, by the rule's old switch (kept for lessons written against it): with_l3 is a CPU's
+// rule, without it a GPU's.
+inline Levels find_levels(const std::vector<double>& size, const std::vector<double>& latency, const ReportedCaches& r, bool with_l3) {
+    return find_levels(size, latency, r, with_l3 ? DeviceKind::cpu : DeviceKind::cuda);
 }
 
 }  // namespace pointer_chase
