@@ -91,7 +91,10 @@ public:
         i.metrics.push_back({.name = "check.counts", .kind = MetricKind::integer, .description = "1 when every chase states 64 B per hop and every read reps x size (x passes on a GPU)"});
         i.expectations = {
             {.metric = "check.counts", .min = 1, .max = 1, .why = "each point's bytes follow from its hops or its size and passes"},
-            {.metric = "dram_over_l1", .min = 1, .why = "a load from DRAM is slower than one from L1, however busy the machine"},
+            // A ratio of two measured latencies: a chase through L1 preempted on a busy machine read
+            // 1000 cycles a hop, over DRAM's (a test-suite review, three runs under load): a
+            // performance expectation, never a failed `lab check`.
+            {.metric = "dram_over_l1", .min = 1, .performance = true, .why = "a load from DRAM is slower than one from L1"},
             {.metric = "levels_found", .min = 3, .performance = true, .why = "L1, L2 and DRAM show as plateaus"},
             {.metric = "l1.latency_cycles", .min = 2, .max = 8, .devices = {"cpu"}, .performance = true, .why = "an L1 hit takes 3-6 cycles"},
             {.metric = "l1.latency_cycles", .min = 20, .max = 60, .devices = {"cuda"}, .performance = true,
