@@ -57,18 +57,79 @@ void require_reveal_allowed(const std::filesystem::path& file) {
                      ")\n  fix: leave out --reveal: graded values show as '?' until you submit, and `lab submit` grades your claims");
 }
 
+namespace {
+
+// One UTF-8 code point at s[i] (advancing i); where the text is not UTF-8, the byte itself, with
+// `utf8` false.
+char32_t next_code_point(const std::string& s, std::size_t& i, bool& utf8) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = b(i);
+    const int n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    utf8 = n == 1;
+    if (n <= 1 || i + n > s.size()) return b(i++);
+    char32_t cp = c & (0x7F >> n);
+    for (int k = 1; k < n; ++k) {
+        if ((b(i + k) & 0xC0) != 0x80) return b(i++);
+        cp = (cp << 6) | (b(i + k) & 0x3F);
+    }
+    i += n;
+    utf8 = true;
+    return cp;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+    if (cp < 0x80) out += static_cast<char>(cp);
+    else if (cp < 0x800) out += static_cast<char>(0xC0 | (cp >> 6)), out += static_cast<char>(0x80 | (cp & 0x3F));
+    else if (cp < 0x10000)
+        out += static_cast<char>(0xE0 | (cp >> 12)), out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), out += static_cast<char>(0x80 | (cp & 0x3F));
+    else
+        out += static_cast<char>(0xF0 | (cp >> 18)), out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F)),
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), out += static_cast<char>(0x80 | (cp & 0x3F));
+}
+
+// Spaces a roster exported from a spreadsheet or a name pasted from a web page carries: the
+// no-break spaces (U+00A0, U+202F), the typographic ones (U+2000-U+200A), U+3000.
+bool is_space(char32_t cp) {
+    return (cp < 0x80 && std::isspace(static_cast<int>(cp))) || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
+           cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+// Lower case for the scripts names in a roster are mostly written in: Latin (ASCII, Latin-1,
+// Latin Extended-A), Greek, Cyrillic; Unicode's simple mappings. Other scripts are kept as
+// written (many have no case).
+char32_t lower(char32_t c) {
+    if (c < 0x80) return static_cast<char32_t>(std::tolower(static_cast<int>(c)));
+    if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 0x20;
+    if (c == 0x130) return 'i';
+    if (c == 0x178) return 0xFF;
+    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c | 1;  // even: capital
+    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return c % 2 ? c + 1 : c;  // odd: capital
+    if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 0x20;
+    if (c == 0x386) return 0x3AC;  // Greek capitals with tonos
+    if (c >= 0x388 && c <= 0x38A) return c + 37;
+    if (c == 0x38C) return 0x3CC;
+    if (c == 0x38E || c == 0x38F) return c + 63;
+    if (c >= 0x410 && c <= 0x42F) return c + 0x20;
+    if (c >= 0x400 && c <= 0x40F) return c + 0x50;
+    return c;
+}
+
+}  // namespace
+
 std::string normalise_student(const std::string& student) {
     std::string out;
     bool pending_space = false;
-    for (char ch : student) {
-        unsigned char u = static_cast<unsigned char>(ch);
-        if (std::isspace(u)) {
+    for (std::size_t i = 0; i < student.size();) {
+        bool utf8 = true;
+        const char32_t cp = next_code_point(student, i, utf8);
+        if (utf8 && is_space(cp)) {
             pending_space = !out.empty();
             continue;
         }
         if (pending_space) out += '_';
         pending_space = false;
-        out += static_cast<char>(std::tolower(u));
+        if (!utf8) out += static_cast<char>(cp);  // a byte of text that is not UTF-8: kept as it was
+        else append_utf8(out, lower(cp));
     }
     return out;
 }

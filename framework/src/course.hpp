@@ -24,7 +24,8 @@ CourseConfig load_course(const std::filesystem::path& file);
 // to do instead.
 void require_reveal_allowed(const std::filesystem::path& file);
 
-// Trimmed, lower-cased; internal whitespace collapsed to one '_'.
+// Trimmed, lower-cased (ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic letters); internal
+// whitespace, Unicode's no-break and typographic spaces too, collapsed to one '_'.
 std::string normalise_student(const std::string& student);
 
 struct Seed {

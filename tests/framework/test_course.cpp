@@ -24,6 +24,23 @@ TEST_CASE("a student's seed is SHA-256 of salt, lesson and normalised student ID
     CHECK(student_seed(c, "02.01", "alice smith").hex != a.hex);
 }
 
+TEST_CASE("a student ID is normalised in the scripts names are written in, and its Unicode spaces are spaces", "[course]") {
+    // A roster exported from a spreadsheet holds no-break spaces; "JOSÉ" and "josé" are one student.
+    CHECK(normalise_student("Ada\u00a0Lovelace") == "ada_lovelace");
+    CHECK(normalise_student("\u3000Ada \u202f\u2009 Lovelace\u00a0") == "ada_lovelace");
+    CHECK(normalise_student("JOSÉ") == "josé");
+    CHECK(normalise_student("ŁUKASZ ŻÓŁW") == "łukasz_żółw");
+    CHECK(normalise_student("ΣΩΚΡΆΤΗΣ") == "σωκράτησ");  // Unicode's simple mapping: no final sigma
+    CHECK(normalise_student("ΣΩΚΡΆΤΗΣ") != normalise_student("ΣΩΚΡΑΤΗΣ"));  // accents kept: only case folds
+    CHECK(normalise_student("ΑΛΦΑ") == "αλφα");
+    CHECK(normalise_student("ИВАН Ёлкин") == "иван_ёлкин");
+    CHECK(normalise_student("İzmir") == "izmir");
+    CHECK(normalise_student("Ÿves") == "ÿves");
+    CHECK(normalise_student("山田 太郎") == "山田_太郎");  // no case: kept
+    // Bytes that are not UTF-8 are kept as they are (a roster refuses them; a run's ID is what it is).
+    CHECK(normalise_student(std::string("a\xff\xc3B")) == std::string("a\xff\xc3b"));
+}
+
 TEST_CASE("the shipped course file loads", "[course]") {
     CourseConfig c = load_course(lab_test::source_root() / "configs/course.yaml");
     CHECK_FALSE(c.salt.empty());

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,59 @@ LAB_HOST_DEVICE inline void walk_reads(const ReadWalk& w, long long reps, Load&&
 // when every block walks it. The bytes a read states are reps x set x this.
 inline std::int64_t read_passes(std::size_t n4, int blocks) {
     return read_whole_per_block(n4, static_cast<unsigned>(blocks), kReadThreads) ? blocks : 1;
+}
+
+// The memory level ("l1", "l2", "l3" or "dram") a working set fits in, per the reported data
+// caches: each instance's size times the instances `units` reach (a CPU's threads, a GPU's SMs,
+// as the facts count shared_by).
+inline std::string level_of(std::size_t bytes, const DeviceFacts& f, int units) {
+    static const char* const names[] = {"l1", "l2", "l3"};
+    for (int l = 1; l <= 3; ++l)
+        for (const auto& c : f.caches)
+            if (c.level == l && c.type != "Instruction" &&
+                bytes <= c.bytes * static_cast<std::size_t>(std::max(1, units / std::max(1, c.shared_by))))
+                return names[l - 1];
+    return "dram";
+}
+// A read's level: past the caches, "dram" only from 4x the last-level cache, as find_levels reads
+// the chase's DRAM. A set between, read over and over, still partly hits the last-level cache (a
+// 64 MiB set over a 50 MiB L2), and as "dram" it could raise the run's DRAM roof above what DRAM
+// gives; "cache" is held to no roof and raises none.
+inline std::string read_level(std::size_t bytes, const DeviceFacts& f, int units) {
+    const std::string l = level_of(bytes, f, units);
+    return l == "dram" && bytes < 4 * f.last_level_cache_bytes() ? "cache" : l;
+}
+// The reported size of the data cache at `level` (0 when none is reported).
+inline std::uint64_t reported_cache(const DeviceFacts& f, int level) {
+    for (const auto& c : f.caches)
+        if (c.level == level && c.type != "Instruction") return c.bytes;
+    return 0;
+}
+// A read sweep's point: `reps` reads of a `bytes` set (ChaseKernels::read). On a GPU, a set the
+// grid's threads outnumber is read whole by every block (split, a 4 KiB set was one block's on one
+// SM): its bytes are every block's, the SMs' caches together, its level where one SM's copy
+// fits, and its passes a parameter (a CPU's records, one pass, have none).
+inline Workload read_workload(const Device& dev, const std::string& name, std::size_t bytes, std::int64_t reps, double max_time_s) {
+    const bool gpu = dev.kind() == DeviceKind::cuda;
+    const std::int64_t passes = gpu ? read_passes(bytes / 16, read_blocks(dev.facts().compute_units)) : 1;
+    Workload w;
+    w.name = name;
+    w.description = passes > 1 ? "every block reads all of it, " + std::to_string(reps) + " times (" + std::to_string(passes) +
+                                     " blocks: the SMs' caches together)"
+                               : "every thread reads its share, " + std::to_string(reps) + " times";
+    w.params = {{"bytes", double(bytes)}, {"reps", double(reps)}};
+    if (gpu) w.params.push_back({"passes", double(passes)});
+    w.bytes = 1.0 * reps * bytes * passes;  // its adds are not the point: no FLOP stated
+    w.level = read_level(bytes, dev.facts(), !gpu ? dev.threads() : passes > 1 ? 1 : dev.facts().compute_units);
+    w.max_time_s = max_time_s;
+    return w;
+}
+// Whether a recorded read states the bytes its kernel loads: reps x set x passes (a GPU's record
+// states its passes; a CPU's is one).
+inline bool read_bytes_stated(const Workload& w, DeviceKind kind) {
+    const bool has_passes = std::any_of(w.params.begin(), w.params.end(), [](const Param& p) { return p.name == "passes"; });
+    const double passes = kind == DeviceKind::cuda ? (has_passes ? w.param("passes") : 0) : 1;
+    return w.bytes == w.param("bytes") * w.param("reps") * passes;
 }
 
 // splitmix64: a fixed generator, so a cycle is the same on every machine and library.
