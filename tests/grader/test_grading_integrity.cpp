@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 
 #include "course.hpp"
 #include "batch.hpp"
@@ -86,6 +88,31 @@ bool refused_with(const GradeReport& r, const std::string& words) {
     for (const auto& p : r.problems)
         if (p.find(words) != std::string::npos) return true;
     UNSCOPED_INFO("problems: " << fmt::format("{}", fmt::join(r.problems, " | ")));
+    return false;
+}
+
+// The major and minor of the lab that built this grader (LAB_VERSION, "MAJOR.MINOR.PATCH").
+int version_part(int i) {
+    int v[3] = {0, 0, 0};
+    REQUIRE(std::sscanf(LAB_VERSION, "%d.%d.%d", &v[0], &v[1], &v[2]) == 3);
+    return v[i];
+}
+int this_major() { return version_part(0); }
+int this_minor() { return version_part(1); }
+int this_patch() { return version_part(2); }
+
+// The consistency problems of the recorded 02.05 fixture after `edit` (no seal involved: the
+// checks read the record as it stands).
+std::vector<std::string> consistency_after(const std::function<void(json&)>& edit) {
+    json record = lab::record::read_record(fixture_run_file("02.05-quick-reveal.json"));
+    edit(record);
+    return lab::grader::consistency_problems(record, lab::record::raw_run_from_record(record));
+}
+
+bool has_problem(const std::vector<std::string>& problems, const std::string& words) {
+    for (const auto& p : problems)
+        if (p.find(words) != std::string::npos) return true;
+    UNSCOPED_INFO("problems: " << fmt::format("{}", fmt::join(problems, " | ")));
     return false;
 }
 
@@ -296,6 +323,68 @@ TEST_CASE("forged records: each refused", "[grading][integrity]") {
         forge(run, [&](json& r) { r["lab_version"] = "9.0.0"; });
         CHECK(refused_with(p.grade(run), "cannot vouch for"));
     }
+    SECTION("a lab version one minor release newer than this grader") {
+        forge(run, [&](json& r) { r["lab_version"] = fmt::format("{}.{}.0", this_major(), this_minor() + 1); });
+        CHECK(refused_with(p.grade(run), "cannot vouch for"));
+    }
+}
+
+TEST_CASE("consistency: each impossible set of time statistics is refused by its own check", "[grading][integrity]") {
+    // The first workload's times, edited one statistic at a time so that every other check still
+    // holds (the noise kept stddev / mean), so each check alone must refuse its edit.
+    auto times = [](json& r) -> json& { return r["workloads"][0]["time_s"]; };
+    auto d = [](const json& t, const char* k) { return t[k].get<double>(); };
+    REQUIRE(consistency_after([](json&) {}).empty());
+    const std::string name = lab::record::read_record(fixture_run_file("02.05-quick-reveal.json"))["workloads"][0]["name"];
+    SECTION("a mean below the minimum") {
+        const auto p = consistency_after([&](json& r) {
+            json& t = times(r);
+            t["mean"] = 0.9 * d(t, "min");
+            t["noise"] = d(t, "stddev") / d(t, "mean");
+        });
+        CHECK(has_problem(p, "workload '" + name + "' has a mean outside [min, max]"));
+    }
+    SECTION("a mean above the maximum") {
+        const auto p = consistency_after([&](json& r) {
+            json& t = times(r);
+            t["mean"] = 1.1 * d(t, "max");
+            t["noise"] = d(t, "stddev") / d(t, "mean");
+        });
+        CHECK(has_problem(p, "a mean outside [min, max]"));
+    }
+    SECTION("a noise figure that is not stddev / mean") {
+        const auto p = consistency_after([&](json& r) { times(r)["noise"] = 2 * d(times(r), "stddev") / d(times(r), "mean"); });
+        CHECK(has_problem(p, "workload '" + name + "' has a noise figure that is not stddev / mean"));
+    }
+    SECTION("less time spent sampling than the samples themselves take") {
+        const auto p = consistency_after([&](json& r) {
+            json& t = times(r);
+            t["total"] = 0.5 * d(t, "samples") * d(t, "batch") * d(t, "min");
+        });
+        CHECK(has_problem(p, "workload '" + name + "' has less time spent sampling than its samples take"));
+    }
+    SECTION("sampling that took exactly its samples' time, or was not recorded, is consistent") {
+        CHECK(consistency_after([&](json& r) {
+                  json& t = times(r);
+                  t["total"] = d(t, "samples") * d(t, "batch") * d(t, "min");
+              }).empty());
+        CHECK(consistency_after([&](json& r) { times(r)["total"] = 0.0; }).empty());
+    }
+}
+
+TEST_CASE("consistency: a record of a newer minor lab release is refused; one of a newer patch or older minor is not", "[grading][integrity]") {
+    auto with_version = [](const std::string& v) {
+        CAPTURE(v);
+        return consistency_after([&](json& r) { r["lab_version"] = v; });
+    };
+    const int major = this_major(), minor = this_minor(), patch = this_patch();
+    CHECK(with_version(LAB_VERSION).empty());
+    CHECK(has_problem(with_version(fmt::format("{}.{}.0", major, minor + 1)), "cannot vouch for"));
+    CHECK(has_problem(with_version(fmt::format("{}.{}.0", major + 1, minor)), "cannot vouch for"));
+    // A patch release writes the same records.
+    CHECK(with_version(fmt::format("{}.{}.{}", major, minor, patch + 1)).empty());
+    if (minor > 0) CHECK(with_version(fmt::format("{}.{}.9", major, minor - 1)).empty());
+    if (major > 0) CHECK(has_problem(with_version(fmt::format("{}.{}.0", major - 1, minor)), "cannot vouch for"));
 }
 
 TEST_CASE("every recorded run fixture is consistent (the checks refuse no honest record)", "[grading][integrity]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 
 #include <regex>
 #include <string>
@@ -114,6 +115,22 @@ TEST_CASE("an unedited fixture is plausible", "[grading]") {
         Run run = fixture_run(f);
         CHECK(plausibility_problems(run.record, run.raw, run.derived).empty());
     }
+}
+
+TEST_CASE("a workload with a negative FLOP or byte count is implausible", "[grading]") {
+    auto problems_with = [](const std::function<void(lab::Workload&)>& edit) {
+        Run run = fixture_run();
+        auto triad = std::find_if(run.raw.measurements.begin(), run.raw.measurements.end(),
+                                  [](const lab::Measurement& m) { return m.workload.name == "triad"; });
+        REQUIRE(triad != run.raw.measurements.end());
+        edit(triad->workload);
+        std::string all;
+        for (const auto& p : plausibility_problems(run.record, run.raw, run.derived)) all += p + " | ";
+        return all;
+    };
+    CHECK_THAT(problems_with([](lab::Workload&) {}), !Catch::Contains("negative counts"));
+    CHECK_THAT(problems_with([](lab::Workload& w) { w.flops = -w.flops - 1; }), Catch::Contains("workload 'triad' has negative counts"));
+    CHECK_THAT(problems_with([](lab::Workload& w) { w.bytes = -w.bytes; }), Catch::Contains("workload 'triad' has negative counts"));
 }
 
 TEST_CASE("a workload beating the DRAM roof is implausible only when its bytes outgrow the last-level cache", "[grading]") {

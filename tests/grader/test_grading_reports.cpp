@@ -5,11 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <ctime>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "grading_fixtures.hpp"
+#include "lab/utc_time.hpp"
 #include "prompt_fill.hpp"
 #include "run_record.hpp"
 #include "reports.hpp"
@@ -106,6 +108,25 @@ TEST_CASE("show_expected: never hides expected values, always shows them, after_
     if (shown) CHECK(json_report(r)["questions"][0]["expected"] == expected);
     // The hint is shown for a wrong answer whatever the policy.
     CHECK_THAT(console, Catch::Contains("hint: peak FLOP/s over peak bandwidth"));
+}
+
+TEST_CASE("show_expected after_due_date: hidden on the due day itself, shown the day after", "[grading]") {
+    Grading g;
+    // Today's UTC date as the grader reads it, taken on either side of the checks so that a run
+    // across midnight tries again rather than failing.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const std::time_t now = std::time(nullptr);
+        const std::string today = lab::format::utc_date(now), yesterday = lab::format::utc_date(now - 24 * 3600);
+        CAPTURE(today, yesterday);
+        const bool due_today_shown = expected_visible(g.spec(spec_yaml(kRidge, "02.05", "after_due_date", "due: \"" + today + "\"\n")));
+        const bool due_yesterday_shown =
+            expected_visible(g.spec(spec_yaml(kRidge, "02.05", "after_due_date", "due: \"" + yesterday + "\"\n")));
+        if (lab::format::utc_date(std::time(nullptr)) != today) continue;  // midnight passed meanwhile
+        CHECK_FALSE(due_today_shown);
+        CHECK(due_yesterday_shown);
+        return;
+    }
+    FAIL("the date changed during every attempt");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "grade_number.hpp"
 #include "grading_fixtures.hpp"
 #include "lab/roofline.hpp"
 #include "reports.hpp"
@@ -81,6 +82,23 @@ TEST_CASE("the expected value is shown to enough digits to judge the tolerance b
     // Trailing zeros are dropped, so a value may show fewer; it is never rounded coarser than 4.
     CHECK(std::fabs(std::stod(shown) - ridge) <= 5e-4 * ridge);
     CHECK(digits <= 4);
+}
+
+TEST_CASE("a claim exactly at the tolerance's edge is within it, though its difference rounds a hair over", "[grading]") {
+    // In exact arithmetic each claim is exactly at the edge; in binary floating point the
+    // difference comes out a few ulps over the band (|1.0 - 1.1| = 0.10000000000000009 > 0.1).
+    Tolerance abs;
+    abs.abs = 0.1;
+    CHECK(within(1.0, 1.1, abs, 1));
+    CHECK(within(1.2, 1.1, abs, 1));
+    Tolerance rel;
+    rel.rel = 0.1;
+    CHECK(within(0.99, 1.1, rel, 1));   // 1.1 - 0.99 = 0.1100000000000001 > 0.1 * 1.1
+    CHECK(within(0.77, 0.7, rel, 1));   // 0.77 - 0.7 = 0.07000000000000006 > 0.1 * 0.7
+    // The slack is a hair, not a widening: a real step past the edge is outside.
+    CHECK_FALSE(within(1.0 - 1e-9, 1.1, abs, 1));
+    CHECK_FALSE(within(0.99 - 1e-9, 1.1, rel, 1));
+    CHECK_FALSE(within(0.77 + 1e-9, 0.7, rel, 1));
 }
 
 TEST_CASE("an absolute tolerance is in the question's unit: abs 3 on a % question is 3 percentage points", "[grading]") {

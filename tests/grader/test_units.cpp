@@ -120,6 +120,7 @@ TEST_CASE("a claim with a unit is read in the SI base unit of its dimension", "[
         {"2.5x", "ratio", 2.5, "ratio"},
         {"2.5 x", "ratio", 2.5, "ratio"},
         {"2.5\u00d7", "ratio", 2.5, "ratio"},
+        {"2.5 times", "ratio", 2.5, "ratio"},
         {"0.8 ratio", "ratio", 0.8, "ratio"},
     }));
     CAPTURE(text, question);
@@ -159,6 +160,7 @@ TEST_CASE("a bare number is read in the question's unit", "[units]") {
         {"80", "%", 0.8, "ratio"},
         {"0.8", "%", 0.008, "ratio"},
         {"2.5", "x", 2.5, "ratio"},
+        {"2.5", "times", 2.5, "ratio"},
         // counts
         {"42", "", 42, ""},
         {"6,738,415,616", "", 6738415616.0, ""},
@@ -337,6 +339,12 @@ TEST_CASE("from_unit and to_unit convert to and from the SI base unit", "[units]
     CHECK_THAT(to_unit(0.8, "%"), WithinRel(80, 1e-12));
     CHECK_THAT(to_unit(350e-9, "ns"), WithinRel(350, 1e-12));
     CHECK(from_unit(42, "") == 42);
+    // A multiplier is a plain ratio in every spelling.
+    for (const char* times : {"x", "times", "\u00d7", "ratio"}) {
+        CAPTURE(times);
+        CHECK(from_unit(3, times) == 3);
+        CHECK(to_unit(3, times) == 3);
+    }
     CHECK_THROWS_AS(from_unit(1, "furlong"), UnitError);
     CHECK_THROWS_WITH(to_unit(1, "Gb"), Contains("Gb is gigabits; write GB for gigabytes"));
 }
