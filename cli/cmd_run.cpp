@@ -118,6 +118,13 @@ int cmd_run(const Args& args) {
     req.quick = vm.count("quick") > 0;
     req.student = vm["student"].as<std::string>();
     req.token = vm["token"].as<std::string>();
+    // Given but empty (an unset shell variable, `--token "$TOKEN"`): the run was recorded as
+    // 'anonymous', graded for practice only, without a word about the flag.
+    for (const char* flag : {"student", "token"})
+        if (!vm[flag].defaulted() && vm[flag].as<std::string>().find_first_not_of(" \t") == std::string::npos)
+            throw UsageError(std::string("--") + flag + " is empty (a shell variable not set?)\n  fix: give your " +
+                             (std::string(flag) == "token" ? "course token (--token TOKEN)" : "student ID (--student NAME)") +
+                             ", or leave the option out");
     req.timeout_s = timeout_seconds(vm);
     // run_lesson checks these too; a --slurm run is checked here, before a job is written.
     check_device_name(req.device);

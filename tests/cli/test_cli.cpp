@@ -1096,3 +1096,15 @@ TEST_CASE("a run's default record name never replaces a record already there", "
     CHECK_THAT(written[0], Catch::Matches(R"(02\.01-\d{8}-\d{6}-2\.json)"));
     CHECK_THAT(r.out, Catch::Contains("run record: runs/" + written[0]));
 }
+
+TEST_CASE("an empty --student or --token is refused, not recorded as anonymous", "[usage]") {
+    // `lab run 02.05 --token "$TOKEN"` with TOKEN unset recorded an anonymous run, graded for
+    // practice only, and said nothing of the flag.
+    for (const char* flag : {"--student", "--token"}) {
+        lab_test::TempDir d;
+        const auto r = run_lab({"run", "02.09", "--quick", flag, "", "--out", (d / "run.json").string()});
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(std::string(flag) + " is empty") && Catch::Contains("fix: "));
+        CHECK_FALSE(fs::exists(d / "run.json"));
+    }
+}
