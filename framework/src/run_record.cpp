@@ -490,11 +490,6 @@ json read_record(const std::filesystem::path& file) {
 
 namespace {
 
-const char* json_kind(const json& v) {
-    return v.is_boolean() ? "true or false" : v.is_number() ? "a number" : v.is_string() ? "a string"
-         : v.is_array() ? "a list" : v.is_object() ? "an object" : "null";
-}
-
 // The first field of `actual` of JSON type `found` (nlohmann's name for what it met) whose kind
 // differs from the same field of `written` (what lab writes there), as "path is a string, where a
 // number goes"; empty where none does. Null and empty lists or objects in `written` say nothing
@@ -519,8 +514,8 @@ std::string first_kind_difference(const json& actual, const json& written, const
             if (auto d = first_kind_difference(actual[i], written[0], path + "[" + std::to_string(i) + "]", found); !d.empty()) return d;
         return "";
     }
-    if (json_kind(actual) == std::string(json_kind(written)) || actual.type_name() != found) return "";
-    return path + " is " + json_kind(actual) + ", where " + json_kind(written) + " goes";
+    if (type_name(actual) == std::string(type_name(written)) || actual.type_name() != found) return "";
+    return path + " is " + type_name(actual) + ", where " + type_name(written) + " goes";
 }
 
 // Maps with names of their own (a workload's params, the ceilings by pipe) are written as {"*": entry}.

@@ -69,14 +69,20 @@ TEST_CASE("a resubmission is graded against the run its answers are bound to, wh
         CHECK(std::find(e.ignored.begin(), e.ignored.end(), "zz-old-answers.yaml") != e.ignored.end());
         CHECK(std::find(e.ignored.begin(), e.ignored.end(), "runs/02.05-2026-12-01T16-40-05Z.json") != e.ignored.end());
     }
-    SECTION("the runs' clocks and the files' times disagree on the latest: graded by the clock, and said") {
-        // A laptop whose clock was set back recorded the resubmission as the older run.
+    // Two submissions, the run of answers.yaml recorded last by its clock (2099), for the tests of
+    // the files' times below.
+    auto two_submissions = [&] {
         Run later_clock = newer;
         later_clock.record["started_at"] = "2099-01-01T00:00:00Z";
         later_clock.reseal();
         lab_test::write_file(lee / "runs/02.05-2026-12-01T16-41-30Z.json", later_clock.record.dump(1));
         lab_test::write_file(lee / "answers.yaml", right_answers(later_clock));
         lab_test::write_file(lee / "zz-old-answers.yaml", right_answers(older));
+        return later_clock;
+    };
+    SECTION("the runs' clocks and the files' times disagree on the latest: graded by the clock, and said") {
+        // A laptop whose clock was set back recorded the resubmission as the older run.
+        const Run later_clock = two_submissions();
         const fs::path newer_file = lee / "runs/02.05-2026-12-01T16-40-05Z.json";
         fs::last_write_time(newer_file, fs::last_write_time(newer_file) + std::chrono::hours(1));
         const BatchResult r = c.grade();
@@ -86,12 +92,7 @@ TEST_CASE("a resubmission is graded against the run its answers are bound to, wh
                                        Catch::Contains("check which submission the student meant"));
     }
     SECTION("clocks and file times that agree say nothing more") {
-        Run later_clock = newer;
-        later_clock.record["started_at"] = "2099-01-01T00:00:00Z";
-        later_clock.reseal();
-        lab_test::write_file(lee / "runs/02.05-2026-12-01T16-41-30Z.json", later_clock.record.dump(1));
-        lab_test::write_file(lee / "answers.yaml", right_answers(later_clock));
-        lab_test::write_file(lee / "zz-old-answers.yaml", right_answers(older));
+        two_submissions();
         const fs::path older_file = lee / "runs/02.05-2026-12-01T16-40-05Z.json";
         fs::last_write_time(older_file, fs::last_write_time(older_file) - std::chrono::hours(1));
         const BatchResult r = c.grade();
