@@ -61,6 +61,16 @@ std::filesystem::path lab_executable();
 std::filesystem::path source_root();
 std::filesystem::path build_root();
 
+// A plugin folder holding just the given fixture plugin, for LAB_PLUGIN_PATH.
+struct PluginFolder {
+    TempDir dir;
+    explicit PluginFolder(const std::string& fixture) {
+        std::filesystem::copy_file(fixture_plugin(fixture), dir / ("lab_" + fixture + ".so"));
+    }
+    // LAB_TIMEOUT unset: these lessons are about the budget itself (bench/sanitize.sh raises it).
+    std::map<std::string, std::string> env() const { return {{"LAB_PLUGIN_PATH", dir.path().string()}, {"LAB_TIMEOUT", ""}}; }
+};
+
 // A copy of configs/ whose 02.01 and 02.05 specs accept quick runs (the recorded fixtures are
 // quick runs; the shipped specs refuse them), for LAB_CONFIG_DIR.
 struct QuickConfigs {
