@@ -51,7 +51,7 @@ private:
 Ceilings calibrate_cuda(CeilingKernels& kernels, bool quick, const MeasureFn& measure,
                         const std::function<void(const std::string&)>& progress);
 
-// Backend::probe_ceiling: the ceiling's kernel measured with the quick settings, as the CPU's is;
+// Backend::probe_ceiling: the ceiling's kernel measured at calibration's full size (milliseconds on a GPU);
 // nullopt when this device has no kernel for it. When the measurement throws, a GPU it left in a
 // sticky error state stops everything, as in calibration; any other error propagates as it is.
 std::optional<Measurement> probe_cuda(CeilingKernels& kernels, const std::string& ceiling, const MeasureFn& measure);

@@ -333,9 +333,14 @@ TEST_CASE("a GPU ceiling probed on its own is measured by calibration's kernel a
         const Workload& w = m->workload;
         REQUIRE(calibrated.workloads.count(w.name) == 1);
         const Workload& cw = calibrated.workloads.at(w.name);
-        CHECK(w.flops == cw.flops);
-        CHECK(w.bytes == cw.bytes);
         CHECK(w.pipe == cw.pipe);
+        if (key.rfind("flops.", 0) == 0) {
+            // A probe runs at calibration's full size (this calibration was quick): more work.
+            CHECK(w.flops > cw.flops);
+        } else {
+            CHECK(w.flops == cw.flops);
+            CHECK(w.bytes == cw.bytes);
+        }
         // Only a gross mismatch (another kernel, another size) is caught: timings are noisy.
         const Ceiling* ceiling = find_ceiling(c, key);
         REQUIRE(ceiling);
