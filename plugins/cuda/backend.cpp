@@ -18,8 +18,25 @@ public:
     }
     lab::Ceilings calibrate(lab::Device& device, bool quick, const lab::MeasureFn& measure,
                             const std::function<void(const std::string&)>& progress) override {
-        return lab::cuda::calibrate_cuda(dynamic_cast<lab::cuda::CudaDevice&>(device), quick, measure, progress);
+        return lab::cuda::calibrate_cuda(kernels(device), quick, measure, progress);
     }
+    std::optional<lab::Measurement> probe_ceiling(lab::Device& device, const std::string& ceiling,
+                                                  const lab::MeasureFn& measure) override {
+        return lab::cuda::probe_cuda(kernels(device), ceiling, measure);
+    }
+
+private:
+    // The ceilings' kernels keep their buffers between probes of the same device, and free them
+    // when another device comes.
+    lab::cuda::CeilingKernels& kernels(lab::Device& device) {
+        auto& cuda = dynamic_cast<lab::cuda::CudaDevice&>(device);
+        if (!kernels_ || &kernels_->device() != &cuda) {
+            kernels_.reset();  // the old device's buffers go before the new device's are allocated
+            kernels_ = std::make_unique<lab::cuda::CeilingKernels>(cuda);
+        }
+        return *kernels_;
+    }
+    std::unique_ptr<lab::cuda::CeilingKernels> kernels_;
 };
 
 }  // namespace

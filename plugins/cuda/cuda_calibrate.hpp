@@ -1,15 +1,59 @@
 // Measuring a CUDA device's ceilings (see cuda_calibrate.cpp).
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "ceiling_pipes.hpp"
 #include "cuda_device.hpp"
 #include "lab/backend.hpp"
 
 namespace lab::cuda {
 
-Ceilings calibrate_cuda(CudaDevice& device, bool quick, const MeasureFn& measure,
+// The ceilings' kernels on one device, with the buffers they use kept for the device's life (the
+// bandwidth buffer, the GEMM operands of the last tensor pipe measured, filled once), so a run
+// can measure one ceiling again (a reference, a re-measure) as calibration did.
+class CeilingKernels {
+public:
+    explicit CeilingKernels(CudaDevice& device);
+    // Whether this device has the ceiling's kernel: "launch", "flops.<pipe>" for the pipes it
+    // has (ceiling_pipes.hpp), "bandwidth.read", "bandwidth.copy", "bandwidth.triad".
+    bool measures(const std::string& ceiling) const;
+    // Measures the ceiling's kernel; `quick` picks the shorter FMA kernels and smaller GEMMs.
+    Measurement measure(const std::string& ceiling, bool quick, const MeasureFn& measure);
+    // The ceiling the measurement shows, with its method in words (`quick` as it was measured).
+    Ceiling ceiling(const std::string& ceiling, bool quick, const Measurement& m) const;
+    // The bandwidth kernels' buffer: at least 4x the L2 and 1 GiB, allocated on first use.
+    std::size_t bandwidth_buffer_bytes() const { return stream_bytes_; }
+    float* bandwidth_buffer();
+    CudaDevice& device() { return dev_; }
+
+private:
+    Measurement measure_fma(const SimtPipe& pipe, bool quick, const MeasureFn& measure);
+    Measurement measure_gemm(const TensorPipe& pipe, bool quick, const MeasureFn& measure);
+    Measurement measure_bandwidth(const std::string& kernel, const MeasureFn& measure);
+
+    CudaDevice& dev_;
+    unsigned blocks_;            // the FMA and bandwidth kernels' grid
+    BufferPtr fma_out_, sink_;   // what the FMA and read kernels store
+    BufferPtr stream_;           // the bandwidth buffer, allocated on first use
+    std::size_t stream_bytes_;
+    // The operands of the last GEMM measured: another pipe or size frees them and fills new ones.
+    struct GemmOperands {
+        const TensorPipe* pipe = nullptr;
+        int n = 0;
+        BufferPtr a, b, c;
+    } gemm_;
+};
+
+Ceilings calibrate_cuda(CeilingKernels& kernels, bool quick, const MeasureFn& measure,
                         const std::function<void(const std::string&)>& progress);
+
+// Backend::probe_ceiling: the ceiling's kernel measured at calibration's full size (milliseconds on a GPU);
+// nullopt when this device has no kernel for it. When the measurement throws, a GPU it left in a
+// sticky error state stops everything, as in calibration; any other error propagates as it is.
+std::optional<Measurement> probe_cuda(CeilingKernels& kernels, const std::string& ceiling, const MeasureFn& measure);
 
 }  // namespace lab::cuda

@@ -1,6 +1,7 @@
 // The CUDA backend on a real GPU: facts, stream ordering and events, buffers, GEMM results at
-// each dtype the card has, the sample bracket (clock ratio), calibration, traces, counters and
-// telemetry (which may be refused, and must then say so). No speed is asserted.
+// each dtype the card has, the sample bracket (clock ratio), calibration and probing one ceiling
+// again, traces, counters and telemetry (which may be refused, and must then say so). No speed is
+// asserted; a probe's rate is held to within 2x of calibration's only, to catch another kernel.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,11 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
+#include "ceiling_trust.hpp"
 #include "device_session.hpp"
 #include "gpu_fixture.hpp"
 #include "lab/random_fill.hpp"
@@ -111,6 +115,31 @@ std::filesystem::path lesson_file(const std::string& id_dir, const std::string& 
     INFO(found.why);
     REQUIRE(found.verdict == lab_gpu_test::BackendLookup::Verdict::found);
     return found.file;
+}
+
+// The engine as a calibration runs it, with the quick settings.
+MeasureFn quick_measure(Device& d) {
+    return [&d](const Workload& w, const Launch& l) { return measure_workload(d, w, l, engine_defaults(DeviceKind::cuda, true)); };
+}
+
+// One quick calibration the tests share (it takes a GPU seconds), with the workloads it measured.
+struct QuickCalibration {
+    Ceilings ceilings;
+    std::map<std::string, Workload> workloads;  // by name
+};
+const QuickCalibration& quick_calibration() {
+    static const QuickCalibration calibrated = [] {
+        QuickCalibration q;
+        Device& d = *gpu().device;
+        const MeasureFn engine = quick_measure(d);
+        const MeasureFn recording = [&](const Workload& w, const Launch& l) {
+            q.workloads[w.name] = w;
+            return engine(w, l);
+        };
+        q.ceilings = gpu().backend.backend->calibrate(d, true, recording, [](const std::string&) {});
+        return q;
+    }();
+    return calibrated;
 }
 
 }  // namespace
@@ -266,11 +295,8 @@ TEST_CASE("the GPU streaming kernels copy and triad every element once, tails in
 }
 
 TEST_CASE("calibration on the GPU yields every ceiling with its method", "[gpu]") {
-    auto& g = gpu();
-    Device& d = *g.device;
-    EngineSettings s = engine_defaults(DeviceKind::cuda, true);
-    MeasureFn measure = [&](const Workload& w, const Launch& l) { return measure_workload(d, w, l, s); };
-    Ceilings c = g.backend.backend->calibrate(d, true, measure, [](const std::string&) {});
+    Device& d = *gpu().device;
+    Ceilings c = quick_calibration().ceilings;
     CHECK(c.clock_hz.value > 1e8);
     CHECK(c.launch_s.value > 0);
     CHECK(c.launch_s.value < 1e-3);
@@ -290,6 +316,42 @@ TEST_CASE("calibration on the GPU yields every ceiling with its method", "[gpu]"
     for (const auto& [key, why] : c.skipped) WARN("skipped " << key << ": " << why);
     CHECK(c.skipped.empty());
     if (d.supports(Dtype::bf16)) CHECK(c.flops_per_s.count("bf16.tensor") + c.skipped.count("flops.bf16.tensor") == 1);
+}
+
+TEST_CASE("a GPU ceiling probed on its own is measured by calibration's kernel and workload; a key without one is nullopt", "[gpu]") {
+    // What a run measures beside a workload, or again when a workload beat the ceiling.
+    auto& g = gpu();
+    Device& d = *g.device;
+    const QuickCalibration& calibrated = quick_calibration();
+    Ceilings c = calibrated.ceilings;
+    std::vector<std::string> keys = {"launch", "flops.fp32.simt", "bandwidth.read"};
+    if (c.flops_per_s.count("bf16.tensor")) keys.push_back("flops.bf16.tensor");
+    for (const auto& key : keys) {
+        INFO(key);
+        std::optional<Measurement> m = g.backend.backend->probe_ceiling(d, key, quick_measure(d));
+        REQUIRE(m);
+        const Workload& w = m->workload;
+        REQUIRE(calibrated.workloads.count(w.name) == 1);
+        const Workload& cw = calibrated.workloads.at(w.name);
+        CHECK(w.pipe == cw.pipe);
+        if (key.rfind("flops.", 0) == 0) {
+            // A probe runs at calibration's full size (this calibration was quick): more work.
+            CHECK(w.flops > cw.flops);
+        } else {
+            CHECK(w.flops == cw.flops);
+            CHECK(w.bytes == cw.bytes);
+        }
+        // Only a gross mismatch (another kernel, another size) is caught: timings are noisy.
+        const Ceiling* ceiling = find_ceiling(c, key);
+        REQUIRE(ceiling);
+        const double rate = ceiling_rate({key, "reference", {}, *m}, {});
+        CHECK(rate > 0.5 * ceiling->value);
+        CHECK(rate < 2 * ceiling->value);
+    }
+    for (const char* key : {"flops.nonsense", "bandwidth.memcpy", "bandwidth.update", "launch_graph"}) {
+        INFO(key);
+        CHECK_FALSE(g.backend.backend->probe_ceiling(d, key, quick_measure(d)));
+    }
 }
 
 TEST_CASE("a GPU trace holds kernels and the runtime calls that launched them", "[gpu]") {
