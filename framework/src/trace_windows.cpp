@@ -73,6 +73,15 @@ void TraceWindows::resume() {
                             "rest, or after a window for lab's own measuring (hardware counters)"}});
 }
 
+void TraceWindows::name_device_events_from(std::size_t first, const std::string& owner) {
+    for (std::size_t i = first; i < events_.size(); ++i) {
+        TraceEvent& e = events_[i];
+        if (e.host || e.name == owner) continue;
+        e.args.emplace("kernel", e.name);
+        e.name = owner;
+    }
+}
+
 void TraceWindows::add_range(const std::string& name, const std::string& category, double start_s, double end_s,
                              std::map<std::string, std::string> args) {
     TraceEvent e;

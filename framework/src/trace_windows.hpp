@@ -39,6 +39,13 @@ public:
     double now() const;
     // Events the last segment recorded (what pause() kept).
     std::size_t last_segment_events() const { return last_segment_; }
+    // Events kept so far (an index for name_device_events_from).
+    std::size_t events_kept() const { return events_.size(); }
+    // Names every device event kept since `first` `owner`, keeping the device's own name in the
+    // event's "kernel" argument: the kernels of lab's own ceiling re-measures ("calibrate.read")
+    // are told apart from the lesson's by that prefix, and a GPU's kernels come named by the GPU
+    // ("stream_read", cuBLASLt's), not after the workload that launched them as a CPU's do.
+    void name_device_events_from(std::size_t first, const std::string& owner);
     // An event of lab's own, on its track (host side, kLabTrack).
     void add_range(const std::string& name, const std::string& category, double start_s, double end_s,
                    std::map<std::string, std::string> args = {});

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include "lab/backend.hpp"
 #include "ceiling_trust.hpp"
 #include "measure_engine.hpp"
 #include "run_record.hpp"
+#include "trace_windows.hpp"
 
 using namespace lab;
 using Catch::Matchers::WithinRel;
@@ -49,8 +51,25 @@ public:
     double last_sample_clock_ratio() override { return clock_ratio ? clock_ratio() : 1.0; }
     void begin_sample(Stream&, TimingMode) override { ++brackets; }
 
+    // A GPU-like tracer: every launch while tracing is one device event named by the "GPU".
+    bool trace_begin(std::string&) override { return tracing = true; }
+    std::vector<TraceEvent> trace_end() override {
+        tracing = false;
+        return std::exchange(traced, {});
+    }
+    void traced_kernel(const std::string& name) {
+        if (!tracing) return;
+        TraceEvent e;
+        e.name = name;
+        e.category = "kernel";
+        e.start_s = stream_.now;
+        traced.push_back(e);
+    }
+
     ScriptedStream stream_;
     DeviceFacts facts_;
+    bool tracing = false;
+    std::vector<TraceEvent> traced;
     int flushes = 0;
     int brackets = 0;  // samples begun
     std::function<double()> clock_ratio;
@@ -329,4 +348,38 @@ TEST_CASE("a workload that fits in the last-level cache does not raise the DRAM 
     const Measurement large = streaming("big", 4.0 * (32ull << 20), 4.0 * (32ull << 20) / 101e9);
     run.after_workload(large, {small, large});
     CHECK(run.current().peak_bandwidth() > 100e9);
+}
+
+TEST_CASE("in a trace, the kernels of lab's own ceiling re-measures take the re-measure's name; a lesson's keep theirs", "[engine]") {
+    // A GPU names its kernels itself (stream_read, cuBLASLt's): without this, the references a run
+    // measures beside each workload sat among the lesson's kernels and outvoted its launches.
+    ScriptedDevice dev;
+    TraceWindows trace(dev);
+    std::string why;
+    REQUIRE(trace.begin(why));
+    EngineSettings s = fast_settings();
+    s.max_time_s = 0.01;
+    auto kernel = [&](const char* name) {
+        return [&dev, name](Stream&) { dev.stream_.now += 1e-3, dev.traced_kernel(name); };
+    };
+    Workload reference;
+    reference.name = "calibrate.read";
+    measure_workload(dev, reference, kernel("stream_read"), s, &trace);
+    Workload lesson;
+    lesson.name = "triad";
+    measure_workload(dev, lesson, kernel("triad_kernel"), s, &trace);
+    int references = 0, lessons = 0;
+    for (const TraceEvent& e : trace.finish()) {
+        if (e.host) continue;
+        if (e.name == "calibrate.read") {
+            ++references;
+            CHECK(e.args.at("kernel") == "stream_read");
+        } else {
+            CHECK(e.name == "triad_kernel");
+            CHECK(e.args.count("kernel") == 0);
+            ++lessons;
+        }
+    }
+    CHECK(references >= 1);
+    CHECK(lessons >= 1);
 }
