@@ -17,8 +17,8 @@
 // - intensity: FLOP/B, FLOP/byte, FLOPs/B, FLOPs/byte; frequency Hz kHz MHz GHz; power mW W kW;
 //   energy mJ J kJ; ratio: a bare fraction, "%", or an "x"/"×" suffix ("2.5x"); counts: no unit,
 //   or a decimal prefix alone, as `lab` prints them (k M G T P: "78.7 k").
-// - numbers: optional sign, digits with optional thousands commas (groups of three, before the
-//   decimal point only) or underscores between digits, one decimal point, an exponent (e9, or
+// - numbers: optional sign, digits with optional thousands commas or spaces (groups of three,
+//   before the decimal point only) or underscores between digits, one decimal point, an exponent (e9, or
 //   written out: ×10^9, x 10^9, *10**9); then optional whitespace and the unit; a closing full
 //   stop and working in brackets after the answer are set aside (parse_claim). "~" / "≈", inf, NaN and numbers a double cannot hold are
 //   refused.
@@ -395,11 +395,36 @@ NumberAndRest read_number(std::string_view claim, std::string_view examples) {
         throw UnitError(fmt::format("'{}' does not start with a number: write a number such as {}", claim, examples));
     }
 
+    // SI's grouping of thousands by spaces, as the SI Brochure writes numbers and as a European
+    // student does: "13 476 831 232 B" (a space, a no-break or a thin space). Only in threes after
+    // a first group of one to three digits that does not start with 0, so "0 962" and "12 34"
+    // stay what they were (a number and a unit the unit check refuses).
+    std::string space_grouped;
+    {
+        std::size_t j = i;
+        while (j < text.size() && is_digit(text[j])) ++j;
+        const std::size_t first = j - i;
+        if (first >= 1 && first <= 3 && text[i] != '0') {
+            std::string joined(text.substr(i, first));
+            for (;;) {
+                const std::size_t blank = blank_length(text.substr(j));
+                const std::size_t g = j + blank;
+                auto digit_at = [&](std::size_t k) { return k < text.size() && is_digit(text[k]); };
+                if (!blank || !digit_at(g) || !digit_at(g + 1) || !digit_at(g + 2) || digit_at(g + 3) ||
+                    (g + 3 < text.size() && (text[g + 3] == ',' || text[g + 3] == '_')))
+                    break;
+                joined += text.substr(g, 3);
+                j = g + 3;
+            }
+            if (joined.size() > first) space_grouped = joined, i = j;
+        }
+    }
     // The mantissa: digits, grouping separators and decimal points, taken greedily so that
     // "1.2.3" and "1,5" are refused as a whole rather than read as "1.2" plus a unit ".3".
     const std::size_t start = i;
     while (i < text.size() && (is_digit(text[i]) || text[i] == '.' || text[i] == ',' || text[i] == '_')) ++i;
-    const std::string_view mantissa = text.substr(start, i - start);
+    const std::string mantissa_text = space_grouped + std::string(text.substr(start, i - start));
+    const std::string_view mantissa = mantissa_text;
 
     const std::size_t point = mantissa.find('.');
     if (point != std::string_view::npos && mantissa.find('.', point + 1) != std::string_view::npos)

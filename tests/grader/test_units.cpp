@@ -214,6 +214,14 @@ TEST_CASE("numbers: signs, exponents, separators and spacing", "[units]") {
         {"1_000_000", "", 1e6},
         {"6_738_415_616 B", "B", 6738415616.0},
         {"0", "W", 0},
+        // SI's thousands spaces: plain, no-break, thin and narrow no-break
+        {"13 476 831 232 B", "B", 13476831232.0},
+        {"13\u00a0476\u00a0831\u00a0232", "B", 13476831232.0},
+        {"1\u2009000.5 GB/s", "B/s", 1000.5e9},
+        {"4\u202f096 B", "B", 4096},
+        {"-2 048", "", -2048},
+        {"10 000x", "ratio", 1e4},
+        {"2 100 W", "W", 2100},
     }));
     CAPTURE(text, question);
     CHECK_THAT(parse_claim(text, question).value, WithinRel(si, 1e-12));
@@ -474,4 +482,15 @@ TEST_CASE("what format writes parses back within 0.5%", "[units]") {
     const Quantity back = parse_claim(text, dimension);
     CHECK(back.dimension == dimension);
     CHECK_THAT(back.value, WithinRel(si, 0.005));
+}
+
+TEST_CASE("spaces group thousands only in threes after a first group of one to three digits", "[units]") {
+    // Not groups: these are a number and a unit, refused by the unit check as before.
+    for (const char* text : {"12 34", "1234 567", "0 962", "1 0000", "1 000,000", "1 00"}) {
+        INFO(text);
+        CHECK_THROWS_AS(parse_claim(text, "B"), UnitError);
+    }
+    // A grouped number with its unit, and with a decimal part after the last group.
+    CHECK(parse_claim("1 234 567.25 s", "s").value == 1234567.25);
+    CHECK(parse_claim("999 999", "").value == 999999);
 }
