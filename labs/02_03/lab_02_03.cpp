@@ -40,13 +40,13 @@ std::size_t largest_set(const Device& dev, bool quick) {
 class MemoryHierarchy : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "3.1.0"};
+        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "3.2.0"};
         i.objectives = {"Measure each memory level's latency (ns and cycles) and capacity from where a pointer chase's latency steps up.",
                         "See how read bandwidth changes from level to level, and what crossing each level costs against a register."};
         i.experiments = {
             {"chase", "a pointer chase through a random cycle of 64 B lines, 4 KiB to 1 GiB on a CPU (256 MiB with --quick; past 4x L2 on a GPU)"},
-            {"read", "every thread reads its share of the same working sets, over and over (on a GPU, a set smaller than the grid's "
-                     "threads is read whole by every block, and its bytes are every block's: the SMs' caches together)"},
+            {"read", "every thread reads its share of the same working sets, over and over (on a GPU, a set is read whole by every "
+                     "block, its bytes every block's, until it outnumbers the grid's threads and an SM's share is over twice its L1)"},
             {"register", "a dependent register-register add chain (and, on a GPU, a chase in shared memory)"}};
         for (const char* l : kLevels) {
             const std::string n = l;
@@ -213,11 +213,12 @@ public:
         if (!bw_peak.empty()) d.teaching.insert(d.teaching.begin() + 10, bw_peak);   // under the ratio's line
         if (run.device_kind == DeviceKind::cuda) {
             d.teaching.push_back("On a GPU, a chase in shared memory takes {shared.latency_s} per hop: between a register and L1.");
-            const int blocks = pointer_chase::read_blocks(run.facts.compute_units);
-            d.teaching.push_back("The read: a working set under " + ws(16.0 * blocks * pointer_chase::kReadThreads) + " (fewer 16 B elements than the grid's " +
-                                 std::to_string(blocks * pointer_chase::kReadThreads) + " threads) is read whole by each of the " + std::to_string(blocks) +
-                                 " blocks,");
-            d.teaching.push_back("  and every block's bytes count: its bandwidth is all SMs' L1 (or L2) together; a larger set is split across the grid.");
+            const pointer_chase::ReadGrid g = pointer_chase::read_grid(run.facts);
+            d.teaching.push_back("The read: a working set under " + ws(16.0 * g.split_from) + " (fewer 16 B elements than the grid's " +
+                                 std::to_string(g.blocks * pointer_chase::kReadThreads) + " threads, or an SM's share at most twice its reported L1) is read whole by each of the " +
+                                 std::to_string(g.blocks) + " blocks,");
+            d.teaching.push_back("  and every block's bytes count: its bandwidth is all SMs' L1 (or L2) together; a larger set is split across the grid");
+            d.teaching.push_back("  (split at a smaller size, each SM would re-read a share its L1 holds, and the curve would go back from L2 to L1).");
         }
         // Which levels were plateaus, and where a missing one was read instead (after the capacities).
         std::vector<std::string> found{std::string("{levels_found} levels were found as plateaus") +

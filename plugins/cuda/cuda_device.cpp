@@ -154,8 +154,10 @@ CudaDevice::CudaDevice(int index) : index_(index) {
     // H100/H200). L1 and shared memory are one array (256 KiB per SM there); whatever shared memory
     // does not take is L1, so a kernel with none (02.03's chase) may cache up to the whole array.
     // No attribute gives the array's size, and a table by compute capability would go stale: this
-    // errs low, and the lesson's level finding only uses it as the size past which L2 is looked
-    // for (pointer_chase::find_levels), where 228 or 256 KiB find the same plateau.
+    // errs low. 02.03's level finding uses it as the size past which L2 is looked for
+    // (pointer_chase::find_levels), where 228 or 256 KiB find the same plateau; its read sweep
+    // splits a set across the grid only past twice it per SM (pointer_chase::read_grid), so the
+    // low figure is covered there too.
     facts_.caches.push_back({1, "Data", static_cast<std::uint64_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, index)), 1});
     facts_.extra["l1_bytes_is"] = "max shared memory per SM (the L1/shared array is larger: 256 KiB per SM on H100/H200)";
     facts_.caches.push_back({2, "Unified", l2_bytes_, sms_});

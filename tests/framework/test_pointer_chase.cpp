@@ -355,52 +355,70 @@ TEST_CASE("find_levels' old switch is the device kind: with_l3 a CPU's rule, wit
 
 namespace {
 
-// Every thread of a `blocks` x kReadThreads grid walks its share as the GPU read kernel does
+// Every thread of a grid of g.blocks x kReadThreads walks its share as the GPU read kernel does
 // (read_walk, walk_reads): how often each element of a set of n4 is loaded, `reps` passes.
-std::vector<std::uint32_t> loads_per_element(std::size_t n4, int blocks, long long reps) {
+std::vector<std::uint32_t> loads_per_element(std::size_t n4, const pc::ReadGrid& g, long long reps) {
     std::vector<std::uint32_t> hits(n4);
     const unsigned threads = pc::kReadThreads;
-    for (unsigned b = 0; b < unsigned(blocks); ++b)
+    for (unsigned b = 0; b < unsigned(g.blocks); ++b)
         for (unsigned t = 0; t < threads; ++t)
-            pc::walk_reads(pc::read_walk(n4, unsigned(blocks), threads, b, t), reps, [&](std::size_t i) { return ++hits.at(i), 1; }, [](int) {});
+            pc::walk_reads(pc::read_walk(n4, g.split_from, unsigned(g.blocks), threads, b, t), reps, [&](std::size_t i) { return ++hits.at(i), 1; },
+                           [](int) {});
     return hits;
+}
+// The loads every thread of the grid issues over one rep of a set of n4 elements.
+std::uint64_t loads_per_rep(std::size_t n4, const pc::ReadGrid& g) {
+    std::uint64_t loads = 0;
+    for (unsigned b = 0; b < unsigned(g.blocks); ++b)
+        for (unsigned t = 0; t < unsigned(pc::kReadThreads); ++t)
+            loads += pc::read_loads(pc::read_walk(n4, g.split_from, unsigned(g.blocks), pc::kReadThreads, b, t));
+    return loads;
+}
+// A GPU's facts as the CUDA backend states them: L1 per SM (its most shared memory) and an L2
+// shared by every SM.
+lab::DeviceFacts gpu_facts(int sms, std::uint64_t l1, std::uint64_t l2) {
+    lab::DeviceFacts f;
+    f.compute_units = sms;
+    f.caches = {{1, "Data", l1, 1}, {2, "Unified", l2, sms}};
+    return f;
 }
 
 }  // namespace
 
 TEST_CASE("a GPU read states exactly the bytes its kernel loads, for every set size", "[pointer_chase]") {
     // On a small grid, every element is loaded reps x read_passes times: the whole set per block
-    // below the grid's threads, a share of it from there; the sizes around the switch, odd ones,
-    // and remainders of the four-at-a-time loop included.
+    // below where the grid splits it (the grid's threads, or further on where the L1 rule says), a
+    // share of it from there; the sizes around the switch, odd ones, and remainders of the
+    // four-at-a-time loop included.
     for (int blocks : {1, 3, 8}) {
         const std::size_t grid = std::size_t(blocks) * pc::kReadThreads;
-        for (std::size_t n4 : {std::size_t{4}, std::size_t{256}, std::size_t{260}, grid - 4, grid, grid + 4, 2 * grid + 12, 7 * grid + 256})
-            for (long long reps : {1, 2, 3, 5}) {
-                INFO(blocks << " blocks, " << n4 << " elements, " << reps << " reps");
-                const auto hits = loads_per_element(n4, blocks, reps);
-                const std::int64_t passes = pc::read_passes(n4, blocks);
-                CHECK(passes == (n4 < grid ? blocks : 1));
-                CHECK(std::all_of(hits.begin(), hits.end(), [&](std::uint32_t h) { return h == reps * passes; }));
-            }
+        for (std::size_t split_from : {grid, 2 * grid + 12, 3 * grid})
+            for (std::size_t n4 : {std::size_t{4}, std::size_t{256}, std::size_t{260}, grid - 4, grid, grid + 4, 2 * grid + 12, 3 * grid - 4, 3 * grid,
+                                   7 * grid + 256})
+                for (long long reps : {1, 2, 3, 5}) {
+                    INFO(blocks << " blocks, split from " << split_from << ", " << n4 << " elements, " << reps << " reps");
+                    const pc::ReadGrid g{blocks, split_from};
+                    const auto hits = loads_per_element(n4, g, reps);
+                    const std::int64_t passes = pc::read_passes(n4, g);
+                    CHECK(passes == (n4 < split_from ? blocks : 1));
+                    CHECK(std::all_of(hits.begin(), hits.end(), [&](std::uint32_t h) { return h == reps * passes; }));
+                }
     }
     // The lesson's sets on H200 (132 SMs) and H100 PCIe (114): 4 KiB to 256 MiB, by 2 and by
     // sqrt(2) in whole KiB. The threads' loads add up to reps x set x passes: a 4 KiB set is
     // every one of the 528 blocks' (256 elements, one per thread), 256 MiB one pass over the grid.
     for (int sms : {132, 114}) {
-        const int blocks = pc::read_blocks(sms);
-        CHECK(blocks == 4 * sms);
+        const pc::ReadGrid g = pc::read_grid(gpu_facts(sms, 228 << 10, 50 << 20));
+        CHECK(g.blocks == 4 * sms);
         for (bool quick : {true, false})
             for (double bytes : gpu_sweep(quick)) {
                 const std::size_t n4 = std::size_t(bytes) / 16;
                 INFO(sms << " SMs, " << bytes << " B");
                 REQUIRE(std::size_t(bytes) % 64 == 0);  // n, the floats, a multiple of 16 as ChaseKernels::read asks
-                std::uint64_t loads = 0;
-                for (unsigned b = 0; b < unsigned(blocks); ++b)
-                    for (unsigned t = 0; t < unsigned(pc::kReadThreads); ++t) loads += pc::read_loads(pc::read_walk(n4, unsigned(blocks), pc::kReadThreads, b, t));
-                CHECK(16.0 * double(loads) == bytes * double(pc::read_passes(n4, blocks)));
+                CHECK(16.0 * double(loads_per_rep(n4, g)) == bytes * double(pc::read_passes(n4, g)));
             }
-        CHECK(pc::read_passes(4096 / 16, blocks) == blocks);
-        CHECK(pc::read_passes((std::size_t{256} << 20) / 16, blocks) == 1);
+        CHECK(pc::read_passes(4096 / 16, g) == g.blocks);
+        CHECK(pc::read_passes((std::size_t{256} << 20) / 16, g) == 1);
     }
     // A thread's loads, four at a time and the rest one by one, are reps x its share, in order around it.
     const pc::ReadWalk w{3, 8, 45};  // elements 3, 11, 19, 27, 35, 43
@@ -411,4 +429,55 @@ TEST_CASE("a GPU read states exactly the bytes its kernel loads, for every set s
     REQUIRE(seen.size() == 18);
     for (std::size_t k = 0; k < seen.size(); ++k) CHECK(seen[k] == share[k % 6]);
     CHECK(pc::read_loads(pc::ReadWalk{50, 8, 45}) == 0);  // a thread past the set loads nothing
+}
+
+TEST_CASE("02.03's GPU read sweep meets each level once: read whole per block until an SM's share is over twice its L1", "[pointer_chase]") {
+    // Split from the grid's threads alone (~2 MiB on 132 SMs), each SM re-read its share of a
+    // 2-30 MiB set, which its L1 held: the curve read L1 -> L2 -> L1 -> L2 -> HBM.
+    const std::uint64_t l1 = 228 << 10, l2 = 50 << 20;
+    const std::vector<std::string> outward{"l1", "l2", "l3", "cache", "dram"};  // the levels, nearest first
+    for (int sms : {132, 114}) {
+        LateCopyDevice dev;  // a GPU with an H200's (H100's) facts
+        dev.facts_ = gpu_facts(sms, l1, l2);
+        const pc::ReadGrid g = pc::read_grid(dev.facts_);
+        for (bool quick : {true, false}) {
+            int whole = 0, split = 0;
+            std::size_t reached = 0;  // the farthest level so far (an index into outward)
+            for (double bytes : gpu_sweep(quick)) {
+                const std::size_t n4 = std::size_t(bytes) / 16;
+                const std::int64_t reps = 3;
+                INFO(sms << " SMs, " << bytes << " B, quick " << quick);
+                const lab::Workload w = pc::read_workload(dev, "read", std::size_t(bytes), reps, 0.1);
+                const bool is_whole = pc::read_whole_per_block(n4, g.split_from);
+                // Whole per block up to twice the SMs' L1s together; split, one SM's share is over twice its L1.
+                CHECK(is_whole == (bytes <= 2.0 * sms * double(l1)));
+                if (!is_whole) CHECK(bytes / sms > 2.0 * double(l1));
+                whole += is_whole, split += !is_whole;
+                // The bytes stated are the loads the walk issues.
+                CHECK(w.param("passes") == double(pc::read_passes(n4, g)));
+                CHECK(w.bytes == 16.0 * double(loads_per_rep(n4, g)) * reps);
+                CHECK(pc::read_bytes_stated(w, lab::DeviceKind::cuda));
+                // The levels never come back nearer.
+                const auto at = std::find(outward.begin(), outward.end(), w.level);
+                REQUIRE(at != outward.end());
+                CHECK(std::size_t(at - outward.begin()) >= reached);
+                reached = std::max(reached, std::size_t(at - outward.begin()));
+                if (is_whole) CHECK_THAT(w.description, Catch::Contains("every block reads all of it") && Catch::Contains("twice its L1"));
+            }
+            CHECK(whole > 0);
+            CHECK(split > 0);
+            CHECK(reached == outward.size() - 1);  // out to DRAM
+        }
+    }
+    // The split's edge, exactly: the fewest elements whose set is over twice the SMs' L1s together.
+    const std::size_t from = pc::read_split_from(1, 3, 10000);
+    CHECK(from > std::size_t(pc::kReadThreads));  // the L1 rule's edge, not the threads'
+    CHECK(16 * (from - 1) <= 2 * 3 * 10000);
+    CHECK(16 * from > 2 * 3 * 10000);
+    // The grid's threads still hold a set whole where the L1 rule alone would split it; without a
+    // reported L1, they alone decide.
+    CHECK(pc::read_split_from(8, 1, 1024) == 8 * std::size_t(pc::kReadThreads));
+    lab::DeviceFacts no_l1 = gpu_facts(132, l1, l2);
+    no_l1.caches.erase(no_l1.caches.begin());
+    CHECK(pc::read_grid(no_l1).split_from == std::size_t(pc::read_blocks(132)) * pc::kReadThreads);
 }

@@ -1255,7 +1255,8 @@ TEST_CASE("02.03 on a GPU: small sets are read by every block and counted so; DR
     for (bool quick : {true, false}) {
         INFO("quick " << quick);
         const RawRun gpu = synthetic_run(*l.lesson, "02.03", DeviceKind::cuda, quick);
-        const int blocks = pointer_chase::read_blocks(gpu.facts.compute_units);
+        const pointer_chase::ReadGrid grid = pointer_chase::read_grid(gpu.facts);
+        const int blocks = grid.blocks;
         const double llc = double(gpu.facts.last_level_cache_bytes());
         int whole = 0, dram = 0;
         for (const auto& m : gpu.measurements) {
@@ -1264,13 +1265,13 @@ TEST_CASE("02.03 on a GPU: small sets are read by every block and counted so; DR
             INFO(w.name);
             const double bytes = w.param("bytes"), passes = w.param("passes");
             // The kernel's own count (pointer_chase's read tests walk it): every block's pass
-            // below the grid's threads, one pass over the grid from there.
-            CHECK(passes == double(pointer_chase::read_passes(std::size_t(bytes) / 16, blocks)));
+            // below the grid's threads (the model GPU reports no L1), one pass over the grid from there.
+            CHECK(passes == double(pointer_chase::read_passes(std::size_t(bytes) / 16, grid)));
             CHECK(w.bytes == bytes * w.param("reps") * passes);
             if (passes > 1) {
                 ++whole;
                 CHECK(passes == blocks);
-                CHECK(bytes < 16.0 * blocks * pointer_chase::kReadThreads);
+                CHECK(bytes < 16.0 * grid.split_from);
                 CHECK_THAT(w.description, Catch::Contains("every block reads all of it"));
             }
             // Past the caches, DRAM only from 4x the LLC; between, "cache" (no DRAM roof).
@@ -1298,6 +1299,16 @@ TEST_CASE("02.03 on a GPU: small sets are read by every block and counted so; DR
         std::string shown;
         for (const auto& line : d.teaching) shown += line + "\n";
         CHECK_THAT(shown, Catch::Contains("is read whole by each of the " + std::to_string(blocks) + " blocks"));
+        // With an H200's reported L1 (228 KiB per SM), whole up to twice the SMs' L1s together
+        // (2 x 132 x 228 KiB, 58.78 MiB), not only below the grid's threads (2.06 MiB).
+        RawRun h200 = gpu;
+        h200.facts.caches.insert(h200.facts.caches.begin(), {1, "Data", 228 << 10, 1});
+        std::string h200_shown;
+        for (const auto& line : l.lesson->derivation(h200).teaching) h200_shown += line + "\n";
+        REQUIRE(h200.facts.compute_units == 132);
+        CHECK_THAT(h200_shown, Catch::Contains("a working set under 58.78 MiB (fewer 16 B elements than the grid's " +
+                                               std::to_string(blocks * pointer_chase::kReadThreads) + " threads, or an SM's share " +
+                                               "at most twice its reported L1) is read whole by each of the " + std::to_string(blocks) + " blocks"));
     }
     // A CPU's reads keep their plan (no passes); DRAM only from 4x the LLC there too, and its
     // largest set, past 4x the LLC, is DRAM on both kinds of run.

@@ -1,7 +1,8 @@
 // lab::ChaseKernels on a GPU (pointer_chase.hpp): one-thread chases (global memory through L1
-// and L2; shared memory), a grid-wide read (4 blocks of 256 threads per SM; a set smaller than
-// the grid's threads is read whole by every block), and a register-resident dependent chain. For
-// a lesson's CUDA companion (.cu files only).
+// and L2; shared memory), a grid-wide read (4 blocks of 256 threads per SM; a set is read whole
+// by every block until it outnumbers the grid's threads and one SM's share is over twice its L1:
+// pointer_chase::read_grid), and a register-resident dependent chain. For a lesson's CUDA
+// companion (.cu files only).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -45,9 +46,10 @@ __device__ inline float4 load16(const float4* p) {
     return v;
 }
 // `reps` passes over a[0, n4), each thread's share as pointer_chase::read_walk says (the whole set
-// per block when the grid's threads outnumber its elements), four loads in flight per thread.
-__global__ void read(const float4* a, size_t n4, long long reps, float* out) {
-    const pointer_chase::ReadWalk w = pointer_chase::read_walk(n4, gridDim.x, blockDim.x, blockIdx.x, threadIdx.x);
+// per block below `split_from` elements, decided on the host: pointer_chase::read_grid), four
+// loads in flight per thread.
+__global__ void read(const float4* a, size_t n4, size_t split_from, long long reps, float* out) {
+    const pointer_chase::ReadWalk w = pointer_chase::read_walk(n4, split_from, gridDim.x, blockDim.x, blockIdx.x, threadIdx.x);
     float s = 0;
     pointer_chase::walk_reads(w, reps, [&](size_t i) { return load16(a + i); }, [&](const float4& v) { s += v.x + v.y + v.z + v.w; });
     if (s == 1.0f) out[2] = s;  // never (the array is zeros), but the compiler cannot know
@@ -56,16 +58,17 @@ __global__ void read(const float4* a, size_t n4, long long reps, float* out) {
 }  // namespace chase_detail
 
 struct ChaseKernelsGpu : ChaseKernels {
-    explicit ChaseKernelsGpu(lab::Device& d) : sink(d.allocate(64)), blocks(pointer_chase::read_blocks(d.facts().compute_units)) {}
+    explicit ChaseKernelsGpu(lab::Device& d) : sink(d.allocate(64)), grid(pointer_chase::read_grid(d.facts())) {}
     static cudaStream_t st(lab::Stream& s) { return static_cast<cudaStream_t>(s.native_handle()); }
     lab::Launch chase(void** cursor, std::int64_t hops) override {
         return [=](lab::Stream& s) { chase_detail::chase<<<1, 1, 0, st(s)>>>(cursor, hops); LAB_CUDA(cudaGetLastError()); };
     }
     lab::Launch read(const float* a, std::size_t n, std::int64_t reps) override {
         float* out = sink->as<float>();
-        const int g = blocks;
+        const pointer_chase::ReadGrid g = grid;
         return [=](lab::Stream& s) {
-            chase_detail::read<<<g, pointer_chase::kReadThreads, 0, st(s)>>>(reinterpret_cast<const float4*>(a), n / 4, reps, out);
+            chase_detail::read<<<g.blocks, pointer_chase::kReadThreads, 0, st(s)>>>(reinterpret_cast<const float4*>(a), n / 4, g.split_from,
+                                                                                    reps, out);
             LAB_CUDA(cudaGetLastError());
         };
     }
@@ -78,7 +81,9 @@ struct ChaseKernelsGpu : ChaseKernels {
         return [=](lab::Stream& s) { chase_detail::shared_chase<<<1, chase_detail::kSharedFillThreads, 0, st(s)>>>(hops, out); LAB_CUDA(cudaGetLastError()); };
     }
     lab::BufferPtr sink;
-    int blocks;  // the read's grid: pointer_chase::read_passes counts its bytes from the same number
+    // The read's grid and where it splits a set, from the device facts: read_workload counts its
+    // bytes (read_passes) from the same facts by the same function.
+    pointer_chase::ReadGrid grid;
 };
 
 }  // namespace lab::cuda

@@ -39,8 +39,10 @@ struct ChaseKernels {
     // *cursor where it stopped: the next invocation goes on around the cycle.
     virtual Launch chase(void** cursor, std::int64_t hops) = 0;
     // Every thread reads its share of a[0, n) `reps` times (a 64-byte aligned array, n a
-    // multiple of 16); the sums are kept in the kernels' own sink. On a GPU, a set smaller than
-    // the grid's threads cover is read whole by every block (pointer_chase::read_passes).
+    // multiple of 16); the sums are kept in the kernels' own sink. On a GPU, a set is read whole
+    // by every block unless it has at least as many 16 B elements as the grid's threads and one
+    // SM's share of it is over twice the SM's reported L1 (pointer_chase::read_grid, from the
+    // device facts; read_passes counts its bytes by the same rule).
     virtual Launch read(const float* a, std::size_t n, std::int64_t reps) = 0;
     // One thread runs a chain of `ops` dependent integer adds in a register.
     virtual Launch register_chain(std::int64_t ops) = 0;
@@ -60,18 +62,47 @@ namespace pointer_chase {
 inline constexpr int kReadThreads = 256, kReadBlocksPerSm = 4;
 inline int read_blocks(int sms) { return kReadBlocksPerSm * std::max(1, sms); }
 
-// Whether every block walks the whole set of n4 16-byte elements: when the grid's threads
-// outnumber the elements. Split across the grid instead, a 4 KiB set (256 elements) was read by
-// one block on one SM, and small sets read at a fraction of DRAM's speed.
-LAB_HOST_DEVICE inline bool read_whole_per_block(std::size_t n4, unsigned blocks, unsigned threads) {
-    return n4 < std::size_t{blocks} * threads;
+// The reported size of the data cache at `level` (0 when none is reported).
+inline std::uint64_t reported_cache(const DeviceFacts& f, int level) {
+    for (const auto& c : f.caches)
+        if (c.level == level && c.type != "Instruction") return c.bytes;
+    return 0;
 }
+
+// How the read kernel covers a set: decided once, on the host, from the device facts, and passed
+// to the kernel, so its walk and the bytes a record states (read_passes) follow the same rule.
+struct ReadGrid {
+    int blocks = 1;              // of kReadThreads threads
+    std::size_t split_from = 0;  // 16 B elements: a set of this many or more is split across the grid
+};
+// A set is split across the grid only when both hold; otherwise every block reads it whole:
+// - the grid's threads do not outnumber its elements (split, a 4 KiB set was one block's on one
+//   SM, and small sets read at a fraction of DRAM's speed);
+// - one SM's share, set / SMs, is over twice its reported L1. Split, each SM reads only its share,
+//   pass after pass: on an H200 the shares of 2-30 MiB sets fit the SMs' L1s, and the curve read
+//   L1 -> L2 -> L1 -> L2 -> HBM. Twice, as the L1/shared array can be larger than the reported L1
+//   (256 KiB against 228 on an H200) and a cyclic walk over about its capacity still hits some.
+// Without a reported L1 (0), the threads alone.
+inline std::size_t read_split_from(int blocks, int sms, std::uint64_t l1_bytes) {
+    const std::size_t by_threads = std::size_t(std::max(1, blocks)) * kReadThreads;
+    // The fewest elements n4 with 16 x n4 > 2 x L1 x SMs.
+    const std::size_t by_l1 = l1_bytes ? 2 * std::size_t(l1_bytes) * std::size_t(std::max(1, sms)) / 16 + 1 : 0;
+    return std::max(by_threads, by_l1);
+}
+inline ReadGrid read_grid(const DeviceFacts& f) {
+    const int blocks = read_blocks(f.compute_units);
+    return {blocks, read_split_from(blocks, f.compute_units, reported_cache(f, 1))};
+}
+
+// Whether every block walks the whole set of n4 16-byte elements (read_split_from says when not).
+LAB_HOST_DEVICE inline bool read_whole_per_block(std::size_t n4, std::size_t split_from) { return n4 < split_from; }
 // One thread's share of one pass: elements start, start + step, ... below n4.
 struct ReadWalk {
     std::size_t start = 0, step = 1, n4 = 0;
 };
-LAB_HOST_DEVICE inline ReadWalk read_walk(std::size_t n4, unsigned blocks, unsigned threads, unsigned block, unsigned thread) {
-    if (read_whole_per_block(n4, blocks, threads)) return {thread, threads, n4};  // the block's own pass
+LAB_HOST_DEVICE inline ReadWalk read_walk(std::size_t n4, std::size_t split_from, unsigned blocks, unsigned threads, unsigned block,
+                                          unsigned thread) {
+    if (read_whole_per_block(n4, split_from)) return {thread, threads, n4};  // the block's own pass
     return {std::size_t{block} * threads + thread, std::size_t{blocks} * threads, n4};  // a share of the grid's
 }
 LAB_HOST_DEVICE inline std::size_t read_loads(const ReadWalk& w) { return w.start < w.n4 ? (w.n4 - 1 - w.start) / w.step + 1 : 0; }
@@ -99,9 +130,7 @@ LAB_HOST_DEVICE inline void walk_reads(const ReadWalk& w, long long reps, Load&&
 }
 // How many times one rep reads the whole set: once when split across the grid, once per block
 // when every block walks it. The bytes a read states are reps x set x this.
-inline std::int64_t read_passes(std::size_t n4, int blocks) {
-    return read_whole_per_block(n4, static_cast<unsigned>(blocks), kReadThreads) ? blocks : 1;
-}
+inline std::int64_t read_passes(std::size_t n4, const ReadGrid& g) { return read_whole_per_block(n4, g.split_from) ? g.blocks : 1; }
 
 // The memory level ("l1", "l2", "l3" or "dram") a working set fits in, per the reported data
 // caches: each instance's size times the instances `units` reach (a CPU's threads, a GPU's SMs,
@@ -123,23 +152,19 @@ inline std::string read_level(std::size_t bytes, const DeviceFacts& f, int units
     const std::string l = level_of(bytes, f, units);
     return l == "dram" && bytes < 4 * f.last_level_cache_bytes() ? "cache" : l;
 }
-// The reported size of the data cache at `level` (0 when none is reported).
-inline std::uint64_t reported_cache(const DeviceFacts& f, int level) {
-    for (const auto& c : f.caches)
-        if (c.level == level && c.type != "Instruction") return c.bytes;
-    return 0;
-}
-// A read sweep's point: `reps` reads of a `bytes` set (ChaseKernels::read). On a GPU, a set the
-// grid's threads outnumber is read whole by every block (split, a 4 KiB set was one block's on one
-// SM): its bytes are every block's, the SMs' caches together, its level where one SM's copy
-// fits, and its passes a parameter (a CPU's records, one pass, have none).
+// A read sweep's point: `reps` reads of a `bytes` set (ChaseKernels::read). On a GPU, a set is
+// read whole by every block unless the grid's threads do not outnumber it and one SM's share is
+// over twice its L1 (read_grid). Read whole, its bytes are every block's, the SMs' caches
+// together, and its level where one SM's copy fits; on a GPU its passes are a parameter (a CPU's
+// records, one pass, have none).
 inline Workload read_workload(const Device& dev, const std::string& name, std::size_t bytes, std::int64_t reps, double max_time_s) {
     const bool gpu = dev.kind() == DeviceKind::cuda;
-    const std::int64_t passes = gpu ? read_passes(bytes / 16, read_blocks(dev.facts().compute_units)) : 1;
+    const std::int64_t passes = gpu ? read_passes(bytes / 16, read_grid(dev.facts())) : 1;
     Workload w;
     w.name = name;
     w.description = passes > 1 ? "every block reads all of it, " + std::to_string(reps) + " times (" + std::to_string(passes) +
-                                     " blocks: the SMs' caches together)"
+                                     " blocks: the SMs' caches together; a set is split across the grid only when it has "
+                                     "as many 16 B elements as the grid has threads, or more, and one SM's share is over twice its L1)"
                                : "every thread reads its share, " + std::to_string(reps) + " times";
     w.params = {{"bytes", double(bytes)}, {"reps", double(reps)}};
     if (gpu) w.params.push_back({"passes", double(passes)});
