@@ -33,7 +33,7 @@ namespace lab {
 // per hop, a read `reps` x n x 4 bytes (x pointer_chase::read_passes on a GPU), a register chain
 // none.
 struct ChaseKernels {
-    static constexpr const char* kInterface = "lab::ChaseKernels/1";
+    static constexpr const char* kInterface = "lab::ChaseKernels/2";  // /2: a read splits a set only past 2x SMs x L1
     virtual ~ChaseKernels() = default;
     // One thread follows `hops` links of a pointer cycle from *cursor (device memory) and leaves
     // *cursor where it stopped: the next invocation goes on around the cycle.
