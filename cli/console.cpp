@@ -71,7 +71,13 @@ void print_device(std::ostream& out, DeviceKind kind, const DeviceFacts& f) {
                                     static_cast<double>(f.memory_bytes) / (1ull << 30)),
                         10, columns)
         << "\n";
-    if (auto v = f.extra.find("virtualised"); v != f.extra.end()) out << wrap_hanging("          virtualised: " + v->second, 10, columns) << "\n";
+    // Why the figures may read lower than the machine's: a VM, a container's CPU quota or memory limit.
+    for (std::string key : {"virtualised", "cpu_quota", "memory_limit"}) {
+        auto v = f.extra.find(key);
+        if (v == f.extra.end()) continue;
+        std::replace(key.begin(), key.end(), '_', ' ');
+        out << wrap_hanging("          " + key + ": " + v->second, 10, columns) << "\n";
+    }
     if (auto b = f.extra.find("blas"); b != f.extra.end()) out << wrap_hanging("          BLAS: " + b->second, 16, columns) << "\n";
 }
 

@@ -17,6 +17,7 @@
 #include <fstream>
 
 #include "errors.hpp"
+#include "lab/cgroup_limits.hpp"
 #include "quantity_text.hpp"
 
 extern char** environ;
@@ -44,11 +45,21 @@ std::uint64_t resident_bytes(pid_t pid) {
 
 }  // namespace
 
+std::uint64_t default_child_memory_limit(std::uint64_t physical_bytes, std::optional<std::uint64_t> cgroup_limit_bytes) {
+    // 80%: the rest is the parent's, the kernel's and the page cache's, so the watchdog stops the
+    // child with its message before the kernel's OOM killer ends it as a crash.
+    constexpr double kChildShare = 0.8;
+    std::uint64_t memory = physical_bytes;
+    if (cgroup_limit_bytes && (memory == 0 || *cgroup_limit_bytes < memory)) memory = *cgroup_limit_bytes;
+    return static_cast<std::uint64_t>(kChildShare * static_cast<double>(memory));
+}
+
 std::uint64_t child_memory_limit() {
     if (const char* env = std::getenv("LAB_MEMORY_LIMIT"); env && *env)
         return parse_memory_size(env, std::string("LAB_MEMORY_LIMIT='") + env + "'");
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<std::uint64_t>(0.8 * static_cast<double>(pages) * static_cast<double>(page)) : 0;
+    const std::uint64_t physical = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+    return default_child_memory_limit(physical, cgroup::read_limits().memory_bytes);
 }
 
 constexpr const char* kParentPidVariable = "LAB_PARENT_PID";

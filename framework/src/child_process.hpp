@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,12 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s,
                        std::uint64_t memory_limit_bytes = 0);
 
 // The memory limit for lesson children: $LAB_MEMORY_LIMIT (parse_memory_size: "8G", "8GiB",
-// "8GB", "512M", bytes), else 80% of
-// physical memory. Throws UsageError for an unreadable value.
+// "8GB", "512M", bytes), else default_child_memory_limit of this machine's physical memory and
+// its cgroup's memory limit (lab/cgroup_limits.hpp). Throws UsageError for an unreadable value.
 std::uint64_t child_memory_limit();
+// 80% of the smaller of physical memory and a cgroup memory limit (a container's --memory), so a
+// child in a 4 GiB container is stopped by lab, not OOM-killed. 0 where neither is known.
+std::uint64_t default_child_memory_limit(std::uint64_t physical_bytes, std::optional<std::uint64_t> cgroup_limit_bytes);
 
 // Child side, first thing: the child is killed when the `lab` that started it dies (a `kill` of
 // that process alone, a closed terminal), rather than measuring on unseen beside the student's

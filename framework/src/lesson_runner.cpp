@@ -190,9 +190,11 @@ int child_main(const ChildRequest& req) {
         OpenedDevice od = open_device(req);
         send_to_parent({{"type", "device_open"}});
         Device& dev = *od.device;
-        // A LAB_SIMD the CPU backend did not follow (unknown, or a path this CPU lacks): the facts
-        // record why (simd_override), and the student, who asked for a path, is told at once.
-        if (auto it = dev.facts().extra.find("simd_override"); it != dev.facts().extra.end()) note(it->second);
+        // A LAB_SIMD the CPU backend did not follow (unknown, or a path this CPU lacks), or a
+        // --threads above the container's CPU quota (plugins/cpu/container_limits.hpp): the facts
+        // record why, and the student, who asked for it, is told at once.
+        for (const char* key : {"simd_override", "threads_over_quota"})
+            if (auto it = dev.facts().extra.find(key); it != dev.facts().extra.end()) note(it->second);
         const EngineSettings settings = engine_defaults(dev.kind(), req.quick);
         MeasureFn measure = [&](const Workload& w, const Launch& l) {
             progress_line("measuring " + w.name);

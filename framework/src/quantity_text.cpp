@@ -66,7 +66,7 @@ std::uint64_t parse_memory_size(const std::string& text, const std::string& as_g
         throw UsageError(as_given + " is not a size\n  fix: write bytes, or a number and a unit: K, M, G (binary: 8G is 8 GiB), KiB, MiB, GiB, "
                                     "or KB, MB, GB (decimal: 8GB is 8 x 10^9 bytes)");
     if (v * scale > kMostBytes)
-        throw UsageError(as_given + " is more memory than any machine has (over 1 PiB)\n  fix: write the limit with a unit (8G, 512MiB), or unset it for 80% of this machine's memory");
+        throw UsageError(as_given + " is more memory than any machine has (over 1 PiB)\n  fix: write the limit with a unit (8G, 512MiB), or unset it for 80% of the memory this machine (or its container) allows");
     return static_cast<std::uint64_t>(v * scale);
 }
 

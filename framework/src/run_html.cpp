@@ -59,8 +59,12 @@ std::string facts_html(const RunPage& p) {
         {"kernels", f.simd.empty() ? "-" : f.simd},
         {"caches", caches_text(f)},
         {"memory", fmt::format("{:.1f} GiB", static_cast<double>(f.memory_bytes) / (1ull << 30))}};
-    for (const char* key : {"virtualised", "blas"})
-        if (auto it = f.extra.find(key); it != f.extra.end()) rows.push_back({key == std::string("blas") ? "BLAS" : key, it->second});
+    for (std::string key : {"virtualised", "cpu_quota", "memory_limit", "blas"}) {
+        auto it = f.extra.find(key);
+        if (it == f.extra.end()) continue;
+        std::replace(key.begin(), key.end(), '_', ' ');
+        rows.push_back({key == "blas" ? "BLAS" : key, it->second});
+    }
     for (const auto& n : p.record.value("notes", json::array()))
         if (n.is_string()) rows.push_back({"note", n.get<std::string>()});
     std::string out = "<dl class=\"facts\">";

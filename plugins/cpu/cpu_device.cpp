@@ -1,5 +1,6 @@
 // The CPU device (see cpu_device.hpp).
 #include "cpu_device.hpp"
+#include "container_limits.hpp"
 #include "openblas.hpp"
 
 #include <cblas.h>  // enum values only: the functions come from openblas()
@@ -39,17 +40,13 @@ private:
 }  // namespace
 
 CpuDevice::CpuDevice(int threads) : simd_(detect_simd()) {
-    std::vector<int> cpus = allowed_cpus();
-    if (threads < 0) throw std::invalid_argument("--threads must be positive");
-    if (threads > 0) {
-        if (static_cast<std::size_t>(threads) > cpus.size())
-            throw std::invalid_argument("--threads " + std::to_string(threads) + " exceeds the " +
-                                        std::to_string(cpus.size()) + " CPUs this process may use\n  fix: give at most " +
-                                        std::to_string(cpus.size()) + ", or 0 (the default) for all of them");
-        cpus.resize(static_cast<std::size_t>(threads));
-    }
-    facts_ = read_cpu_facts(cpus, simd_);
-    team_ = std::make_unique<ThreadTeam>(cpus);
+    // A container's CPU quota and memory limit, which affinity and /proc/meminfo do not show.
+    const cgroup::Limits limits = cgroup::read_limits();
+    TeamPlan plan = plan_team(allowed_cpus(), threads, limits.cpu, limits.cpu_file);
+    facts_ = read_cpu_facts(plan.cpus, simd_);
+    facts_.extra.merge(plan.facts);
+    cap_memory(facts_, limits.memory_bytes, limits.memory_file);
+    team_ = std::make_unique<ThreadTeam>(plan.cpus);
     stream_ = std::make_unique<TaskStream>(*team_);
     // OpenBLAS keeps its own pool; size it like the team so GEMM uses the same cores.
     try {

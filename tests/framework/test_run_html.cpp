@@ -271,6 +271,16 @@ TEST_CASE("a run measured on a busy machine says so under its table; a quiet one
     CHECK_THAT(quiet.page(quiet.withheld()), !Catch::Contains("busy machine:"));
 }
 
+TEST_CASE("a run in a container shows the CPU quota and memory limit behind its thread count and memory", "[report]") {
+    Recorded run(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json");
+    CHECK_THAT(run.page(run.withheld()), !Catch::Contains("cpu quota") && !Catch::Contains("memory limit"));
+    run.raw.facts.extra["cpu_quota"] = "the cgroup CPU quota is 2 CPUs of time";
+    run.raw.facts.extra["memory_limit"] = "the cgroup memory limit, 4.0 GiB, is the memory";
+    HtmlDom dom(run.page(run.withheld()));
+    CHECK(dom.text("//dl[@class='facts']/dt[.='cpu quota']/following-sibling::dd[1]") == "the cgroup CPU quota is 2 CPUs of time");
+    CHECK(dom.text("//dl[@class='facts']/dt[.='memory limit']/following-sibling::dd[1]") == "the cgroup memory limit, 4.0 GiB, is the memory");
+}
+
 TEST_CASE("text from a record is shown as text, never as markup", "[report]") {
     Recorded run(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json");
     const std::string evil = "<script>alert(1)</script>";

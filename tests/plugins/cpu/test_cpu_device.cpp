@@ -47,6 +47,8 @@ TEST_CASE("the CPU backend reads the machine's facts", "[cpu]") {
     CHECK(f.last_level_cache_bytes() > 0);
     CHECK((f.simd == "avx512" || f.simd == "avx2" || f.simd == "scalar"));
     CHECK(f.extra.count("blas") == 1);
+    // The default team never outnumbers a container's CPU quota (container_limits.hpp).
+    CHECK(f.extra.count("threads_over_quota") == 0);
 }
 
 TEST_CASE("the stream runs kernels in order and events timestamp it", "[cpu]") {
