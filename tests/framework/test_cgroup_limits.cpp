@@ -45,13 +45,13 @@ struct FakeMachine {
 
 }  // namespace
 
-TEST_CASE("cgroup v2: cpu.max gives the CPUs of time, rounded up to whole threads; max is none", "[cgroup]") {
+TEST_CASE("cgroup v2: cpu.max gives the CPUs of time, rounded down to whole threads (at least 1); max is none", "[cgroup]") {
     FakeMachine m("0::/user.slice/job\n", kV2Mountinfo);
     m.write("sys/fs/cgroup/user.slice/job/cpu.max", "150000 100000\n");
     auto l = m.limits();
     REQUIRE(l.cpu);
     CHECK(l.cpu->cpus() == Approx(1.5));
-    CHECK(l.cpu->whole_cpus() == 2);
+    CHECK(l.cpu->whole_cpus() == 1);
     CHECK_THAT(l.cpu_file, Catch::EndsWith("user.slice/job/cpu.max"));
     CHECK_FALSE(l.memory_bytes);
 
@@ -88,7 +88,7 @@ TEST_CASE("cgroup v1: a combined cpu,cpuacct mount found through mountinfo; the 
     m.write("sys/fs/cgroup/memory/memory.limit_in_bytes", kV1Unlimited);
     auto l = m.limits();
     REQUIRE(l.cpu);
-    CHECK(l.cpu->whole_cpus() == 3);
+    CHECK(l.cpu->whole_cpus() == 2);
     CHECK_FALSE(l.memory_bytes);
 
     m.write("sys/fs/cgroup/cpu,cpuacct/slurm/job_7/cpu.cfs_quota_us", "-1\n");

@@ -30,10 +30,12 @@ struct CpuQuota {
     std::uint64_t quota_us = 0;
     std::uint64_t period_us = 0;
     double cpus() const { return static_cast<double>(quota_us) / static_cast<double>(period_us); }
-    // The threads that use the quota in full, rounded up: 1.5 CPUs of time are all spent by 2
-    // threads (throttled for the last quarter of each period), and only two-thirds of it by 1.
+    // The threads the quota keeps running all the time, rounded down (at least 1): 2 threads on
+    // 1.5 CPUs of time would both stop for the last quarter of every period, and a sample that
+    // spans the stop reads a quarter of a period slow; 1 thread is never stopped. A steady rate
+    // on fewer threads is what a measurement needs (the facts say why the team is that size).
     int whole_cpus() const {
-        const std::uint64_t whole = quota_us / period_us + (quota_us % period_us != 0);
+        const std::uint64_t whole = quota_us / period_us;
         return static_cast<int>(std::clamp<std::uint64_t>(whole, 1, std::numeric_limits<int>::max()));
     }
 };

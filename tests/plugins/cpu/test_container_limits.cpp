@@ -43,7 +43,8 @@ TEST_CASE("by default the team is as large as the CPU quota keeps busy, and the 
                                               Contains("/sys/fs/cgroup/cpu.max"));
     CHECK(plan.facts.count(kThreadsOverQuotaFact) == 0);
 
-    CHECK(plan_team(cpus(16), 0, quota(1.5)).cpus == cpus(2));
+    CHECK(plan_team(cpus(16), 0, quota(1.5)).cpus == cpus(1));  // 2 would both be stopped every period
+    CHECK(plan_team(cpus(16), 2, quota(1.5)).facts.count(kThreadsOverQuotaFact) == 1);
     CHECK(plan_team(cpus(16), 0, quota(0.25)).cpus == cpus(1));
 }
 
