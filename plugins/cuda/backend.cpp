@@ -26,11 +26,12 @@ public:
     }
 
 private:
-    // The ceilings' kernels keep their buffers between probes of the same device, and free them
-    // when another device comes.
+    // The ceilings' kernels keep their small outputs between probes of the same device, and free
+    // them when another device comes.
     lab::cuda::CeilingKernels& kernels(lab::Device& device) {
         auto& cuda = dynamic_cast<lab::cuda::CudaDevice&>(device);
-        if (!kernels_ || &kernels_->device() != &cuda) {
+        // The address alone could match a new device made where a freed one was.
+        if (!kernels_ || &kernels_->device() != &cuda || kernels_->device_index() != cuda.index()) {
             kernels_.reset();  // the old device's buffers go before the new device's are allocated
             kernels_ = std::make_unique<lab::cuda::CeilingKernels>(cuda);
         }

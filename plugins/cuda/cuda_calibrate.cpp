@@ -60,6 +60,7 @@ std::string over_buffer(const std::string& how, std::size_t bytes) {
 
 CeilingKernels::CeilingKernels(CudaDevice& device)
     : dev_(device),
+      device_index_(device.index()),
       blocks_(static_cast<unsigned>(device.sms()) * 8),  // 64 warps per SM
       stream_bytes_(bandwidth_bytes(device)) {
     // fp64 stores the widest value per thread of any FMA peak.
@@ -112,18 +113,15 @@ Measurement CeilingKernels::measure_gemm(const TensorPipe& t, bool quick, const 
     w.flops = 2.0 * n * static_cast<double>(n) * n;
     w.bytes = static_cast<double>(nn) * (2 * t.in_bytes + t.out_bytes);
     w.pipe = t.pipe;
-    if (gemm_.pipe != &t || gemm_.n != n) {
-        gemm_ = {};  // the last pipe's operands are freed before these are allocated
-        GemmOperands g{&t, n, dev_.allocate(nn * t.in_bytes), dev_.allocate(nn * t.in_bytes), dev_.allocate(nn * t.out_bytes)};
-        // Bounded pseudo-random inputs, the same every run: on zeros the tensor cores run
-        // ~13% faster than on any real data (bf16 8192^3 on an H200: 894 TFLOP/s on zeros,
-        // 769-798 on random data).
-        launch_fill_random(native(dev_.stream()), g.a->data(), nn, t.dtype, 1);
-        launch_fill_random(native(dev_.stream()), g.b->data(), nn, t.dtype, 2);
-        dev_.stream().synchronize();
-        gemm_ = std::move(g);
-    }
-    Gemm g{t.dtype, n, n, n, gemm_.a->data(), gemm_.b->data(), gemm_.c->data(), 1.0, 0.0};
+    // Allocated and filled for this measurement and freed after it, as calibration always did: a
+    // tf32 8192^3 GEMM's operands are 768 MiB the lesson may need.
+    BufferPtr a = dev_.allocate(nn * t.in_bytes), b = dev_.allocate(nn * t.in_bytes), c = dev_.allocate(nn * t.out_bytes);
+    // Bounded pseudo-random inputs, the same every run: on zeros the tensor cores run ~13% faster
+    // than on any real data (bf16 8192^3 on an H200: 894 TFLOP/s on zeros, 769-798 on random data).
+    launch_fill_random(native(dev_.stream()), a->data(), nn, t.dtype, 1);
+    launch_fill_random(native(dev_.stream()), b->data(), nn, t.dtype, 2);
+    dev_.stream().synchronize();
+    Gemm g{t.dtype, n, n, n, a->data(), b->data(), c->data(), 1.0, 0.0};
     CudaDevice& dev = dev_;
     return measure(w, [&dev, g](Stream& s) { dev.gemm(s, g); });
 }
@@ -250,19 +248,27 @@ Ceilings calibrate_cuda(CeilingKernels& k, bool quick, const MeasureFn& measure,
                          over_buffer("cudaMemcpyAsync device-to-device (the reference the copy kernel is compared with; not a roof)", total));
     });
 
+    k.release_buffers();  // the lesson has the device's memory to itself
+    k.calibrated(quick);
     set_best_bandwidth(c);  // read, copy and triad: memcpy is a reference, not a roof
     return c;
 }
 
 std::optional<Measurement> probe_cuda(CeilingKernels& k, const std::string& key, const MeasureFn& measure) {
     if (!k.measures(key)) return std::nullopt;
-    // At calibration's full size: on a GPU it takes milliseconds, and a reference measured at the
-    // quick size (a 4096^3 GEMM, ~5-10% under an 8192^3 one) would read under the roof.
+    struct Release {
+        CeilingKernels& k;
+        ~Release() { k.release_buffers(); }  // a probe leaves the lesson the device's memory
+    } release{k};
     try {
-        return k.measure(key, false, measure);
+        return k.measure(key, k.probe_quick(), measure);
     } catch (...) {
         check_not_sticky(key, "the run");  // a broken GPU stops the run with its own error
-        throw;
+        // Anything else (out of memory beside the lesson's buffers, cuBLASLt NOT_SUPPORTED at
+        // this size) concerns this reference alone: the run goes on with the calibrated ceiling,
+        // as for a ceiling the device has no kernel for, rather than failing the workload it was
+        // measured beside.
+        return std::nullopt;
     }
 }
 
