@@ -64,20 +64,26 @@ inline TeamPlan plan_team(std::vector<int> allowed, int requested, const std::op
     } else {
         plan.facts[kCpuQuotaFact] = quota_text;
     }
-    if (plan.cpus.size() > quota_cpus)
-        plan.facts[kThreadsOverQuotaFact] = "--threads " + std::to_string(plan.cpus.size()) + " is more than " + quota_text +
-                                            ": the threads are throttled every period, so rates read low and noisy";
+    // Also one thread under a quota of less than one CPU: it is stopped every period.
+    if (static_cast<double>(plan.cpus.size()) > quota->cpus())
+        plan.facts[kThreadsOverQuotaFact] =
+            (requested > 0 ? "--threads " + std::to_string(plan.cpus.size()) + " is more than "
+                           : std::string("one thread is more than ")) +
+            quota_text + ": " + (plan.cpus.size() > 1 ? "the threads are" : "it is") +
+            " stopped for part of every period, so rates read low and noisy";
     return plan;
 }
 
-// The memory a CPU lesson may plan for is the smaller of the machine's and the cgroup's: a
-// container allowed 4 GiB on a 64 GiB host is killed well before 64 GiB.
-inline void cap_memory(DeviceFacts& facts, const std::optional<std::uint64_t>& limit, const std::string& limit_file = "") {
+// A cgroup memory limit below the machine's memory is said in the facts (`lab device`, the run
+// page), and lessons' children are stopped at 80% of it (child_memory_limit). memory_bytes stays
+// the machine's: it is part of the device identity the ceilings are cached under, and a memory
+// limit (a container's, a Slurm job's --mem) changes no ceiling.
+inline void note_memory_limit(DeviceFacts& facts, const std::optional<std::uint64_t>& limit, const std::string& limit_file = "") {
     if (!limit || (facts.memory_bytes > 0 && *limit >= facts.memory_bytes)) return;
     facts.extra[kMemoryLimitFact] = "the cgroup memory limit, " + detail::gib_text(*limit) +
-                                    (limit_file.empty() ? "" : " (" + limit_file + ")") + ", is the memory: the machine has " +
-                                    (facts.memory_bytes > 0 ? detail::gib_text(facts.memory_bytes) : std::string("an unknown amount"));
-    facts.memory_bytes = *limit;
+                                    (limit_file.empty() ? "" : " (" + limit_file + ")") + ", is below the machine's " +
+                                    (facts.memory_bytes > 0 ? detail::gib_text(facts.memory_bytes) : std::string("memory")) +
+                                    ": a lesson is stopped at 80% of it";
 }
 
 }  // namespace lab::cpu

@@ -45,7 +45,7 @@ CpuDevice::CpuDevice(int threads) : simd_(detect_simd()) {
     TeamPlan plan = plan_team(allowed_cpus(), threads, limits.cpu, limits.cpu_file);
     facts_ = read_cpu_facts(plan.cpus, simd_);
     facts_.extra.merge(plan.facts);
-    cap_memory(facts_, limits.memory_bytes, limits.memory_file);
+    note_memory_limit(facts_, limits.memory_bytes, limits.memory_file);
     team_ = std::make_unique<ThreadTeam>(plan.cpus);
     stream_ = std::make_unique<TaskStream>(*team_);
     // OpenBLAS keeps its own pool; size it like the team so GEMM uses the same cores.

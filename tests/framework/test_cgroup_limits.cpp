@@ -178,3 +178,19 @@ TEST_CASE("lesson children get 80% of the smaller of physical memory and the cgr
     CHECK(default_child_memory_limit(0, 4 * GiB) == default_child_memory_limit(4 * GiB, std::nullopt));
     CHECK(default_child_memory_limit(0, std::nullopt) == 0);
 }
+
+TEST_CASE("of two mounts of one hierarchy, the one whose root holds the cgroup is read; a path above the mount reads nothing", "[cgroup]") {
+    SECTION("a bind mount of another subtree comes first in mountinfo") {
+        FakeMachine m("4:memory:/slurm/job_7\n",
+                      "36 31 0:32 /other /mnt/other-memory rw - cgroup cgroup rw,memory\n"
+                      "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n");
+        m.write("mnt/other-memory/memory.limit_in_bytes", std::to_string(1 * GiB) + "\n");  // another job's
+        m.write("sys/fs/cgroup/memory/slurm/job_7/memory.limit_in_bytes", std::to_string(6 * GiB) + "\n");
+        CHECK(m.limits().memory_bytes == 6 * GiB);
+    }
+    SECTION("a process outside its cgroup namespace's root") {
+        FakeMachine m("0::/../sibling\n", kV2Mountinfo);
+        m.write("sys/fs/cgroup/memory.max", std::to_string(2 * GiB) + "\n");  // the namespace root's, not its own
+        CHECK_FALSE(m.limits().memory_bytes);
+    }
+}

@@ -194,10 +194,16 @@ inline std::vector<std::filesystem::path> cgroup_dirs(const std::filesystem::pat
     auto member = std::find_if(memberships.begin(), memberships.end(), [&](const Membership& m) {
         return v2 ? m.unified : detail::lists(m.controllers, controller);
     });
-    auto mount = std::find_if(mounts.begin(), mounts.end(), [&](const Mount& m) {
-        return v2 ? m.unified : !m.unified && detail::lists(m.options, controller);
-    });
-    if (member == memberships.end() || mount == mounts.end()) return {};
+    if (member == memberships.end()) return {};
+    // The hierarchy may be mounted more than once (a bind mount of a subtree): the mount whose
+    // root holds this cgroup, the deepest such, else the first.
+    auto holds = [&](const Mount& m) { return m.root == "/" || member->path == m.root || member->path.rfind(m.root + "/", 0) == 0; };
+    auto mount = mounts.end();
+    for (auto m = mounts.begin(); m != mounts.end(); ++m) {
+        if (!(v2 ? m->unified : !m->unified && detail::lists(m->options, controller))) continue;
+        if (mount == mounts.end() || (holds(*m) && (!holds(*mount) || m->root.size() > mount->root.size()))) mount = m;
+    }
+    if (mount == mounts.end()) return {};
     const fs::path top = detail::normal(root / fs::path(mount->mount_point).relative_path());
     std::string rel = member->path;
     if (mount->root != "/") {
@@ -207,7 +213,10 @@ inline std::vector<std::filesystem::path> cgroup_dirs(const std::filesystem::pat
     const fs::path dir = detail::normal(top / fs::path(rel).relative_path());
     const fs::path below = dir.lexically_relative(top);
     std::error_code ec;
-    if (below.empty() || *below.begin() == ".." || !fs::is_directory(dir, ec)) return {top};
+    // A path above the mount (a process outside its cgroup namespace's root) names no cgroup
+    // here whose limits are its own: none are read.
+    if (!below.empty() && *below.begin() == "..") return {};
+    if (below.empty() || !fs::is_directory(dir, ec)) return {top};
     std::vector<fs::path> dirs;
     for (fs::path d = dir;; d = d.parent_path()) {
         dirs.push_back(d);

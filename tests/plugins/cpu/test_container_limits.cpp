@@ -45,7 +45,12 @@ TEST_CASE("by default the team is as large as the CPU quota keeps busy, and the 
 
     CHECK(plan_team(cpus(16), 0, quota(1.5)).cpus == cpus(1));  // 2 would both be stopped every period
     CHECK(plan_team(cpus(16), 2, quota(1.5)).facts.count(kThreadsOverQuotaFact) == 1);
-    CHECK(plan_team(cpus(16), 0, quota(0.25)).cpus == cpus(1));
+    const auto quarter = plan_team(cpus(16), 0, quota(0.25));
+    CHECK(quarter.cpus == cpus(1));
+    // Even one thread is stopped every period under a quarter of a CPU: the facts warn, without
+    // naming a --threads nobody gave.
+    REQUIRE(quarter.facts.count(kThreadsOverQuotaFact));
+    CHECK_THAT(quarter.facts.at(kThreadsOverQuotaFact), Contains("one thread is more than") && !Contains("--threads"));
 }
 
 TEST_CASE("a quota above the allowed CPUs leaves the team whole", "[cpu_limits]") {
@@ -59,20 +64,20 @@ TEST_CASE("an explicit --threads above the quota is honoured, with a warning in 
     auto plan = plan_team(cpus(16), 8, quota(2));
     CHECK(plan.cpus == cpus(8));
     REQUIRE(plan.facts.count(kThreadsOverQuotaFact));
-    CHECK_THAT(plan.facts[kThreadsOverQuotaFact], Contains("--threads 8") && Contains("throttled"));
+    CHECK_THAT(plan.facts[kThreadsOverQuotaFact], Contains("--threads 8") && Contains("stopped for part of every period"));
     CHECK(plan_team(cpus(16), 2, quota(2)).facts.count(kThreadsOverQuotaFact) == 0);
 }
 
-TEST_CASE("a memory limit below the machine's memory is the memory the facts report", "[cpu_limits]") {
+TEST_CASE("a memory limit below the machine's memory is said in the facts; memory_bytes stays the machine's", "[cpu_limits]") {
+    // memory_bytes is part of the identity the ceilings are cached under: a container's or a
+    // Slurm job's memory limit must not make every run calibrate again.
     DeviceFacts f;
     f.memory_bytes = 64 * GiB;
-    cap_memory(f, std::nullopt);
-    CHECK(f.memory_bytes == 64 * GiB);
-    cap_memory(f, 128 * GiB);
-    CHECK(f.memory_bytes == 64 * GiB);
+    note_memory_limit(f, std::nullopt);
+    note_memory_limit(f, 128 * GiB);
     CHECK(f.extra.count(kMemoryLimitFact) == 0);
 
-    cap_memory(f, 4 * GiB, "/sys/fs/cgroup/memory.max");
-    CHECK(f.memory_bytes == 4 * GiB);
+    note_memory_limit(f, 4 * GiB, "/sys/fs/cgroup/memory.max");
+    CHECK(f.memory_bytes == 64 * GiB);
     CHECK_THAT(f.extra[kMemoryLimitFact], Contains("4.0 GiB") && Contains("64.0 GiB") && Contains("memory.max"));
 }
