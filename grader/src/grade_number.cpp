@@ -228,6 +228,7 @@ int significant_digits(const std::string& claim) {
         if (c >= '0' && c <= '9') digits += c;
         else if (c == '.' && !point) point = true;
         else if (c == ',' || c == '_') continue;
+        else if (const std::size_t n = point ? 0 : units::leading_group_space(std::string_view(claim).substr(i))) i += n - 1;  // "1 400"
         else break;
     }
     digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));

@@ -407,12 +407,9 @@ NumberAndRest read_number(std::string_view claim, std::string_view examples) {
         if (first >= 1 && first <= 3 && text[i] != '0') {
             std::string joined(text.substr(i, first));
             for (;;) {
-                const std::size_t blank = blank_length(text.substr(j));
+                const std::size_t blank = leading_group_space(text.substr(j));
                 const std::size_t g = j + blank;
-                auto digit_at = [&](std::size_t k) { return k < text.size() && is_digit(text[k]); };
-                if (!blank || !digit_at(g) || !digit_at(g + 1) || !digit_at(g + 2) || digit_at(g + 3) ||
-                    (g + 3 < text.size() && (text[g + 3] == ',' || text[g + 3] == '_')))
-                    break;
+                if (!blank || (g + 3 < text.size() && (text[g + 3] == ',' || text[g + 3] == '_'))) break;
                 joined += text.substr(g, 3);
                 j = g + 3;
             }
@@ -531,6 +528,12 @@ NumberAndRest read_number(std::string_view claim, std::string_view examples) {
 std::string unit_hint(const std::string& unit) { return hint_for(trim(unit)); }
 
 std::size_t leading_blank(std::string_view s) { return blank_length(s); }
+
+std::size_t leading_group_space(std::string_view s) {
+    const std::size_t n = s.empty() || s[0] == '\t' || s[0] == '\n' || s[0] == '\r' ? 0 : blank_length(s);
+    auto digit_at = [&](std::size_t k) { return k < s.size() && is_digit(s[k]); };
+    return n && digit_at(n) && digit_at(n + 1) && digit_at(n + 2) && !digit_at(n + 3) ? n : 0;
+}
 
 std::optional<std::string> dimension_of(const std::string& unit) {
     const Known* known = find_unit(trim(unit));

@@ -43,6 +43,10 @@ std::string unit_hint(const std::string& unit);
 // The byte length of the blank at the front of `s` (0: none): ASCII blanks and the no-break,
 // thin and narrow no-break spaces that copy-paste out of documents carries.
 std::size_t leading_blank(std::string_view s);
+// The length of a space that groups a number's digits in threes, as the SI writes numbers, at
+// the start of `s` (0 when none): a plain, no-break, thin or narrow no-break space followed by
+// exactly three digits. Never a tab or a line break.
+std::size_t leading_group_space(std::string_view s);
 
 // Whether a unit is the SI base unit of its dimension, as run records and metric declarations
 // hold values: "B/s", "s", "ratio", "" (a count) are; "GB/s", "us", "%" are not.

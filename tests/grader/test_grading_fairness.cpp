@@ -225,6 +225,23 @@ TEST_CASE("the right value rounded too far is said to be so, in place of the hin
     CHECK_THAT(res("1.2").feedback, !Catch::Contains("significant figure"));
 }
 
+TEST_CASE("a number grouped by spaces counts its significant figures as written without them", "[grading]") {
+    // "1 400" is 1400: two figures, as "1400" and "1,400" are, not the one before the space.
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(R"(  - id: n
+    prompt: "How many?"
+    expected: {value: 1357}
+    tolerance: {rel: 0.01}
+    partial: {within: 5, credit: 0.5}
+)"));
+    auto res = [&](const std::string& claim) { return result(g.grade(spec, run, {{"n", claim}}), "n"); };
+    for (const char* claim : {"1400", "1,400", "1 400", "1\u202f400"}) {
+        INFO(claim);
+        CHECK_THAT(res(claim).feedback, Catch::Contains("to 2 significant figures"));
+    }
+}
+
 TEST_CASE("FLOP written as a word reads whatever its case; a ratio may say times or carry a count's prefix", "[grading]") {
     using lab::units::parse_claim;
     // TOP500 writes Gflop/s; the word's case means nothing (a byte's B and a milli's m do).

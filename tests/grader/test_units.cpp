@@ -486,7 +486,8 @@ TEST_CASE("what format writes parses back within 0.5%", "[units]") {
 
 TEST_CASE("spaces group thousands only in threes after a first group of one to three digits", "[units]") {
     // Not groups: these are a number and a unit, refused by the unit check as before.
-    for (const char* text : {"12 34", "1234 567", "0 962", "1 0000", "1 000,000", "1 00"}) {
+    // A tab or a line break groups nothing ("64\n128 B" is two numbers, not 64128).
+    for (const char* text : {"12 34", "1234 567", "0 962", "1 0000", "1 000,000", "1 00", "1\t000", "64\n128 B"}) {
         INFO(text);
         CHECK_THROWS_AS(parse_claim(text, "B"), UnitError);
     }
