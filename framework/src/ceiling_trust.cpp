@@ -108,12 +108,9 @@ InRunCeilings::InRunCeilings(Backend& backend, Device& device, Ceilings start, M
     : backend_(backend), device_(device), start_(std::move(start)), current_(start_), measure_(std::move(measure)),
       note_(std::move(note)) {}
 
-std::optional<Measurement> InRunCeilings::probe(const std::string& key) {
-    if (unsupported_.count(key)) return std::nullopt;
-    std::optional<Measurement> m = backend_.probe_ceiling(device_, key, measure_);
-    if (!m) unsupported_.insert(key);
-    return m;
-}
+// Asked every time: nullopt may be a passing failure (a GPU probe out of memory beside the
+// lesson's buffers), and a backend answers "no kernel for this" without measuring anything.
+std::optional<Measurement> InRunCeilings::probe(const std::string& key) { return backend_.probe_ceiling(device_, key, measure_); }
 
 void InRunCeilings::add(CeilingMeasurement cm, const std::vector<Measurement>& workloads) {
     // A reference that finds a starting ceiling stale (beaten by more than the margin) says so

@@ -69,7 +69,6 @@ private:
     MeasureFn measure_;
     NoteFn note_;
     std::vector<CeilingMeasurement> measured_;
-    std::set<std::string> unsupported_;
     bool raised_beyond_margin_ = false;
     std::set<std::string> stale_noted_;  // ceilings a reference already found stale (said once)
     // The latest reference of each ceiling: when it ended and its index in measured_.

@@ -237,8 +237,13 @@ int child_main(const ChildRequest& req) {
 
         if (req.action == "run") {
             LoadedLesson lesson = load_lesson(req.lesson_file);
-            // References and re-measures use the quick settings: a few samples, close in time.
-            const EngineSettings reference_settings = engine_defaults(dev.kind(), true);
+            // References and re-measures use the quick settings: a few samples, close in time. They
+            // keep samples at any clock: a reference describes the device as it is beside the
+            // workload, and a run never lowers a roof, so one that reads low does no harm, while
+            // waiting out a clock the GPU holds low (at its power cap under a GEMM) cost 2.6 s a
+            // reference.
+            EngineSettings reference_settings = engine_defaults(dev.kind(), true);
+            reference_settings.throttle_ratio = 0;
             TraceWindows trace(dev);  // started below, when --trace asks for one
             InRunCeilings in_run(*od.backend.backend, dev, *ceilings,
                                  [&](const Workload& w, const Launch& l) { return measure_workload(dev, w, l, reference_settings, &trace); },

@@ -62,11 +62,11 @@ constexpr int kThrottledBeforeHeld = 8;
 // more back to back as fit in kWindowEvents at the first one's count, at most a timed batch. On
 // lab's track: the untraced measuring before it and the window itself, each saying what it was.
 template <class Sample>
-void trace_window(TraceWindows& trace, const Workload& w, double untraced_from, int batch, int samples, Sample&& sample) {
+void trace_window(TraceWindows& trace, const Workload& w, double untraced_from, std::size_t kept_before, int batch, int samples,
+                  Sample&& sample) {
     const double measured = trace.now();
     trace.add_range("measuring " + w.name + " (not traced)", "untraced", untraced_from, measured,
                     {{"timed samples", std::to_string(samples)}, {"invocations per sample", std::to_string(batch)}});
-    const std::size_t first = trace.events_kept();
     trace.resume();
     sample(1);
     trace.pause();
@@ -81,7 +81,9 @@ void trace_window(TraceWindows& trace, const Workload& w, double untraced_from, 
     }
     // lab's own re-measure of a ceiling: its kernels take its name, so a trace and `lab trace`
     // set them apart from the lesson's (a CPU's are named after the workload already).
-    if (w.name.rfind("calibrate.", 0) == 0) trace.name_device_events_from(first, w.name);
+    // From before the pause that began its measuring: that pause took in its set-up too (a
+    // probe's allocation memsets and random fills), traced since the workload before it.
+    if (w.name.rfind("calibrate.", 0) == 0) trace.name_device_events_from(kept_before, w.name);
     trace.add_range(w.name, "workload", measured, trace.now(),
                     {{"traced invocations", std::to_string(invocations)},
                      {"note", "traced after its timed samples, which were not traced (tracing slows every launch)"}});
@@ -102,6 +104,7 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     auto t_start = clock::now();
     const bool tracing = trace && trace->active();
     const double untraced_from = tracing ? trace->now() : 0;
+    const std::size_t kept_before = tracing ? trace->events_kept() : 0;
     if (tracing) trace->pause();
     // Tracing resumes however this returns: a workload that throws (every sample throttled, a
     // failed launch the lesson catches) must not leave the rest of the lesson untraced.
@@ -205,7 +208,7 @@ Measurement measure_workload(Device& device, const Workload& w, const Launch& la
     record::order_params_as_recorded(m.workload);
     m.load = load.others_cpus();
     if (w.telemetry) m.telemetry = device.telemetry_end();
-    if (tracing) trace_window(*trace, w, untraced_from, batch, static_cast<int>(samples.size()), sample);
+    if (tracing) trace_window(*trace, w, untraced_from, kept_before, batch, static_cast<int>(samples.size()), sample);
     if (!w.counters.empty())
         m.counters = device.measure_counters([&] { launch(stream); stream.synchronize(); }, w.counters, m.counters_note);
     m.time = summarise(samples);

@@ -2,6 +2,7 @@
 // the driver probe and cudaGetDeviceCount, and otherwise says why, so the host falls back to
 // the CPU with that reason.
 #include <boost/dll/alias.hpp>
+#include <cuda_runtime_api.h>
 
 #include "cuda_calibrate.hpp"
 #include "cuda_device.hpp"
@@ -22,7 +23,16 @@ public:
     }
     std::optional<lab::Measurement> probe_ceiling(lab::Device& device, const std::string& ceiling,
                                                   const lab::MeasureFn& measure) override {
-        return lab::cuda::probe_cuda(kernels(device), ceiling, measure);
+        lab::cuda::CeilingKernels* k = nullptr;
+        try {
+            k = &kernels(device);
+        } catch (const std::exception&) {
+            // Its small buffers could not be allocated beside the lesson's: no reference this
+            // time, and the allocation's error cleared so no unrelated launch reports it.
+            cudaGetLastError();
+            return std::nullopt;
+        }
+        return lab::cuda::probe_cuda(*k, ceiling, measure);
     }
 
 private:
