@@ -299,6 +299,14 @@ def lesson_0205():
     for k in ("read", "triad", "fma_peak_fp32"):
         section(f"02.05 {k} counted AI", lambda k=k: counted(k))
     section("02.05 sensors", lambda: sensors("02.05", r))
+    # The CUDA backend's probe_ceiling (new, never run on a GPU): a full run measures references
+    # beside its workloads; none at all means every probe failed or found no kernel.
+    def references():
+        cms = get(r, "device", "ceiling_measurements")
+        refs = [c for c in (cms if isinstance(cms, list) else []) if isinstance(c, dict) and c.get("purpose") == "reference"]
+        keys = sorted({str(c.get("ceiling")) for c in refs})
+        row("02.05 references beside workloads (probe_ceiling)", f"{len(refs)}: {', '.join(keys)}"[:70], ">= 1", len(refs) > 0)
+    section("02.05 references", references)
 
 # 02.05's trace: a trace can be written with no GPU timeline (CUPTI refused; the run goes on) or
 # stop part-way (CUPTI refused a later segment, after hardware counters): every workload's

@@ -111,7 +111,47 @@ char32_t lower(char32_t c) {
     if (c == 0x38E || c == 0x38F) return c + 63;
     if (c >= 0x410 && c <= 0x42F) return c + 0x20;
     if (c >= 0x400 && c <= 0x40F) return c + 0x50;
+    if (c >= 0x218 && c <= 0x21B) return c | 1;  // Romanian S and T with comma below
     return c;
+}
+
+// A letter and a combining accent typed apart (macOS file names and some keyboards give "e" +
+// U+0301, a spreadsheet's roster gives "é"): the one precomposed letter Unicode's canonical
+// composition makes of them, for the lower-case Latin letters of Latin-1, Latin Extended-A and
+// the Romanian comma-below letters; 0 when there is none (the pair is kept as written).
+char32_t composed(char32_t base, char32_t mark) {
+    struct Mark {
+        char32_t mark;
+        const char* bases;          // ASCII lower-case letters taking the mark, in order...
+        const char32_t* composed;   // ...and what each composes to
+    };
+    static const char32_t grave[] = {0xE0, 0xE8, 0xEC, 0xF2, 0xF9};
+    static const char32_t acute[] = {0xE1, 0xE9, 0xED, 0xF3, 0xFA, 0xFD, 0x107, 0x13A, 0x144, 0x155, 0x15B, 0x17A};
+    static const char32_t circumflex[] = {0xE2, 0xEA, 0xEE, 0xF4, 0xFB, 0x109, 0x11D, 0x125, 0x135, 0x15D, 0x175, 0x177};
+    static const char32_t tilde[] = {0xE3, 0xF1, 0xF5, 0x129, 0x169};
+    static const char32_t macron[] = {0x101, 0x113, 0x12B, 0x14D, 0x16B};
+    static const char32_t breve[] = {0x103, 0x115, 0x11F, 0x12D, 0x14F, 0x16D};
+    static const char32_t dot_above[] = {0x10B, 0x117, 0x121, 0x17C};
+    static const char32_t diaeresis[] = {0xE4, 0xEB, 0xEF, 0xF6, 0xFC, 0xFF};
+    static const char32_t ring[] = {0xE5, 0x16F};
+    static const char32_t double_acute[] = {0x151, 0x171};
+    static const char32_t caron[] = {0x10D, 0x10F, 0x11B, 0x13E, 0x148, 0x159, 0x161, 0x165, 0x17E};
+    static const char32_t comma_below[] = {0x219, 0x21B};
+    static const char32_t cedilla[] = {0xE7, 0x123, 0x137, 0x13C, 0x146, 0x157, 0x15F, 0x163};
+    static const char32_t ogonek[] = {0x105, 0x119, 0x12F, 0x173};
+    static const Mark marks[] = {{0x300, "aeiou", grave},           {0x301, "aeiouyclnrsz", acute},
+                                 {0x302, "aeioucghjswy", circumflex}, {0x303, "anoiu", tilde},
+                                 {0x304, "aeiou", macron},            {0x306, "aegiou", breve},
+                                 {0x307, "cegz", dot_above},          {0x308, "aeiouy", diaeresis},
+                                 {0x30A, "au", ring},                 {0x30B, "ou", double_acute},
+                                 {0x30C, "cdelnrstz", caron},         {0x326, "st", comma_below},
+                                 {0x327, "cgklnrst", cedilla},        {0x328, "aeiu", ogonek}};
+    if (base >= 0x80) return 0;
+    for (const Mark& m : marks)
+        if (m.mark == mark)
+            for (std::size_t k = 0; m.bases[k]; ++k)
+                if (static_cast<char32_t>(m.bases[k]) == base) return m.composed[k];
+    return 0;
 }
 
 }  // namespace
@@ -126,6 +166,14 @@ std::string normalise_student(const std::string& student) {
             pending_space = !out.empty();
             continue;
         }
+        // A combining accent after a letter (kept lower-case below, so one table serves both
+        // cases) is written as the one letter it composes to.
+        if (utf8 && !pending_space && !out.empty() && static_cast<unsigned char>(out.back()) < 0x80)
+            if (const char32_t c = composed(static_cast<char32_t>(out.back()), cp)) {
+                out.pop_back();
+                append_utf8(out, c);
+                continue;
+            }
         if (pending_space) out += '_';
         pending_space = false;
         if (!utf8) out += static_cast<char>(cp);  // a byte of text that is not UTF-8: kept as it was

@@ -37,6 +37,18 @@ TEST_CASE("a student ID is normalised in the scripts names are written in, and i
     CHECK(normalise_student("İzmir") == "izmir");
     CHECK(normalise_student("Ÿves") == "ÿves");
     CHECK(normalise_student("山田 太郎") == "山田_太郎");  // no case: kept
+    // A letter and its accent typed apart (macOS file names, some keyboards) are the one letter a
+    // spreadsheet's roster holds: NFD and NFC name one student.
+    CHECK(normalise_student("Jose\u0301") == normalise_student("José"));
+    CHECK(normalise_student("JOSE\u0301") == "josé");
+    CHECK(normalise_student("Zoe\u0308 Bjo\u0308rk") == "zoë_björk");
+    CHECK(normalise_student("C\u030ce\u0301s\u030c") == "čéš");
+    CHECK(normalise_student("S\u0326tefan T\u0326ugui") == "ștefan_țugui");
+    CHECK(normalise_student("Ștefan") == "ștefan");
+    CHECK(normalise_student("Franc\u0327ois Nun\u0303ez") == "françois_nuñez");
+    // No precomposed letter: kept as written (a combining mark alone, after a space or a digit).
+    CHECK(normalise_student("q\u0301") == "q\u0301");
+    CHECK(normalise_student("a \u0301") == "a_\u0301");
     // Bytes that are not UTF-8 are kept as they are (a roster refuses them; a run's ID is what it is).
     CHECK(normalise_student(std::string("a\xff\xc3" "B")) == std::string("a\xff\xc3" "b"));
 }
