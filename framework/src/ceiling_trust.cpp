@@ -109,8 +109,18 @@ InRunCeilings::InRunCeilings(Backend& backend, Device& device, Ceilings start, M
       note_(std::move(note)) {}
 
 // Asked every time: nullopt may be a passing failure (a GPU probe out of memory beside the
-// lesson's buffers), and a backend answers "no kernel for this" without measuring anything.
-std::optional<Measurement> InRunCeilings::probe(const std::string& key) { return backend_.probe_ceiling(device_, key, measure_); }
+// lesson's buffers), and a backend answers "no kernel for this" without measuring anything. A
+// ceiling measured earlier in the run that cannot be now is said, once: its references are
+// missing from there on where it fails.
+std::optional<Measurement> InRunCeilings::probe(const std::string& key) {
+    std::optional<Measurement> m = backend_.probe_ceiling(device_, key, measure_);
+    if (m) probed_.insert(key);
+    else if (probed_.count(key) && failed_noted_.insert(key).second)
+        note_("the " + key + " ceiling, measured earlier in this run, could not be measured again (the device may be short of "
+              "memory beside the lesson's buffers); where that happens its reference is left out and the run judges against "
+              "the ceiling it has");
+    return m;
+}
 
 void InRunCeilings::add(CeilingMeasurement cm, const std::vector<Measurement>& workloads) {
     // A reference that finds a starting ceiling stale (beaten by more than the margin) says so

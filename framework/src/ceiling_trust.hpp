@@ -70,6 +70,7 @@ private:
     NoteFn note_;
     std::vector<CeilingMeasurement> measured_;
     bool raised_beyond_margin_ = false;
+    std::set<std::string> probed_, failed_noted_;  // ceilings a probe measured; those said to fail since
     std::set<std::string> stale_noted_;  // ceilings a reference already found stale (said once)
     // The latest reference of each ceiling: when it ended and its index in measured_.
     std::map<std::string, std::pair<std::chrono::steady_clock::time_point, std::size_t>> last_reference_;

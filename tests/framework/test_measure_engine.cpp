@@ -7,6 +7,8 @@
 #include <functional>
 #include <stdexcept>
 #include <utility>
+#include <chrono>
+#include <thread>
 
 #include "lab/backend.hpp"
 #include "ceiling_trust.hpp"
@@ -385,4 +387,46 @@ TEST_CASE("in a trace, the kernels of lab's own ceiling re-measures take the re-
     }
     CHECK(references >= 2);  // the fill and at least one read
     CHECK(lessons >= 1);
+}
+
+namespace {
+
+// A backend whose launch probe works once, then fails (a GPU short of memory beside the lesson).
+class FailingAgainBackend : public Backend {
+public:
+    int probes = 0;
+    std::string unavailable_reason() override { return ""; }
+    std::unique_ptr<Device> open(const BackendOptions&) override { return nullptr; }
+    Ceilings calibrate(Device&, bool, const MeasureFn&, const std::function<void(const std::string&)>&) override { return {}; }
+    std::optional<Measurement> probe_ceiling(Device&, const std::string& key, const MeasureFn&) override {
+        if (key != "launch" || ++probes > 1) return std::nullopt;
+        Measurement m;
+        m.workload.name = "calibrate.empty_kernel";
+        m.time.median = 2e-6;
+        return m;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a ceiling measured earlier in a run that cannot be measured again is said once, and asked again", "[engine]") {
+    ScriptedDevice dev;
+    FailingAgainBackend backend;
+    Ceilings start;
+    start.launch_s = {.value = 2e-6, .unit = "s", .trusted = true};
+    std::vector<std::string> notes;
+    InRunCeilings run(backend, dev, start, [](const Workload&, const Launch&) { return Measurement{}; },
+                      [&](const std::string& n) { notes.push_back(n); });
+    Measurement w;
+    w.workload.name = "tiny";
+    w.time.median = 1e-5;
+    run.after_workload(w, {w});
+    CHECK(notes.empty());
+    for (int i = 0; i < 2; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1600));  // past the 1.5 s a reference is shared
+        run.after_workload(w, {w});
+    }
+    CHECK(backend.probes == 3);  // a failed probe is not remembered as "no kernel": asked again
+    REQUIRE(notes.size() == 1);
+    CHECK_THAT(notes[0], Catch::Contains("the launch ceiling, measured earlier in this run, could not be measured again"));
 }
