@@ -1,7 +1,7 @@
 // The CUDA backend on a real GPU: facts, stream ordering and events, buffers, GEMM results at
 // each dtype the card has, the sample bracket (clock ratio), calibration and probing one ceiling
 // again, traces, counters and telemetry (which may be refused, and must then say so). No speed is
-// asserted; a probe's rate is held to within 2x of calibration's only, to catch another kernel.
+// asserted; a probe is held to calibration's workload, not its rate.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -341,12 +341,9 @@ TEST_CASE("a GPU ceiling probed on its own is measured by calibration's kernel a
         const Ceiling* ceiling = find_ceiling(c, key);
         REQUIRE(ceiling);
         const double rate = ceiling_rate({key, "reference", {}, *m}, {});
+        // A rate, not compared with calibration's: two timings of one kernel move apart with the
+        // machine's load. Another kernel or size is caught by the workload's fields above.
         CHECK(rate > 0);
-        // The launch cost moves with the host's load by more than 2x: its work is checked above.
-        if (key != "launch") {
-            CHECK(rate > 0.5 * ceiling->value);
-            CHECK(rate < 2 * ceiling->value);
-        }
     }
     for (const char* key : {"flops.nonsense", "bandwidth.memcpy", "bandwidth.update", "launch_graph"}) {
         INFO(key);
