@@ -21,6 +21,10 @@ inline std::string si(double value, const char* unit) {
 inline std::string bytes_text(const nlohmann::json& b) {
     return si(b.get<double>(), "B") + " (" + format::thousands(b.get<double>()) + " B)";
 }
+// A device spec may leave its bandwidth out (configs/devices/README.md): said, with what that
+// leaves out, rather than printed as "0 B/s" beside an infinite bound.
+inline constexpr const char* kNoBandwidth = "the device states no bandwidth (bandwidth_bytes_per_s)";
+inline std::string bandwidth_text(double bytes_per_s) { return bytes_per_s > 0 ? si(bytes_per_s, "B/s") : "not stated"; }
 // "  label<padding>value\n".
 inline std::string row(const std::string& label, const std::string& value) {
     std::string l = "  " + label;

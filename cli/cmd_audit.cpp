@@ -102,7 +102,7 @@ int cmd_audit(const Args& args) {
         "out", po::value<std::string>(), "write the audit as JSON here")("json", "print the audit as JSON")(
         "throttle", po::value<int>()->default_value(slurm::kDefaultThrottle), "with --slurm: tasks running at once (the array's %N)")(
         "share-nodes", "with --slurm: let re-measures on CPUs share a node (faster; noisier than --exclusive, the default)");
-    slurm::add_options(opts, false);
+    slurm::add_options(opts, false, slurm::kAuditWork);
     po::positional_options_description pos;
     pos.add("dir", 1);
     po::variables_map vm;
@@ -111,7 +111,7 @@ int cmd_audit(const Args& args) {
                "[--slurm [--partition P] [--gres G] [--account A] [--time T] [--throttle N] [--share-nodes] [--work DIR] [--dry-run]]",
                args, opts, pos, vm))
         return 0;
-    slurm::Request cluster = slurm::request_from(vm, "lab-audit");
+    slurm::Request cluster = slurm::request_from(vm, slurm::kAuditWork);
     cluster.throttle = vm["throttle"].as<int>();
     if (cluster.throttle < 1) throw UsageError("--throttle is at least 1");
     cluster.share_nodes = vm.count("share-nodes") > 0;
@@ -165,6 +165,12 @@ int cmd_audit(const Args& args) {
         tasks.push_back({e.folder, e.run_student, e.lesson, why[i], fs::absolute(e.run_file).lexically_normal().string()});
     }
     print_selection(std::cerr, tasks, refused, gradable, seed, vm.count("slurm") && cluster.dry_run);
+    // --out is checked before any re-measure is spent on it (found unwritable only at the end, the
+    // audit's minutes of measuring were lost), once the submissions it must not overwrite are read.
+    if (vm.count("out")) {
+        claim_output(vm["out"].as<std::string>(), "--out");
+        if (!(vm.count("slurm") && cluster.dry_run)) check_writable(vm["out"].as<std::string>(), "--out");
+    }
     // Which ceilings decide, per submission: those its graded values depend on (audit.hpp).
     const MeasurementsThatDecide deciding = [&ctx](const std::string& lesson, const RawRun& submitted) -> DecidingMeasurements {
         try {
@@ -190,7 +196,6 @@ int cmd_audit(const Args& args) {
     }
     const nlohmann::json doc = audit_json(results, summary);
     if (vm.count("out")) {
-        claim_output(vm["out"].as<std::string>(), "--out");  // not a submission the audit read
         write_file_atomically(vm["out"].as<std::string>(), doc.dump(2) + "\n");
     }
     if (vm.count("json")) std::cout << doc.dump(2) << "\n";

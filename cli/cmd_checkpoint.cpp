@@ -24,7 +24,9 @@ namespace {
 
 namespace st = lab::safetensors;
 using json = nlohmann::json;
+using calc_text::bandwidth_text;
 using calc_text::bytes_text;
+using calc_text::kNoBandwidth;
 using calc_text::right;
 using calc_text::row;
 using calc_text::si;
@@ -69,7 +71,7 @@ json compute(const st::Checkpoint& c, std::size_t largest, const std::optional<D
     if (dev) {
         out["device"] = {{"name", dev->name}, {"source", dev->source}, {"bandwidth_bytes_per_s", dev->bandwidth}};
         if (dev->bandwidth > 0) out["decode_step_lower_bound_s"] = static_cast<double>(c.bytes) / dev->bandwidth;
-        else notes.push_back("the device has no bandwidth figure: no decode lower bound");
+        else notes.push_back(kNoBandwidth + std::string(": no decode step lower bound"));
     } else {
         out["device_note"] = why_none;
     }
@@ -127,7 +129,7 @@ void print(std::ostream& o, const json& j) {
     if (j.contains("device")) {
         const auto& d = j["device"];
         o << "device: " << d["name"].get<std::string>() << " (" << d["source"].get<std::string>() << ")\n";
-        o << row("bandwidth", si(d["bandwidth_bytes_per_s"].get<double>(), "B/s"));
+        o << row("bandwidth", bandwidth_text(d["bandwidth_bytes_per_s"].get<double>()));
         if (j.contains("decode_step_lower_bound_s"))
             o << row("decode step lower bound", format::duration(j["decode_step_lower_bound_s"].get<double>()) +
                                                     " = tensor bytes / bandwidth (batch 1, KV cache not counted)");

@@ -67,12 +67,13 @@ int cmd_answers(const Args& args) {
     po::variables_map vm;
     if (!parse("answers", "lab answers ID --run RUN.json [--spec SPEC.yaml]", args, opts, pos, vm)) return 0;
     const std::string id = vm["id"].as<std::string>();
+    grader::GradingContext ctx;
+    ctx.lesson(id);  // an unknown ID ("02.13", "02.05 ") said as such, not as another lesson's run
     nlohmann::json rec = record::read_record(vm["run"].as<std::string>());
     std::string rec_lesson = rec["lesson"].value("id", "");
     if (rec_lesson != id)
         throw InputError(vm["run"].as<std::string>(), "the run is of lesson " + rec_lesson + ", not " + id,
                          "use lab answers " + rec_lesson + " --run ...");
-    grader::GradingContext ctx;
     use_spec_option(ctx, id, vm);
     std::cout << grader::answers_template(ctx.spec(id), rec);
     // On stderr: the template itself stays clean YAML for `> answers.yaml`.
@@ -214,6 +215,10 @@ int cmd_submit(const Args& args) {
                               grader::gradescope_failure(student_msg, diagnostic, elapsed(), spec ? &*spec : nullptr).dump(2) + "\n");
     };
     try {
+        // The lesson named first: "" graded the answers' own lesson, and an unknown ID ("02.13",
+        // "02.05 ") was said only as a mismatch with the answers' (a bad-input review). Inside the
+        // try: an autograder's results.json is written for it too.
+        grader::GradingContext(std::nullopt).lesson(id);
         std::string run;
         if (vm.count("run")) {
             run = vm["run"].as<std::string>();
@@ -439,8 +444,10 @@ int cmd_check_spec(const Args& args) {
     std::string file = vm["file"].as<std::string>();
     // A lesson ID ("02.10") names the spec lab grades that lesson with, as `lab submit` finds it.
     if (const std::filesystem::path as_given = file;
-        !std::filesystem::exists(as_given) && file.find('/') == std::string::npos && as_given.extension() != ".yaml" && as_given.extension() != ".yml")
+        !std::filesystem::exists(as_given) && file.find('/') == std::string::npos && as_given.extension() != ".yaml" && as_given.extension() != ".yml") {
+        ctx.lesson(file);  // an unknown ID is said as such, not as a spec file that does not exist
         file = ctx.spec_file(file).string();
+    }
     grader::GradingSpec spec = grader::load_spec(file, ctx.course().accept_quick, ctx.course().show_expected);
     try {
         ctx.lesson(spec.lesson);

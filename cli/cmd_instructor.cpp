@@ -198,10 +198,11 @@ int cmd_check(const Args& args) {
     opts.add_options()("id", po::value<std::string>()->required(), "lesson ID")(
         "device", po::value<std::string>()->default_value("auto"), "auto, cpu, cuda or cuda:N")(
         "threads", po::value<int>()->default_value(0), "CPU threads (0 = all)")("quick", "check a --quick run")(
-        "timeout", po::value<std::string>()->default_value("0"), "stop the lesson after this many seconds")(
+        "timeout", po::value<std::string>()->default_value("0"),
+        "stop the lesson after this many seconds (default: $LAB_TIMEOUT, else 3x its budget)")(
         "json", "print the results as JSON")(
         "strict", "fail on measured expectations too (speeds, measured regimes): for a quiet machine");
-    slurm::add_options(opts, true);
+    slurm::add_options(opts, true, slurm::kRunWork);
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
@@ -213,7 +214,7 @@ int cmd_check(const Args& args) {
     if (vm.count("slurm")) {
         CheckJobRequest job{vm["id"].as<std::string>(), vm["device"].as<std::string>(), vm.count("quick") > 0, vm.count("strict") > 0,
                             vm["threads"].as<int>(), timeout_seconds(vm), vm.count("json") > 0};
-        return check_on_cluster(job, slurm::request_from(vm, "lab-slurm"));
+        return check_on_cluster(job, slurm::request_from(vm, slurm::kRunWork));
     }
     slurm::request_from(vm, "");  // refuses --partition and the like without --slurm
     LessonRequest req;

@@ -221,11 +221,16 @@ json compute(const Inputs& in, const std::optional<DeviceFigures>& dev, const st
     if (dev) {
         out["device"] = {{"name", dev->name}, {"source", dev->source}, {"bandwidth_bytes_per_s", dev->bandwidth},
                          {"pipe", dev->pipe}, {"peak_flops_per_s", dev->peak_flops}, {"memory_bytes", dev->memory_bytes}};
-        out["decode_step_lower_bound_s"] = tf::decode_step_lower_bound_s(m, pr, in.batch, in.context, dev->bandwidth);
-        const auto rb = tf::ridge_batch(m, pr, in.context, dev->peak_flops, dev->bandwidth);
+        // A spec may leave the bandwidth out (configs/devices/README.md): then there is no bound
+        // to state, rather than "0 B/s" and an infinite one.
+        const bool bandwidth = dev->bandwidth > 0;
+        out["decode_step_lower_bound_s"] =
+            bandwidth ? json(tf::decode_step_lower_bound_s(m, pr, in.batch, in.context, dev->bandwidth)) : json(nullptr);
+        const auto rb = bandwidth ? tf::ridge_batch(m, pr, in.context, dev->peak_flops, dev->bandwidth) : std::nullopt;
         out["ridge_batch"] = rb ? json(*rb) : json(nullptr);
         if (!dev->note.empty()) notes.push_back(dev->note);
-        if (!rb && dev->peak_flops > 0)
+        if (!bandwidth) notes.push_back(calc_text::kNoBandwidth + std::string(": no decode step lower bound and no ridge batch"));
+        if (!rb && bandwidth && dev->peak_flops > 0)
             notes.push_back("no batch reaches the ridge at this context: the KV reads grow with the batch as fast as the FLOPs");
         if (!memory && dev->memory_bytes > 0) memory = dev->memory_bytes;
     } else {
@@ -241,6 +246,7 @@ json compute(const Inputs& in, const std::optional<DeviceFigures>& dev, const st
 
 // ---- The table ------------------------------------------------------------------------------------
 
+using calc_text::bandwidth_text;
 using calc_text::bytes_text;
 using calc_text::right;
 using calc_text::row;
@@ -292,11 +298,12 @@ void print_device(std::ostream& o, const Inputs& in, const json& j) {
     if (j.contains("device")) {
         const auto& d = j["device"];
         o << "device: " << d["name"].get<std::string>() << " (" << d["source"].get<std::string>() << ")\n";
-        o << row("bandwidth", si(d["bandwidth_bytes_per_s"].get<double>(), "B/s"));
+        o << row("bandwidth", bandwidth_text(d["bandwidth_bytes_per_s"].get<double>()));
         if (!d["pipe"].get<std::string>().empty())
             o << row("peak " + d["pipe"].get<std::string>(), si(d["peak_flops_per_s"].get<double>(), "FLOP/s"));
-        o << row("decode step lower bound", format::duration(j["decode_step_lower_bound_s"].get<double>()) +
-                                                " = (weights + KV cache) / bandwidth");
+        if (!j["decode_step_lower_bound_s"].is_null())
+            o << row("decode step lower bound", format::duration(j["decode_step_lower_bound_s"].get<double>()) +
+                                                    " = (weights + KV cache) / bandwidth");
         // The cache moves with every run that re-measures a ceiling: a lesson's answer is worked
         // out with the roof its own run printed, which this may no longer be.
         if (d["source"].get<std::string>().rfind("ceilings cached", 0) == 0)

@@ -97,11 +97,11 @@ int cmd_run(const Args& args) {
         "json", "print the run record as JSON on stdout, nothing else")(
         "plots", po::value<std::string>(), "write the lesson's plots (SVG: its roofline and its own plots) into this folder")(
         "trace", po::value<std::string>(), "write a Chrome trace of the lesson (Perfetto, chrome://tracing); .gz compresses")(
-        "timeout", po::value<std::string>()->default_value("0"), "stop the lesson after this many seconds (default: 3x its budget)")(
+        "timeout", po::value<std::string>()->default_value("0"), "stop the lesson after this many seconds (default: $LAB_TIMEOUT, else 3x its budget)")(
         "report", po::value<std::string>(), "also write the run as one HTML page (as `lab report` does)")(
         "reveal", "show graded values too (if the course allows it)")(
         "replay", po::value<std::string>(), "measure again as this run record was made (its student, seed, token, quick flag, device kind)");
-    slurm::add_options(opts, false);
+    slurm::add_options(opts, false, slurm::kRunWork);
     po::positional_options_description pos;
     pos.add("id", 1);
     po::variables_map vm;
@@ -177,6 +177,13 @@ int cmd_run(const Args& args) {
         req.trace_file = (trace.parent_path() / ("." + trace.filename().string() + ".partial")).string();
         req.trace_final_name = trace.string();
     }
+    // A folder lab may not write in is said now, not after the measuring (a review lost a full
+    // run's minute, and its table, to a read-only --out folder).
+    if (!dry_run) {
+        check_writable(out, "--out");
+        if (!report.empty()) check_writable(report, "--report");
+        if (!trace.empty()) check_writable(trace, "--trace");
+    }
     struct RemovePartial {
         std::string path;
         ~RemovePartial() {
@@ -189,7 +196,7 @@ int cmd_run(const Args& args) {
     std::optional<LessonOutcome> here;
     std::optional<ClusterRun> there;
     if (vm.count("slurm")) {
-        there = run_on_cluster(req, slurm::request_from(vm, "lab-slurm"));
+        there = run_on_cluster(req, slurm::request_from(vm, slurm::kRunWork));
         if (!there) return 0;  // --dry-run
     } else {
         slurm::request_from(vm, "");  // refuses --partition and the like without --slurm

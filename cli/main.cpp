@@ -35,6 +35,7 @@ const char* kUsage =
     "                                   a YAML answers template bound to that run\n"
     "  submit ID ANSWERS.yaml [--run RUN.json] [--results results.json] [--key FILE] [--as STUDENT] [--spec SPEC.yaml] [--json]\n"
     "                                   grade your claims (course mode with a course key, else practice)\n"
+    "         | ID --refuse REASON [--diagnostic TEXT] --results results.json   an autograder's own refusal, every question at 0\n"
     "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--lesson ID] [--spec SPEC.yaml]\n"
     "        [--roster ROSTER.csv [--identity COLUMN]] [--json]\n"
     "                                   grade a class's recorded runs (one folder per submission)\n"

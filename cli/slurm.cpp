@@ -78,7 +78,7 @@ double poll_interval_s() {
 
 }  // namespace
 
-void add_options(po::options_description& opts, bool several_partitions) {
+void add_options(po::options_description& opts, bool several_partitions, const std::string& work_default) {
     opts.add_options()("slurm", "run it as a job on the cluster's Slurm (docs/cluster.md)")(
         "partition", po::value<std::string>(),
         several_partitions ? "with --slurm: the partitions to check on, comma-separated (one job each)"
@@ -86,7 +86,8 @@ void add_options(po::options_description& opts, bool several_partitions) {
         "gres", po::value<std::string>(), "with --slurm: generic resources, e.g. gpu:1")(
         "account", po::value<std::string>(), "with --slurm: the account to charge")(
         "time", po::value<std::string>(), "with --slurm: the job's time limit, as sbatch takes it (30:00)")(
-        "work", po::value<std::string>(), "with --slurm: a folder the cluster's nodes share, for the jobs' scripts, logs and results")(
+        "work", po::value<std::string>(), ("with --slurm: a folder the cluster's nodes share, for the jobs' scripts, logs and results (default: " + work_default +
+                           "/ in the current folder)").c_str())(
         "dry-run", "with --slurm: print the script and the sbatch command, submit nothing");
 }
 

@@ -30,10 +30,13 @@ struct Request {
 };
 
 inline constexpr int kDefaultThrottle = 20;
+// The shared folders jobs write into when --work is not given: a lesson's run or check, an audit.
+inline constexpr const char* kRunWork = "lab-slurm";
+inline constexpr const char* kAuditWork = "lab-audit";
 
 // The --slurm options of a command, and the request they make. `work_default` names the shared
 // folder when --work is not given (relative to the current folder, which jobs see as theirs).
-void add_options(po::options_description& opts, bool several_partitions);
+void add_options(po::options_description& opts, bool several_partitions, const std::string& work_default);
 Request request_from(const po::variables_map& vm, const std::string& work_default);
 
 // A batch script: #SBATCH lines (option, value; "" = a flag) and the shell that runs.

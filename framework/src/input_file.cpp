@@ -13,6 +13,12 @@
 
 namespace lab {
 
+std::string with_line_feeds(std::string text) {
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) text[i] = '\n';
+    return text;
+}
+
 std::string read_input_file(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
                             const std::string& max_bytes_name, const std::string& unreadable_fix) {
     note_input(file);

@@ -13,6 +13,11 @@ namespace lab {
 std::string read_input_file(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
                             const std::string& max_bytes_name, const std::string& unreadable_fix);
 
+// `text` with each lone CR (a classic Mac OS line end; Excel for Mac's "CSV" writes them) made a
+// LF: YAML 1.2 and RFC 4180 count it as a line break, and line-based reading and line numbers
+// count LFs. CR LF stays as it is. For text files only: never a gzip stream's bytes.
+std::string with_line_feeds(std::string text);
+
 // The byte offset of the first byte that is not part of well-formed UTF-8 (overlong forms,
 // surrogates and code points past U+10FFFF included), or npos when all of `text` is UTF-8.
 std::size_t first_invalid_utf8(const std::string& text);

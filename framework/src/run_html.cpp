@@ -285,7 +285,8 @@ std::string answer_html(const RunPage& p) {
     std::string out = "<section id=\"answer\">\n<h2>Answer and submit</h2>\n";
     if (!asked.empty()) {
         out += fmt::format("<p>{} graded value{} shown as <span class=\"withheld\">?</span>: work {} out from the page above "
-                           "and the tools it names. <code>lab answers</code> asks for:</p>\n<ul class=\"asked\">",
+                           "and the tools it names. They are (<code>lab answers</code> prints every question, those answered from the "
+                           "lesson's text or the files and tools it names too):</p>\n<ul class=\"asked\">",
                            asked.size(), asked.size() == 1 ? " is" : "s are", asked.size() == 1 ? "it" : "them");
         for (const auto& name : asked) out += "<li><code>" + escape(name) + "</code></li>";
         out += "</ul>\n";

@@ -323,15 +323,28 @@ void grade_number(QuestionResult& r, const Question& q, double expected, const R
     else r.verdict = Verdict::wrong;
     r.feedback = verdict_words(r.verdict, q, unit);
     add_reading_note(r, claim);
-    // The right value rounded too far ("1.3" for 1.33, "14 TFLOP" for 13.8): said as such, in
-    // place of the hint, which would send the student looking for a mistake in their method.
-    if (r.verdict != Verdict::correct && expected != 0) {
+    // The right value rounded too far ("1.3" for 1.33, "14 TFLOP" for 13.8, "19.35 GiB" for a
+    // capture's 19818 MiB read to 1 MiB): said as such, in place of the hint, which would send the
+    // student looking for a mistake in their method. Rounded in the unit the answer is written in.
+    if (r.verdict != Verdict::correct && expected != 0 && claim.number != 0 && claim.value != 0) {
         const int digits = significant_digits(r.claim);
-        if (digits > 0 && digits < 3 && claim.value != 0 &&
-            std::fabs(round_to_digits(expected, digits) - claim.value) <= 1e-9 * std::fabs(claim.value)) {
-            r.feedback += fmt::format("; your answer is the expected value to {} significant figure{}: write 3 or more, as lab prints "
-                                      "them",
-                                      digits, digits == 1 ? "" : "s");
+        const double unit_si = claim.value / claim.number;  // the answer's unit, in SI
+        if (digits > 0 && std::fabs(round_to_digits(expected / unit_si, digits) - claim.number) <= 1e-9 * std::fabs(claim.number)) {
+            if (digits < 3)
+                r.feedback += fmt::format("; your answer is the expected value to {} significant figure{}: write 3 or more, as lab prints "
+                                          "them",
+                                          digits, digits == 1 ? "" : "s");
+            else {
+                double asked = 0;  // the question's unit, in SI (0: none to name)
+                try {
+                    if (!unit.empty()) asked = units::from_unit(1, unit);
+                } catch (const units::UnitError&) {
+                }
+                const bool other_unit = asked > 0 && std::fabs(unit_si - asked) > 1e-9 * asked;
+                r.feedback += fmt::format("; your answer is the expected value to {} significant figures, too coarse to be {}: "
+                                          "write more figures{}",
+                                          digits, describe_tolerance(q, unit), other_unit ? ", or answer in " + unit : "");
+            }
             r.advises = true;
         }
     }

@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "lab/roofline.hpp"
 #include "run_table.hpp"
+#include "units.hpp"
 
 namespace lab::grader {
 
@@ -32,6 +36,28 @@ std::optional<roofline::Verdict> verdict_by_shown_ceilings(const RawRun& run, co
     }
 }
 
+// A word answer, less working shown after it in brackets ("compute_bound (59% of the FLOP roof;
+// x2 took 1.73x)"), as a number's may be: a run's lines ask students to say which numbers they
+// read, and the reason scored the answer 0 as unreadable. The whole answer is tried first, for
+// options that hold brackets themselves.
+struct WordAnswer {
+    std::string text;   // what is graded
+    std::string aside;  // the brackets left unread, "" when none
+};
+WordAnswer word_answer(const std::string& claim, const std::function<bool(const std::string&)>& readable) {
+    if (readable(claim)) return {claim, ""};
+    std::string_view aside;
+    std::string text(units::without_aside(claim, aside));
+    if (!aside.empty() && readable(text)) return {text, std::string(aside)};
+    return {claim, ""};
+}
+// Said with the verdict, as a number's unread brackets are.
+void note_aside(QuestionResult& r, const WordAnswer& a) {
+    if (a.aside.empty() || r.verdict == Verdict::invalid) return;
+    r.feedback += fmt::format("{}'{}' after the answer was not read (the answer is '{}')", r.feedback.empty() ? "" : "; ", a.aside, a.text);
+    r.advises = true;
+}
+
 }  // namespace
 
 // A word answer (a regime, a choice) as it is matched: option_key's reading (case, blanks, hyphens
@@ -54,7 +80,8 @@ bool parse_bool(std::string s, bool& out) {
 void grade_regime(QuestionResult& r, const Question& q, const MetricValue* metric, const Submission& s) {
     std::string want = metric ? metric->text : *q.expected.value;
     r.expected = want;
-    auto c = roofline::parse_regime(answer_key(r.claim));
+    const WordAnswer answer = word_answer(r.claim, [](const std::string& s) { return roofline::parse_regime(answer_key(s)).has_value(); });
+    auto c = roofline::parse_regime(answer_key(answer.text));
     // A verdict the run could not decide names two candidates; either is a fair answer.
     const std::vector<roofline::Regime> candidates = roofline::regimes_in(want);
     const std::vector<std::string> choices = regime_choices(q);
@@ -105,17 +132,19 @@ void grade_regime(QuestionResult& r, const Question& q, const MetricValue* metri
                 }
         }
     }
+    note_aside(r, answer);
 }
 
 void grade_choice(QuestionResult& r, const Question& q, const MetricValue* metric) {
     std::string want = metric ? metric->text : *q.expected.value;
     r.expected = want;
-    bool known = false;
+    auto is_option = [&q](const std::string& s) {
+        return std::any_of(q.options.begin(), q.options.end(), [&](const std::string& o) { return choice_key(o) == choice_key(answer_key(s)); });
+    };
+    const WordAnswer answer = word_answer(r.claim, is_option);
+    const bool known = is_option(answer.text);
     std::string listed;
-    for (const auto& o : q.options) {
-        known = known || choice_key(o) == choice_key(answer_key(r.claim));
-        listed += (listed.empty() ? "" : ", ") + o;
-    }
+    for (const auto& o : q.options) listed += (listed.empty() ? "" : ", ") + o;
     if (!known) {
         r.verdict = Verdict::invalid;
         r.feedback = "not one of the options: write one of " + listed;
@@ -127,11 +156,12 @@ void grade_choice(QuestionResult& r, const Question& q, const MetricValue* metri
             e = std::min(want.find(" or ", b), want.size());
             accepted.push_back(choice_key(want.substr(b, e - b)));
         }
-        r.verdict = std::find(accepted.begin(), accepted.end(), choice_key(answer_key(r.claim))) != accepted.end()
+        r.verdict = std::find(accepted.begin(), accepted.end(), choice_key(answer_key(answer.text))) != accepted.end()
                         ? Verdict::correct
                         : Verdict::wrong;
         if (accepted.size() > 1) r.feedback = "the run sits on the boundary between " + want + ": either is accepted";
     }
+    note_aside(r, answer);
 }
 
 void grade_yes_no(QuestionResult& r, const Question& q, const MetricValue* metric) {
@@ -140,12 +170,17 @@ void grade_yes_no(QuestionResult& r, const Question& q, const MetricValue* metri
                            : *q.expected.value;
     parse_bool(w, want);
     r.expected = want ? "yes" : "no";
-    if (!parse_bool(r.claim, got)) {
+    const WordAnswer answer = word_answer(r.claim, [](const std::string& s) {
+        bool b = false;
+        return parse_bool(answer_key(s), b);
+    });
+    if (!parse_bool(answer_key(answer.text), got)) {
         r.verdict = Verdict::invalid;
         r.feedback = "write yes or no";
     } else {
         r.verdict = got == want ? Verdict::correct : Verdict::wrong;
     }
+    note_aside(r, answer);
 }
 
 }  // namespace lab::grader

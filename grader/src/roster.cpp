@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "course.hpp"
 #include "command_files.hpp"
@@ -111,10 +112,13 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
     note_input(file);
     if (std::error_code ec; std::filesystem::is_directory(file, ec))
         throw InputError(file.string(), "the roster is a folder, not a file", "give the class's roster CSV (Gradescope: Roster, Download)");
-    std::ifstream in(file);
-    if (!in)
+    std::ifstream raw(file, std::ios::binary);
+    if (!raw)
         throw InputError(file.string(), std::string("cannot read the roster (") + std::strerror(errno) + ")",
                          "give a CSV with one student per row and a header row naming its columns");
+    std::stringstream whole;
+    whole << raw.rdbuf();
+    std::istringstream in(with_line_feeds(whole.str()));
 
     // Rows that hold something (not blank, not # comments), with their lines.
     std::vector<std::pair<int, std::vector<std::string>>> rows;

@@ -17,6 +17,7 @@
 
 #include "answers.hpp"
 #include "course.hpp"
+#include "input_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -87,7 +88,7 @@ FolderContents scan_folder(const fs::path& folder) {
             c.runs.push_back(lenient_run(f, std::move(text)));
             continue;
         }
-        if (text.find("answers") == std::string::npos || !looks_like_answers(text)) continue;
+        if (text.find("answers") == std::string::npos || !looks_like_answers(with_line_feeds(text))) continue;
         FoundAnswers a;
         a.file = f;
         try {

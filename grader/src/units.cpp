@@ -558,14 +558,15 @@ namespace {
 Quantity read_claim(std::string_view claim, const std::string& default_unit);
 }  // namespace
 
-Quantity parse_claim(const std::string& text, const std::string& default_unit) {
+std::string_view without_aside(std::string_view text, std::string_view& aside) {
     std::string_view claim = trim(text);
+    aside = {};
     // A sentence's full stop ("89.5 GFLOP/s."): no part of the unit. After a digit it is the
     // number's own point ("12."), read as such.
-    if (claim.size() > 1 && claim.back() == '.' && !is_digit(claim[claim.size() - 2])) claim = trim(claim.substr(0, claim.size() - 1));
-    // Working shown after the answer, in brackets ("12.4 FLOP/B (195 GFLOP/s / 15.7 GB/s)"): the
-    // answer is what comes before; the brackets are not read, and the note says so.
-    std::string_view aside;
+    auto drop_full_stop = [&] {
+        if (claim.size() > 1 && claim.back() == '.' && !is_digit(claim[claim.size() - 2])) claim = trim(claim.substr(0, claim.size() - 1));
+    };
+    drop_full_stop();
     if (claim.size() > 1 && claim.back() == ')') {
         int depth = 0;
         std::size_t open = std::string_view::npos;
@@ -576,9 +577,18 @@ Quantity parse_claim(const std::string& text, const std::string& default_unit) {
                 break;
             }
         }
-        if (open != std::string_view::npos && open > 0 && claim[open - 1] == ' ' && !trim(claim.substr(0, open)).empty())
+        if (open != std::string_view::npos && open > 0 && claim[open - 1] == ' ' && !trim(claim.substr(0, open)).empty()) {
             aside = claim.substr(open), claim = trim(claim.substr(0, open));
+            drop_full_stop();  // "Memory bound. (22% of the roof)"
+        }
     }
+    return claim;
+}
+
+Quantity parse_claim(const std::string& text, const std::string& default_unit) {
+    // The brackets are not read, and the note says so.
+    std::string_view aside;
+    const std::string_view claim = without_aside(text, aside);
     Quantity q = read_claim(claim, default_unit);
     if (!aside.empty())
         q.note = (q.note.empty() ? "" : q.note + "; ") + fmt::format("'{}' after the answer was not read (the answer is '{}')", aside, claim);

@@ -67,6 +67,12 @@ double to_unit(double si_value, const std::string& unit);
 // unit, or a wrong dimension.
 Quantity parse_claim(const std::string& text, const std::string& default_unit);
 
+// Working shown after an answer, in brackets and after a space ("12.4 FLOP/B (195 GFLOP/s /
+// 15.7 GB/s)", "compute bound (59% of the FLOP roof)"): the answer before it, and the bracketed
+// aside in `aside` ("" when there is none: nothing before the brackets, or none at the end). A
+// full stop ending the sentence, after the brackets or before them, is no part of the answer.
+std::string_view without_aside(std::string_view claim, std::string_view& aside);
+
 // "1.2 TB/s", "350 ns", "6.5 GiB" (binary prefixes only when `binary` is asked for bytes),
 // "80 %" for ratios when percent is true: a readable rendering of an SI base value.
 std::string format(double si_value, const std::string& dimension, int digits = 3);

@@ -75,6 +75,16 @@ TEST_CASE("lab without a command prints usage and exits 2; --help exits 0", "[us
     CHECK(run_lab({"run", "--help"}).exit_code == 0);
 }
 
+// The defaults a user would otherwise find only in the docs (a documentation review found them
+// missing): --timeout's environment variable, and --work's folder, which differs for audits.
+TEST_CASE("--help states the defaults that come from elsewhere: LAB_TIMEOUT, the Slurm work folder", "[usage]") {
+    const std::string run = run_lab({"run", "--help"}).out;
+    CHECK_THAT(run, Catch::Contains("$LAB_TIMEOUT"));
+    CHECK_THAT(run, Catch::Contains("lab-slurm/ in the current folder"));
+    CHECK_THAT(run_lab({"check", "--help"}).out, Catch::Contains("lab-slurm/ in the current folder"));
+    CHECK_THAT(run_lab({"audit", "--help"}).out, Catch::Contains("lab-audit/ in the current folder"));
+}
+
 // The usage lines are the CLI's documentation: `lab --help` names every command, each command's
 // usage line names every option its --help lists, and the docs mention every command.
 TEST_CASE("every command's usage line names every option it has, and the docs name every command", "[usage]") {
@@ -129,6 +139,12 @@ TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
         {{"run", "02.05", "--frob"}, "unrecognised option '--frob'"},
         {{"run", "02.05", "--threads", "-1"}, "--threads must be positive"},
         {{"calibrate", "--threads", "many"}, "threads"},
+        // The lesson first (a bad-input review): "" graded the answers' own lesson; "02.05 " and
+        // "02.13" were said only as a mismatch with the run or the answers, or a missing spec file.
+        {{"submit", "", "/nonexistent/answers.yaml"}, "unknown lesson ID ''"},
+        {{"submit", "02.05 ", "/nonexistent/answers.yaml"}, "unknown lesson ID '02.05 '"},
+        {{"answers", "02.13", "--run", "/nonexistent/run.json"}, "unknown lesson ID '02.13'"},
+        {{"check-spec", "02.13"}, "unknown lesson ID '02.13'"},
     }));
     auto r = run_lab(args);
     INFO(r.err);
@@ -767,7 +783,9 @@ TEST_CASE("a student ID whose quote is never closed in the user config is refuse
     CHECK_FALSE(fs::exists(d / "run.json"));
     CHECK_THAT(r.err, Catch::Contains("config.yaml:2: the double quote opened on line 2 is never closed") &&
                           Catch::Contains("fix: close the quote on line 2"));
-    lab_test::write_file(d / "lab/config.yaml", "student: \"jane doe\"  # closed\n");
+    // Classic Mac line ends (a lone CR, a line break in YAML 1.2): read as one comment line, the
+    // run was recorded as anonymous without a word.
+    lab_test::write_file(d / "lab/config.yaml", "# mine\rstudent: \"jane doe\"  # closed\r");
     auto closed = run_lab(run, env);
     CHECK(closed.exit_code == 0);
     CHECK(lab_test::read_file(d / "run.json").find("\"student\": \"jane_doe\"") != std::string::npos);

@@ -244,6 +244,11 @@ TEST_CASE("an audit leaves out runs grading refuses, says which, and names what 
         CHECK_THAT(doc["refused_not_sampled"][0]["reason"].get<std::string>(), Contains("quick"));
         CHECK_THAT(r.err, Contains("0 of 0 gradable submissions chosen") && Contains("left out, refused by grading"));
     }
+    SECTION("an --out it cannot write is refused before anything is re-measured") {
+        auto r = run_lab({"audit", subs.string(), "--sample", "100%", "--seed", "1", "--out", "/proc/audit.json"}, env);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Contains("cannot write --out in this folder"));
+    }
     SECTION("--slurm --dry-run queues none of them") {
         auto r = run_lab({"audit", subs.string(), "--sample", "100%", "--slurm", "--work", (d / "work").string(), "--dry-run"}, env);
         INFO(r.err);

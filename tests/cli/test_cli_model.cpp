@@ -85,6 +85,25 @@ TEST_CASE("lab model with a datasheet spec gives the decode bound, the ridge bat
     }
 }
 
+// configs/devices/README.md lets a spec leave its bandwidth out: printed as "0 B/s" beside an
+// infinite decode bound before (a bad-input review); now said, with what it leaves out.
+TEST_CASE("a device spec without a bandwidth gives no decode bound and no ridge batch, and says why", "[model]") {
+    lab_test::QuickConfigs configs;
+    const fs::path spec = configs.dir / "configs/devices/a100_40gb.yaml";
+    std::string text = lab_test::read_file(spec);
+    const std::size_t at = text.find("bandwidth_bytes_per_s:");
+    REQUIRE(at != std::string::npos);
+    text.erase(at, text.find('\n', at) + 1 - at);
+    lab_test::write_file(spec, text);
+    const json j = model_json({"llama-2-7b", "--device-spec", "a100_40gb"}, configs.env());
+    CHECK(j["decode_step_lower_bound_s"].is_null());
+    CHECK(j["ridge_batch"].is_null());
+    CHECK_THAT(j["notes"].dump(), Contains("the device states no bandwidth"));
+    const auto out = lab_test::run_lab({"model", "llama-2-7b", "--device-spec", "a100_40gb"}, configs.env());
+    REQUIRE(out.exit_code == 0);
+    CHECK_THAT(out.out, Contains("not stated") && !Contains(" 0 B/s") && !Contains("inf s") && !Contains("decode step lower bound  "));
+}
+
 TEST_CASE("lab model uses this machine's cached ceilings when there is no spec, and never calibrates", "[model]") {
     const std::string cpu = lab_test::cpu_model_name();
     EmptyCache cache;

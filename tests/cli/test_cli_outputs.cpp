@@ -115,6 +115,29 @@ TEST_CASE("a run that fails leaves none of the folders it made for its outputs",
     CHECK_FALSE(fs::exists(d / "new"));
 }
 
+// A folder lab may not write in (/proc: even root cannot make a file there) is said before the
+// lesson runs: found after it, a full run's minute and its table were lost (a bad-input review).
+// The fixture lesson never ends, so a check after the run would be its time limit (exit 3).
+TEST_CASE("a run's --out, --report or --trace in a folder lab cannot write in is refused before it measures", "[integrity-cli]") {
+    lab_test::TempDir d;
+    fs::create_directories(d / "plugins");
+    fs::copy_file(lab_test::fixture_plugin("hanging_lesson"), d / "plugins/lab_hanging_lesson.so");
+    const std::map<std::string, std::string> env{{"LAB_PLUGIN_PATH", (d / "plugins").string()}, {"LAB_TIMEOUT", ""}};
+    const std::string out = (d / "run.json").string();
+    for (const auto& [flag, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+             {"--out", {"--out", "/proc/run.json"}},
+             {"--report", {"--out", out, "--report", "/proc/run.html"}},
+             {"--trace", {"--out", out, "--trace", "/proc/trace.json.gz"}}}) {
+        CAPTURE(flag);
+        std::vector<std::string> argv{"run", "99.02", "--quick", "--student", "s", "--timeout", "5"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        const auto r = run_lab(argv, env);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("cannot write " + flag + " in this folder") && Catch::Contains("/proc"));
+        CHECK_FALSE(fs::exists(out));
+    }
+}
+
 // A robustness review's unclear messages, each said plainly now.
 TEST_CASE("bad input says what is wrong in words: a folder for a file, a reason for an unreadable file, a lost zero", "[integrity-cli]") {
     lab_test::TempDir d;

@@ -61,6 +61,18 @@ TEST_CASE("a malformed answers file is an InputError naming its file and line", 
     CHECK_THAT(msg, Catch::Contains(fragment));
 }
 
+// YAML 1.2 counts a lone CR as a line break (classic Mac OS editors write them): read as one
+// line, the whole file was its first comment and "empty", and the fix offered overwrote it.
+TEST_CASE("an answers file with classic Mac line ends (a lone CR) is read, its lines counted", "[grading]") {
+    Grading g;
+    const fs::path p = g.write("answers.yaml", "# answers\rlesson: \"02.05\"\rstudent: alice\rrun: \"sha256:x\"\ranswers:\r  ridge_point: 11\r");
+    const lab::grader::AnswersFile a = load_answers(p);
+    CHECK(a.lesson == "02.05");
+    CHECK(a.student == "alice");
+    const fs::path bad = g.write("bad.yaml", "lesson: \"02.05\"\rstudent: alice\rrun: \"sha256:x\"\ranswers:\r  ridge_point: 11\rextra: 1\r");
+    CHECK_THAT(input_error([&] { load_answers(bad); }), Catch::StartsWith(bad.string() + ":6:"));
+}
+
 TEST_CASE("an answers file without its lesson, student, run or answers is refused naming the file", "[grading]") {
     Grading g;
     auto [text, missing] = GENERATE(table<std::string, std::string>({

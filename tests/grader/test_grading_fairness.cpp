@@ -225,6 +225,29 @@ TEST_CASE("the right value rounded too far is said to be so, in place of the hin
     CHECK_THAT(res("1.2").feedback, !Catch::Contains("significant figure"));
 }
 
+// 02.09's capture reads 19818 MiB, graded to 1 MiB; "19.35 GiB" is that value converted and
+// rounded to 4 figures, and its feedback only explained what a MiB is (a student's review).
+TEST_CASE("the right value converted and rounded past a tight tolerance is said to be so, in the answer's own unit", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(R"(  - id: mem
+    prompt: "Memory used?"
+    unit: MiB
+    expected: {value: 19818}
+    tolerance: {abs: 1}
+    hint: "memory.used: MiB, 2^20 bytes"
+)"));
+    auto res = [&](const std::string& claim) { return result(g.grade(spec, run, {{"mem", claim}}), "mem"); };
+    const auto gib = res("19.35 GiB");
+    CHECK(gib.verdict == Verdict::wrong);
+    CHECK_THAT(gib.feedback, Catch::Contains("your answer is the expected value to 4 significant figures") &&
+                                 Catch::Contains("too coarse to be within ±") && Catch::Contains("or answer in MiB"));
+    CHECK(gib.advises);
+    CHECK_THAT(res("19800 MiB").feedback, Catch::Contains("to 3 significant figures") && !Catch::Contains("or answer in"));
+    CHECK(res("19818 MiB").verdict == Verdict::correct);
+    CHECK_THAT(res("19.36 GiB").feedback, !Catch::Contains("significant figure"));
+}
+
 TEST_CASE("a number grouped by spaces counts its significant figures as written without them", "[grading]") {
     // "1 400" is 1400: two figures, as "1400" and "1,400" are, not the one before the space.
     Grading g;

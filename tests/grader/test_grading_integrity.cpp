@@ -237,6 +237,21 @@ TEST_CASE("tokens: issued per student and course, verified, parsed", "[grading][
     CHECK(lab::parse_token("j.smith.ABCDEFGHIJKLMNOPQRST")->student == "j.smith");
 }
 
+// An editor's UTF-8 byte-order mark on the key file (Windows Notepad) is not part of the key: read
+// as key bytes, every token the class was issued failed to verify, each blamed on the student.
+TEST_CASE("a course key file is read the same with a byte-order mark, CR LF or trailing blanks", "[grading][integrity]") {
+    lab_test::TempDir d;
+    const std::string secret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    lab_test::write_file(d / "plain.key", secret + "\n");
+    lab_test::write_file(d / "bom.key", "\xEF\xBB\xBF" + secret + "\r\n");
+    lab_test::write_file(d / "blanks.key", secret + "  \r\n");
+    const lab::CourseKey plain = lab::load_course_key(d / "plain.key");
+    CHECK(plain.secret == secret);
+    CHECK(lab::load_course_key(d / "bom.key").secret == secret);
+    CHECK(lab::load_course_key(d / "blanks.key").secret == secret);
+    CHECK(lab::issue_token(lab::load_course_key(d / "bom.key"), "course", "alice").mac == lab::issue_token(plain, "course", "alice").mac);
+}
+
 TEST_CASE("forged records: each refused", "[grading][integrity]") {
     Pipeline p;
     Run run = fixture_run();

@@ -335,6 +335,46 @@ TEST_CASE("\"bandwidth bound\" and other spellings are accepted for memory_bound
     CHECK(result(g.grade(spec, run, {{"triad_side", claim}}), "triad_side").verdict == verdict);
 }
 
+// A run's lines ask students to say which numbers they read a regime from; an honest student's
+// "compute_bound (59% of the FLOP roof)" scored 0 as unreadable (a student's review). Working in
+// brackets after the answer is not read, as a number's is, and the feedback says so.
+TEST_CASE("a word answer with its working in brackets after it is graded on the answer", "[grading]") {
+    Grading g;
+    Run run = fixture_run();
+    GradingSpec spec = g.spec(spec_yaml(std::string(kTriadSide) + R"Y(  - id: roof
+    prompt: "Which roof limits the triad?"
+    type: choice
+    options: [flat, slanted, "slanted (bandwidth)"]
+    expected: {value: slanted}
+  - id: fits
+    prompt: "Does the triad's working set fit in the last-level cache?"
+    type: bool
+    expected: {value: "no"}
+)Y"));
+    auto [question, claim, verdict] = GENERATE(table<std::string, std::string, Verdict>({
+        {"triad_side", "memory bound (22% of the FLOP roof; x2 took 2.0x)", Verdict::correct},
+        {"triad_side", "Memory bound. (AI 0.083 < ridge 2.2)", Verdict::correct},
+        {"triad_side", "\"memory_bound (left of the ridge).\"", Verdict::correct},
+        {"triad_side", "compute bound (right of the ridge)", Verdict::wrong},
+        {"triad_side", "(memory bound)", Verdict::invalid},
+        {"triad_side", "slow (memory bound)", Verdict::invalid},
+        {"roof", "slanted (the bandwidth roof)", Verdict::correct},
+        {"roof", "flat (compute)", Verdict::wrong},
+        {"fits", "no (256 MiB > 32 MiB)", Verdict::correct},
+        {"fits", "No.", Verdict::correct},
+    }));
+    CAPTURE(question, claim);
+    const GradeReport r = g.grade(spec, run, {{question, claim}});
+    const auto& res = result(r, question);
+    CHECK(res.verdict == verdict);
+    if (verdict != Verdict::invalid && claim.find(" (") != std::string::npos)
+        CHECK_THAT(res.feedback, Catch::Contains("after the answer was not read"));
+    // An option holding brackets itself is matched whole, with nothing said of them.
+    const GradeReport whole = g.grade(spec, run, {{"roof", "slanted (bandwidth)"}});
+    CHECK(result(whole, "roof").verdict == Verdict::wrong);
+    CHECK_THAT(result(whole, "roof").feedback, !Catch::Contains("not read"));
+}
+
 TEST_CASE("an answer that is no regime is quoted as written, blanks visible", "[grading]") {
     Grading g;
     Run run = fixture_run();

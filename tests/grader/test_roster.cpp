@@ -72,6 +72,18 @@ TEST_CASE("a roster's IDs are read by the autograder's identity rule", "[roster]
     CHECK(ids(read_roster(names, "name")) == std::vector<std::string>{"alice_smith"});
 }
 
+// Excel for Mac's "CSV" ends lines with a lone CR (RFC 4180 and YAML 1.2 count it a line break):
+// read as one line it was "only its header", and the class got no tokens.
+TEST_CASE("a roster with classic Mac line ends (a lone CR) reads its rows", "[roster]") {
+    lab_test::TempDir d;
+    const auto mac = d / "mac.csv";
+    lab_test::write_file(mac, "Name,Email,Role\rAlice,alice@u.edu,Student\rBob,bob@u.edu,Student\r");
+    CHECK(ids(read_roster(mac)) == std::vector<std::string>{"alice", "bob"});
+    // A bad row is still pointed at by its line.
+    lab_test::write_file(mac, "Name,Email,Role\rAlice,alice@u.edu,Student\r=cmd,x@u.edu,Student\r");
+    CHECK_THAT(refusal([&] { read_roster(mac, "name"); }), Catch::Contains("mac.csv:3"));
+}
+
 TEST_CASE("a roster row no token should be issued for is refused with its line and a fix", "[roster]") {
     lab_test::TempDir d;
     auto refused = [&](const std::string& text, const std::string& identity = "") {
