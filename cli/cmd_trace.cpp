@@ -106,6 +106,7 @@ json to_json(const trace::Summary& s, std::size_t top, const std::optional<Devic
                 {"device", {{"name", s.device_name.empty() ? json(nullptr) : json(s.device_name)}, {"sms", s.sms ? json(*s.sms) : json(nullptr)}}},
                 {"events", s.events},
                 {"events_left_out", {{"count", s.events_left_out}, {"first", s.first_left_out}}},
+                {"unclosed_array", s.unclosed_array},
                 {"span_us", s.span_us},
                 {"untraced_us", s.untraced_us},
                 {"setup_us", s.setup_us},

@@ -362,9 +362,14 @@ void print_trace(std::ostream& o, const json& j, const std::string& file) {
     // Said first: every figure below is of the events that were read.
     if (const auto left = j["events_left_out"]["count"].get<std::uint64_t>(); left > 0)
         o << "\n"
-          << fold(fmt::format("warning: {} left out, whose ts or dur is not a time (the first: {}); the figures below are of the other {}: the "
-                              "trace is damaged, capture it again",
+          << fold(fmt::format("warning: {} left out, whose ts or dur is not a time (or is missing), or whose name is missing (the first: {}); "
+                              "the figures below are of the other {}: the trace is damaged, capture it again",
                               plural(left, "event", "events"), j["events_left_out"]["first"].get<std::string>(), j["events"].get<std::uint64_t>()),
+                  2);
+    if (j["unclosed_array"].get<bool>())
+        o << "\n"
+          << fold("note: the trace's list of events has no closing ']' (a profiler that stopped before it finished writing?): the events "
+                  "before its end are read, any it had not written yet are missing",
                   2);
     span(o, j);
     windows(o, j);

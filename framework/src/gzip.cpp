@@ -37,27 +37,37 @@ std::string gzip_decompress(const std::string& data, const GzipLimits& limits) {
     z.avail_in = static_cast<uInt>(data.size());
     std::string out;
     char chunk[1 << 16];
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-        z.next_out = reinterpret_cast<Bytef*>(chunk);
-        z.avail_out = sizeof chunk;
-        rc = inflate(&z, Z_NO_FLUSH);
-        if (rc != Z_OK && rc != Z_STREAM_END) {
-            inflateEnd(&z);
-            throw std::runtime_error(rc == Z_BUF_ERROR ? "the compressed data is truncated" : "the data is not valid gzip");
+    // A gzip file is a series of members, each its own header, data and trailer (RFC 1952 2.2):
+    // `cat a.gz b.gz`, pigz and bgzip write several. Each is inflated in turn until the input
+    // ends; zeros after the last (a tape's or a block device's padding) end it too.
+    for (;;) {
+        int rc = Z_OK;
+        while (rc != Z_STREAM_END) {
+            z.next_out = reinterpret_cast<Bytef*>(chunk);
+            z.avail_out = sizeof chunk;
+            rc = inflate(&z, Z_NO_FLUSH);
+            if (rc != Z_OK && rc != Z_STREAM_END) {
+                inflateEnd(&z);
+                throw std::runtime_error(rc == Z_BUF_ERROR ? "the compressed data is truncated" : "the data is not valid gzip");
+            }
+            out.append(chunk, sizeof chunk - z.avail_out);
+            // What was read so far over all members (inflateReset zeroes z.total_in at each).
+            const std::size_t read_in = data.size() - z.avail_in;
+            const bool too_large = out.size() > limits.max_bytes;
+            const bool bomb = out.size() > limits.ratio_after &&
+                              static_cast<double>(out.size()) > limits.max_ratio * static_cast<double>(std::max<std::size_t>(read_in, 1));
+            if (too_large || bomb) {
+                const std::string read_so_far = std::to_string(read_in), out_so_far = std::to_string(out.size());
+                inflateEnd(&z);
+                if (too_large)
+                    throw GzipLimitExceeded("it expands past " + std::string(limits.max_bytes_name) + ", the limit for it");
+                throw GzipLimitExceeded("it expands more than " + std::string(limits.max_ratio_name) + "-fold (" + read_so_far +
+                                        " compressed bytes gave " + out_so_far + "): a compression bomb, not a real file");
+            }
         }
-        out.append(chunk, sizeof chunk - z.avail_out);
-        const bool too_large = out.size() > limits.max_bytes;
-        const bool bomb = out.size() > limits.ratio_after &&
-                          static_cast<double>(out.size()) > limits.max_ratio * static_cast<double>(std::max<uLong>(z.total_in, 1));
-        if (too_large || bomb) {
-            const std::string read_so_far = std::to_string(z.total_in), out_so_far = std::to_string(out.size());
-            inflateEnd(&z);
-            if (too_large)
-                throw GzipLimitExceeded("it expands past " + std::string(limits.max_bytes_name) + ", the limit for it");
-            throw GzipLimitExceeded("it expands more than " + std::string(limits.max_ratio_name) + "-fold (" + read_so_far +
-                                    " compressed bytes gave " + out_so_far + "): a compression bomb, not a real file");
-        }
+        const char* rest = reinterpret_cast<const char*>(z.next_in);
+        if (std::all_of(rest, rest + z.avail_in, [](char b) { return b == 0; })) break;
+        inflateReset(&z);
     }
     inflateEnd(&z);
     return out;

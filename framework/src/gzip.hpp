@@ -24,6 +24,7 @@ struct GzipLimitExceeded : std::runtime_error {
 };
 
 std::string gzip_compress(const std::string& data);
+// Every member of a gzip file of several (`cat a.gz b.gz`, pigz, bgzip), one after the other.
 // Throws std::runtime_error on data that is not gzip (or zlib) or is truncated, and
 // GzipLimitExceeded when the output passes a limit.
 std::string gzip_decompress(const std::string& data, const GzipLimits& limits);

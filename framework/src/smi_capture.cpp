@@ -1,6 +1,6 @@
 // nvidia-smi captures, read back (see smi_capture.hpp). Each format is parsed by its own layout:
-// the table by its cells, `-q` by indentation (4 spaces a level), CSV by its header's field names,
-// dmon by its '#' header. Numbers keep nvidia-smi's units (W, C, MiB, MHz, %).
+// the table by its cells, `-q` by indentation (4 spaces a level, or a tab), CSV by its header's
+// field names, dmon by its '#' header. Numbers keep nvidia-smi's units (W, C, MiB, MHz, %).
 #include "smi_capture.hpp"
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 
 #include "errors.hpp"
 #include "input_file.hpp"
+#include "text_encoding.hpp"
 
 namespace lab::smi {
 
@@ -176,22 +177,43 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
                          "capture the whole output of `nvidia-smi`");
     // Processes: rows after the second "|===" line; "No running processes found" lists none.
     for (; i < lines.size() && lines[i].find("Processes:") == std::string::npos; ++i) {}
+    if (i == lines.size()) return c;
+    // The list closes with a '+---' border as the GPUs' rows do: a capture cut among its rows
+    // would otherwise list the processes before the cut as all there were.
+    const std::string process_cut = "the table is cut inside its process list (no closing '+---' border under its rows)";
+    const std::size_t processes_header = i;
     for (; i < lines.size() && lines[i].rfind("|==", 0) != 0; ++i) {}
-    if (i < lines.size()) {
-        for (auto& g : c.gpus) g.processes_listed = true;
-        for (++i; i < lines.size() && lines[i].rfind("|", 0) == 0; ++i) {
-            const auto w = words(at_or_empty(cells(lines[i]), 0));
-            if (w.size() < 7 || !number(w[0])) continue;  // "No running processes found"
-            const std::size_t gpu = static_cast<std::size_t>(*number(w[0]));
-            Process p{pid(w[3]), "", reading(w.back(), file, i, "a process's GPU memory usage", "MiB", Range::non_negative)};
-            for (std::size_t k = 5; k + 1 < w.size(); ++k) p.name += (k > 5 ? " " : "") + w[k];
-            if (gpu < c.gpus.size()) c.gpus[gpu].processes.push_back(p);
-        }
+    if (i == lines.size()) throw InputError(at(file, processes_header), process_cut, "capture the whole output of `nvidia-smi`");
+    for (auto& g : c.gpus) g.processes_listed = true;
+    for (++i; i < lines.size() && lines[i].rfind("|", 0) == 0; ++i) {
+        const auto w = words(at_or_empty(cells(lines[i]), 0));
+        if (w.size() < 7 || !number(w[0])) continue;  // "No running processes found"
+        const std::size_t gpu = static_cast<std::size_t>(*number(w[0]));
+        Process p{pid(w[3]), "", reading(w.back(), file, i, "a process's GPU memory usage", "MiB", Range::non_negative)};
+        for (std::size_t k = 5; k + 1 < w.size(); ++k) p.name += (k > 5 ? " " : "") + w[k];
+        if (gpu < c.gpus.size()) c.gpus[gpu].processes.push_back(p);
     }
+    if (i == lines.size() || lines[i].rfind("+", 0) != 0)
+        throw InputError(at(file, std::min(i, lines.size() - 1)), process_cut, "capture the whole output of `nvidia-smi`");
     return c;
 }
 
 // ---- -q -------------------------------------------------------------------------------------
+
+// nvidia-smi -q indents by 4 spaces a level and pads each key with spaces to its ' : '.
+constexpr std::size_t kQueryIndentStep = 4;
+
+// A -q line whose spaces were turned into tabs on the way (some copy-paste paths do, 4 spaces to
+// a tab), as nvidia-smi wrote it: a leading tab is one indent step (to the next tab stop, where
+// spaces and tabs are mixed); one inside the line is padding, a space.
+std::string untabbed(const std::string& line) {
+    std::string out;
+    std::size_t i = 0;
+    for (; i < line.size() && (line[i] == ' ' || line[i] == '\t'); ++i)
+        out.append(line[i] == ' ' ? 1 : kQueryIndentStep - out.size() % kQueryIndentStep, ' ');
+    for (; i < line.size(); ++i) out += line[i] == '\t' ? ' ' : line[i];
+    return out;
+}
 
 Capture parse_query(const std::vector<std::string>& lines, const std::filesystem::path& file) {
     Capture c;
@@ -199,10 +221,12 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
     std::optional<std::string> driver, cuda;
     std::vector<std::string> path;  // section and key names by level
     std::map<std::size_t, std::size_t> memory_line;  // each GPU's last FB Memory Usage line, for check_memory
+    std::optional<std::size_t> attached;  // "Attached GPUs : N", and its line
+    std::size_t attached_line = 0;
     for (std::size_t i = 0; i < lines.size(); ++i) {
-        const std::string& l = lines[i];
+        const std::string l = untabbed(lines[i]);
         if (trim(l).empty() || l.find("NVSMI LOG") != std::string::npos) continue;
-        const std::size_t indent = l.find_first_not_of(' '), level = indent / 4;
+        const std::size_t indent = l.find_first_not_of(' '), level = indent / kQueryIndentStep;
         const auto colon = l.find(" : ");
         const std::string key = trim(colon == std::string::npos ? l : l.substr(0, colon)), value = colon == std::string::npos ? "" : trim(l.substr(colon + 3));
         if (level == 0 && key.rfind("GPU ", 0) == 0 && colon == std::string::npos) {
@@ -215,6 +239,13 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
         if (level == 0) {
             if (key == "Driver Version") driver = text(value);
             if (key == "CUDA Version") cuda = text(value);
+            if (key == "Attached GPUs") {
+                const auto n = number(value);
+                if (!n || *n < 0 || *n != std::floor(*n))
+                    throw InputError(at(file, i), fmt::format("'Attached GPUs' is '{}', not a count of GPUs", excerpt(value, 40)),
+                                     "pass the file `nvidia-smi -q` wrote, unedited");
+                attached = static_cast<std::size_t>(*n), attached_line = i;
+            }
             continue;
         }
         if (c.gpus.empty()) throw InputError(at(file, i), "a GPU field before any 'GPU <bus id>' line: not nvidia-smi -q output, or cut at its top");
@@ -246,10 +277,16 @@ Capture parse_query(const std::vector<std::string>& lines, const std::filesystem
     }
     for (const auto& [gpu, line] : memory_line) check_memory(c.gpus[gpu], file, line);
     if (c.gpus.empty()) throw InputError(file.string(), "nvidia-smi -q output with no 'GPU <bus id>' section", "capture the whole output of `nvidia-smi -q`");
+    // More sections than the GPUs nvidia-smi counted were not written by it (fewer are `-q -i`'s
+    // one GPU of several): a layout misread would otherwise show GPUs that do not exist.
+    if (attached && c.gpus.size() > *attached)
+        throw InputError(at(file, attached_line), fmt::format("{} 'GPU <bus id>' sections where 'Attached GPUs' counts {}: the capture is edited, "
+                                                              "or its indentation is not nvidia-smi's 4 spaces a level", c.gpus.size(), *attached),
+                         "pass the file `nvidia-smi -q` wrote, unedited");
     // A whole `nvidia-smi -q` section opens with the Product Name and ends with the Processes: one
     // with the first and not the last was cut short, and lost readings with them. (`-q -d MEMORY`
-    // and the like print neither; `-q -i 0` prints one GPU of several, so "Attached GPUs" is no
-    // count to hold the sections to.)
+    // and the like print neither; `-q -i 0` prints one GPU of several, so "Attached GPUs" is only
+    // a most, checked above, not a count the sections must reach.)
     if (c.gpus.back().name && !c.gpus.back().processes_listed)
         throw InputError(at(file, lines.size() - 1), "the capture ends inside GPU " + std::to_string(c.gpus.size() - 1) +
                                                          "'s section, before its Processes (the last part of each GPU's -q output): it is cut short",
@@ -392,7 +429,10 @@ Capture read(const std::filesystem::path& file, const std::vector<std::string>& 
                  csv_columns);
 }
 
-Capture parse(const std::string& text_in, const std::filesystem::path& file, const std::vector<std::string>& csv_columns) {
+Capture parse(const std::string& bytes, const std::filesystem::path& file, const std::vector<std::string>& csv_columns) {
+    // A byte-order mark would stand before a CSV's header or dmon's '#'; UTF-16 (PowerShell 5's
+    // `>`) hides every marker behind NUL bytes.
+    const std::string text_in = utf8_text(bytes, file);
     const auto lines = lines_of(text_in);
     std::string first;
     for (const auto& l : lines)

@@ -54,6 +54,7 @@ struct Ev {
     std::string ph, cat, name, sync_kind, stream, tid, wait_on_stream, wait_record;
     double ts = 0, dur = 0;
     std::string bad_time;  // "dur -5", "ts \"x\"": a time field that is no time
+    bool ts_read = false, dur_read = false, name_read = false;
     std::optional<std::string> correlation;
     std::optional<double> bytes;
     std::vector<std::pair<std::string, double>> counters;  // CUPTI metric values (smsp__*, dram__*)
@@ -90,10 +91,19 @@ struct Reader {
     }
     void host_event(const Ev& e, double dur, bool call) { host.push_back({e.ts, e.ts + dur, intern(e.name, names, name_index), call}); }
 
+    // Why a complete event cannot be read, or "": its times placed it and its name is what the
+    // summary shows (a missing ts read as 0 put it at the epoch, a missing dur made it take no time).
+    static std::string left_out_because(const Ev& e) {
+        if (!e.bad_time.empty()) return e.bad_time;
+        if (!e.ts_read) return "no ts";
+        if (!e.dur_read) return "no dur";
+        if (!e.name_read || e.name.empty()) return "no name (or one that is neither text nor a number)";
+        return "";
+    }
     void event(const Ev& e) {
         if (e.ph != "X") return;
-        if (!e.bad_time.empty()) {
-            if (s.events_left_out++ == 0) s.first_left_out = "'" + excerpt(e.name, 60) + "': " + e.bad_time;
+        if (const std::string why = left_out_because(e); !why.empty()) {
+            if (s.events_left_out++ == 0) s.first_left_out = (e.name.empty() ? "an event" : "'" + excerpt(e.name, 60) + "'") + ": " + why;
             return;
         }
         ++s.events;
@@ -355,10 +365,12 @@ struct Sax : nlohmann::json_sax<json> {
                 if (!ok && ev.bad_time.empty())
                     ev.bad_time = k + " " + (number ? fmt::format("{}", *number) : text ? "\"" + excerpt(*text, 20) + "\"" : std::string("null"));
                 (k == "ts" ? ev.ts : ev.dur) = ok ? *v : 0;
+                (k == "ts" ? ev.ts_read : ev.dur_read) = true;
             }
             else if (text && k == "ph") ev.ph = *text;
             else if (text && k == "cat") ev.cat = *text;
-            else if (text && k == "name") ev.name = *text;
+            // A name written as a number ("name": 12) is its text, as an id is.
+            else if ((text || number) && k == "name") ev.name = text ? *text : id_text(nullptr, number), ev.name_read = true;
             else if (k == "tid") ev.tid = id_text(text, number);
         } else if (in_events() && depth == event_depth() + 1 && keys[static_cast<std::size_t>(event_depth())] == "args") {
             const std::optional<double> v = number ? number : (text ? num(*text) : std::nullopt);
@@ -444,7 +456,12 @@ Summary read(const std::filesystem::path& file) {
     if (sax.too_deep)
         throw InputError(file.string(), fmt::format("arrays and objects nested deeper than {} levels (kMaxTraceDepth)", kMaxTraceDepth),
                          "no profiler nests a trace that deep: capture it again");
-    if (!parsed || !sax.error.empty()) {
+    // The array form cut just before its closing ']' (after an event, a comma or whitespace): the
+    // parser ran out of text with only the top-level array open, every event before it whole
+    // and read. Chrome's importer (catapult) reads such a trace, since a writer that crashed
+    // cannot close it. Nothing else cut short is read.
+    r.s.unclosed_array = !parsed && sax.top_array && sax.depth == 1 && sax.error.find("unexpected end of input") != std::string::npos;
+    if ((!parsed || !sax.error.empty()) && !r.s.unclosed_array) {
         // A number beyond a double (1e400) is nlohmann's out_of_range.406, "number overflow
         // parsing '1e400'": the text is whole, so not a trace cut short. Said as json_input.cpp
         // says it for run records: the number, the range, and that no profiler writes one.

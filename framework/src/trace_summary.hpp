@@ -108,10 +108,14 @@ struct Summary {
     std::string device_name;  // "" when the trace does not say
     std::optional<int> sms;
     std::uint64_t events = 0;  // every complete ("X") event read
-    // Complete events left out because their ts or dur is no time (text, negative, infinite, or a
-    // duration past 30 days): counted and said, so a damaged trace does not read as an idle one.
+    // Complete events left out because their ts or dur is missing or no time (text, negative,
+    // infinite, or a duration past 30 days), or their name is missing (or neither text nor a
+    // number): counted and said, so a damaged trace does not read as an idle one.
     std::uint64_t events_left_out = 0;
     std::string first_left_out;  // the first such event, as "'name': dur -5"
+    // A trace in JSON array form whose closing ']' is missing (a profiler that stopped before it
+    // wrote it): read, as Chrome's importer reads it, and said.
+    bool unclosed_array = false;
     double span_us = 0, gpu_busy_us = 0;
     double untraced_us = 0;    // lab traces: time inside the span lab measured without tracing
     // lab's CPU traces: time inside the span the device spent on lab's own setup (first touch of

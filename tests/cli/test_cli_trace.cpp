@@ -372,6 +372,37 @@ TEST_CASE("lab trace says how many events it left out for a ts or dur that is no
     CHECK(nlohmann::json::parse(r.out)["events_left_out"]["count"] == 0);
 }
 
+// A bad-input review: the JSON array form without its closing ']' (a writer that crashed) was
+// refused, where Chrome's importer reads it; events without ts or dur were dropped unsaid.
+TEST_CASE("lab trace reads an array trace missing its closing ']' with a note, and counts events without ts or dur", "[trace]") {
+    lab_test::TempDir d;
+    auto trace = nlohmann::json::parse(lab_test::gunzip_file(lab_test::source_root() / "tests/fixtures/traces/a100_simple_add.json.gz"));
+    const std::string array = trace["traceEvents"].dump();
+    REQUIRE(array.back() == ']');
+    lab_test::write_file(d / "whole.json", array);
+    lab_test::write_file(d / "open.json", array.substr(0, array.size() - 1) + ",\n");
+    auto whole = run_lab({"trace", (d / "whole.json").string(), "--json"}), open = run_lab({"trace", (d / "open.json").string(), "--json"});
+    REQUIRE(open.exit_code == 0);
+    const auto w = nlohmann::json::parse(whole.out), o = nlohmann::json::parse(open.out);
+    CHECK_FALSE(w["unclosed_array"].get<bool>());
+    CHECK(o["unclosed_array"].get<bool>());
+    CHECK(o["events"] == w["events"]);
+    CHECK(o["span_us"] == w["span_us"]);
+    const auto text = run_lab({"trace", (d / "open.json").string()});
+    CHECK_THAT(text.out, Contains("note: the trace's list of events has no closing ']'"));
+    CHECK_THAT(run_lab({"trace", (d / "whole.json").string()}).out, !Contains("no closing ']'"));
+
+    int kernels = 0;
+    for (auto& e : trace["traceEvents"])
+        if (e.value("ph", "") == "X" && e.value("cat", "") == "kernel") e.erase(kernels++ == 0 ? "ts" : "dur");
+    REQUIRE(kernels > 1);
+    lab_test::write_file(d / "missing.json", trace.dump());
+    const auto r = run_lab({"trace", (d / "missing.json").string()});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains(fmt::format("warning: {} events left out, whose ts or dur is not a time (or is missing)", kernels)) &&
+                          Contains(": no ts"));
+}
+
 // A fidelity review's findings, as a reader meets them: the copies' host memory, busy time by
 // kind, the synchronize calls of a trace without sync activity, no rate over a made-up range
 // duration, and why a trace of launch calls has no latency.

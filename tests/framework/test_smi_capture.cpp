@@ -299,3 +299,85 @@ TEST_CASE("garbage and out-of-range readings are refused with file, line and fie
         CHECK_FALSE(smi::parse(edited("h100_load_q.txt", ": 19818 MiB", std::string(": ") + marker), "q.txt").gpus[0].memory_used_mib);
     }
 }
+
+// A bad-input review: the H100's table cut in its second process row (`head -c`) was read as
+// listing 1 process of the 3; a table cut among its GPU rows was refused already.
+TEST_CASE("a table cut inside its process list is refused with its line, not read as fewer processes", "[smi]") {
+    const std::string table = lab_test::read_file(capture("h100_load_table.txt"));
+    const std::size_t second_row = table.find("11328");
+    REQUIRE(second_row != std::string::npos);
+    const std::string mid_row = table.substr(0, second_row + 30), after_row = table.substr(0, table.find('\n', second_row) + 1);
+    for (const std::string& cut : {mid_row, after_row}) {
+        const std::string why = refusal(cut);
+        CHECK_THAT(why, Contains("cut.txt:20") && Contains("cut inside its process list") && Contains("capture the whole output"));
+    }
+    // Cut between the Processes box's header and its '|===' line: no rows at all, not "none".
+    CHECK_THAT(refusal(table.substr(0, table.find("|  GPU   GI"))), Contains("cut.txt:15") && Contains("process list"));
+    // Whole, and with a blank line after the border: all three.
+    CHECK(smi::parse(table + "\n", "t.txt").gpus[0].processes.size() == 3);
+}
+
+// nvidia-smi -q indents 4 spaces a level; with each 4 spaces turned into a tab (some copy-paste
+// paths do) every line read as level 0, and the H100's one GPU became 10 GPUs of '-'.
+TEST_CASE("-q output indented with tabs reads as the same capture; more GPU sections than 'Attached GPUs' are refused", "[smi]") {
+    const std::string q = lab_test::read_file(capture("h100_load_q.txt"));
+    std::string tabbed = q;
+    for (std::size_t p = 0; (p = tabbed.find("    ", p)) != std::string::npos;) tabbed.replace(p, 4, "\t");
+    REQUIRE(tabbed.find('\t') != std::string::npos);
+    const auto spaces = smi::parse(q, "q.txt"), tabs = smi::parse(tabbed, "tabs.txt");
+    REQUIRE(tabs.gpus.size() == 1);
+    const smi::Gpu &a = spaces.gpus[0], &b = tabs.gpus[0];
+    CHECK(b.name == a.name);
+    CHECK(b.driver_version == a.driver_version);
+    CHECK(b.pstate == a.pstate);
+    CHECK(b.memory_used_mib == a.memory_used_mib);
+    CHECK(b.memory_total_mib == a.memory_total_mib);
+    CHECK(b.utilization_gpu_pct == a.utilization_gpu_pct);
+    CHECK(b.power_draw_w == a.power_draw_w);
+    CHECK(b.power_limit_w == a.power_limit_w);
+    CHECK(b.sm_clock_mhz == a.sm_clock_mhz);
+    CHECK(b.processes.size() == a.processes.size());
+
+    // The GPU's section twice under 'Attached GPUs : 1': a GPU nvidia-smi did not count.
+    const std::string section = q.substr(q.find("\nGPU ") + 1);
+    CHECK_THAT(refusal(q + section), Contains("cut.txt:7") && Contains("2 'GPU <bus id>' sections where 'Attached GPUs' counts 1"));
+    const auto attached_as = [](std::string text, const std::string& n) {
+        const std::size_t count = text.find(": 1", text.find("Attached GPUs"));
+        return text.replace(count, 3, ": " + n);
+    };
+    CHECK(smi::parse(attached_as(q + section, "2"), "two.txt").gpus.size() == 2);
+    // Fewer sections than attached GPUs is `-q -i 0`: one GPU of several.
+    CHECK(smi::parse(attached_as(q, "8"), "i0.txt").gpus.size() == 1);
+    CHECK_THAT(refusal(attached_as(q, "x")), Contains("cut.txt:7") && Contains("not a count of GPUs"));
+}
+
+namespace {
+// ASCII text as UTF-16 with its byte-order mark, as Windows PowerShell 5's `>` writes it.
+std::string utf16(const std::string& ascii, bool little_endian) {
+    std::string out = little_endian ? "\xFF\xFE" : "\xFE\xFF";
+    for (char ch : ascii) out += little_endian ? std::string{ch, '\0'} : std::string{'\0', ch};
+    return out;
+}
+}  // namespace
+
+// A bad-input review: dmon and CSV captures starting with a UTF-8 byte-order mark were "not an
+// nvidia-smi capture" and "a CSV without a header line" (the table and -q were read), and UTF-16
+// captures were refused as foreign files.
+TEST_CASE("a capture with a byte-order mark, UTF-8 or UTF-16, reads as the same capture", "[smi]") {
+    for (const char* name : {"h100_load_table.txt", "h100_load_q.txt", "h100_load_query_gpu.csv", "h100_load_dmon.txt"}) {
+        INFO(name);
+        const std::string text = lab_test::read_file(capture(name));
+        const auto plain = smi::parse(text, name);
+        for (const std::string& marked : {"\xEF\xBB\xBF" + text, utf16(text, true), utf16(text, false)}) {
+            const auto c = smi::parse(marked, name);
+            CHECK(c.format == plain.format);
+            CHECK(c.gpus.size() == plain.gpus.size());
+            CHECK(c.samples.size() == plain.samples.size());
+            CHECK(c.columns == plain.columns);
+            if (!plain.gpus.empty()) CHECK(c.gpus[0].memory_used_mib == plain.gpus[0].memory_used_mib);
+        }
+    }
+    // UTF-16 cut to an odd number of bytes: refused saying what it is and how to convert it.
+    const std::string cut = utf16(lab_test::read_file(capture("h100_load_dmon.txt")), true);
+    CHECK_THAT(refusal(cut.substr(0, cut.size() - 1)), Contains("cut.txt") && Contains("UTF-16") && Contains("iconv -f UTF-16 -t UTF-8"));
+}

@@ -293,3 +293,83 @@ TEST_CASE("a wait covers the other stream's work enqueued before the event it na
     CHECK(trace::read(d / "named.json").launch_queued.count == 0);
     CHECK(trace::read(d / "unnamed.json").launch_queued.count == 1);
 }
+
+// A bad-input review: `cat a.gz b.gz` (pigz, bgzip: a gzip file of several members) was refused
+// as a trace cut short.
+TEST_CASE("a .json.gz of several gzip members reads as the whole trace", "[trace_summary]") {
+    lab_test::TempDir d;
+    const std::string gz = lab_test::read_file(fixture("a100_event_sync.json.gz"));
+    const std::string text = gzip_decompress(gz, GzipLimits{1u << 30, "1 GiB", 1000, "1000", 0});
+    const std::size_t half = text.size() / 2;
+    lab_test::write_file(d / "members.json.gz", gzip_compress(text.substr(0, half)) + gzip_compress(text.substr(half)));
+    const auto whole = trace::read(fixture("a100_event_sync.json.gz")), joined = trace::read(d / "members.json.gz");
+    CHECK(joined.events == whole.events);
+    CHECK(joined.kernel_count == whole.kernel_count);
+    CHECK(joined.span_us == whole.span_us);
+    // The second member cut short is still a trace cut short.
+    const std::string second = gzip_compress(text.substr(half));
+    lab_test::write_file(d / "cut.json.gz", gzip_compress(text.substr(0, half)) + second.substr(0, second.size() / 2));
+    CHECK_THAT(refusal(d / "cut.json.gz"), Contains("does not decompress") && Contains("truncated"));
+}
+
+// A bad-input review: a trace in JSON array form without its closing ']' was refused, where
+// Chrome's importer reads it (a writer that crashed cannot write it). Only that cut is read.
+TEST_CASE("the array form missing its final ']' is read and said; other cuts are refused", "[trace_summary]") {
+    lab_test::TempDir d;
+    const std::string events = R"([
+{"ph": "X", "cat": "kernel", "name": "a", "ts": 0, "dur": 5},
+{"ph": "X", "cat": "kernel", "name": "b", "ts": 10, "dur": 5})";
+    const auto read = [&](const std::string& text) {
+        lab_test::write_file(d / "t.json", text);
+        return trace::read(d / "t.json");
+    };
+    const auto whole = read(events + "]\n");
+    CHECK_FALSE(whole.unclosed_array);
+    CHECK(whole.kernel_count == 2);
+    for (const std::string& tail : {"", "\n", ",", ",\n  \n"}) {
+        INFO('"' + tail + '"');
+        const auto s = read(events + tail);
+        CHECK(s.unclosed_array);
+        CHECK(s.kernel_count == 2);
+        CHECK(s.span_us == whole.span_us);
+    }
+    // Cut inside an event, or in the object form: still a trace cut short.
+    lab_test::write_file(d / "mid.json", events.substr(0, events.size() - 10));
+    CHECK_THAT(refusal(d / "mid.json"), Contains("not valid JSON") && Contains("cut short"));
+    lab_test::write_file(d / "object.json", R"({"traceEvents": )" + events + "]");
+    CHECK_THAT(refusal(d / "object.json"), Contains("not valid JSON"));
+    lab_test::write_file(d / "object-list.json", R"({"traceEvents": )" + events);
+    CHECK_THAT(refusal(d / "object-list.json"), Contains("not valid JSON"));
+}
+
+// A bad-input review: complete events without ts or dur were dropped unsaid (a negative dur was
+// counted), and "name": 12 printed a blank name.
+TEST_CASE("complete events missing ts, dur or a name are counted as left out; a number name is its text", "[trace_summary]") {
+    lab_test::TempDir d;
+    const auto read = [&](const std::string& event) {
+        lab_test::write_file(d / "t.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "kept", "ts": 0, "dur": 5}, )" + event + "]}");
+        return trace::read(d / "t.json");
+    };
+    const std::vector<std::pair<std::string, std::string>> damaged = {
+        {R"({"ph": "X", "cat": "kernel", "name": "k", "dur": 5})", "'k': no ts"},
+        {R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 10})", "'k': no dur"},
+        {R"({"ph": "X", "cat": "kernel", "name": "k", "ts": {"at": 10}, "dur": 5})", "'k': no ts"},
+        {R"({"ph": "X", "cat": "kernel", "ts": 10, "dur": 5})", "an event: no name"},
+        {R"({"ph": "X", "cat": "kernel", "name": null, "ts": 10, "dur": 5})", "an event: no name"},
+        {R"({"ph": "X", "cat": "kernel", "name": "", "ts": 10, "dur": 5})", "an event: no name"},
+        {R"({"ph": "X", "cat": "kernel", "name": true, "ts": 10, "dur": 5})", "an event: no name"}};
+    for (const auto& [event, first] : damaged) {
+        INFO(event);
+        const auto s = read(event);
+        CHECK(s.events == 1);
+        CHECK(s.events_left_out == 1);
+        CHECK_THAT(s.first_left_out, Contains(first));
+        CHECK(s.kernel_count == 1);
+    }
+    const auto numbered = read(R"({"ph": "X", "cat": "kernel", "name": 12, "ts": 10, "dur": 5})");
+    CHECK(numbered.events_left_out == 0);
+    REQUIRE(numbered.kernels.size() == 2);
+    CHECK((numbered.kernels[0].name == "12" || numbered.kernels[1].name == "12"));
+    // Events of other phases carry no dur: never left out for it.
+    CHECK(read(R"({"ph": "i", "name": "Record Window End", "ts": 10})").events_left_out == 0);
+}
