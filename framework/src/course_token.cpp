@@ -18,6 +18,7 @@
 #include "digest.hpp"
 #include "command_files.hpp"
 #include "errors.hpp"
+#include "text_encoding.hpp"
 
 namespace lab {
 
@@ -75,11 +76,9 @@ CourseKey load_course_key(const std::filesystem::path& file) {
                          "check the path given with --key or $LAB_COURSE_KEY");
     std::stringstream ss;
     ss << in.rdbuf();
-    std::string text = ss.str();
     // An editor's byte-order mark (Windows Notepad saved UTF-8 with one) is not part of the key:
     // read as key bytes it made every token differ, and every honest student was refused.
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
-    CourseKey k{trimmed(text), file.string()};
+    CourseKey k{trimmed(utf8_text(ss.str(), file)), file.string()};
     // A key is one line. A roster or the tokens file (`lab token --out`) given in its place was
     // read as a long key, and then every student's token failed to verify, each row blaming the
     // student.
