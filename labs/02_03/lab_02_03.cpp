@@ -40,7 +40,7 @@ std::size_t largest_set(const Device& dev, bool quick) {
 class MemoryHierarchy : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "3.2.0"};
+        LessonInfo i{.id = "02.03", .title = "The Memory Hierarchy", .version = "4.0.0"};
         i.objectives = {"Measure each memory level's latency (ns and cycles) and capacity from where a pointer chase's latency steps up.",
                         "See how read bandwidth changes from level to level, and what crossing each level costs against a register."};
         i.experiments = {
@@ -63,7 +63,7 @@ public:
         i.metrics.push_back({.name = "shared.latency_s", .unit = "s", .description = "one hop of a chase in shared memory", .devices = {"cuda"}});
         i.metrics.push_back({.name = "dram_over_l1", .unit = "ratio", .description = "DRAM latency / L1 latency", .graded = true});
         i.metrics.push_back({.name = "bandwidth_ratio", .unit = "ratio", .description = "read bandwidth (fastest sample) at the smallest / at the largest working set", .graded = true});
-        i.metrics.push_back({.name = "levels_found", .kind = MetricKind::integer, .description = "levels found as plateaus (3 on a CPU: no L3 plateau, as on many VMs; 2 on a GPU: no L2 plateau)"});
+        i.metrics.push_back({.name = "levels_found", .kind = MetricKind::integer, .description = "levels found: L1 and DRAM, and each level between that formed a plateau (3 on a CPU: no L3 plateau, as on many VMs; 2 on a GPU: no L2 plateau)"});
         i.metrics.push_back({.name = "check.counts", .kind = MetricKind::integer, .description = "1 when every chase states 64 B per hop and every read reps x size (x passes on a GPU)"});
         i.expectations = {
             {.metric = "check.counts", .min = 1, .max = 1, .why = "each point's bytes follow from its hops or its size and passes"},
@@ -142,12 +142,8 @@ public:
         Plot bp{.name = "bandwidth", .title = "Read bandwidth against working set (each point its fastest sample)",
                 .x = {.label = "working set", .unit = "B", .log = true}, .y = {.label = "read", .unit = "B/s", .log = true},
                 .series = {{.name = "read, every thread", .x = bsize, .y = bw}}};
-        // The levels (pointer_chase::find_levels states the rule): plateaus within 25%; L1 the first,
-        // DRAM the points at or past 4x the LLC; L2 the first plateau 1.3x L1 or more with a point between
-        // the reported L1 and L2 sizes, L3 (CPU) the longest 1.3x L2 or more with one between the
-        // reported L2 and L3. A 2x step missed a Zen 4's L2 (6.2 ns over L1's 3.7) and took its L3.
-        // A cache level sits at most a quarter of DRAM's latency on a CPU, 1/1.3 of it on a GPU
-        // (Hopper's L2 is only 2-3x faster than its HBM).
+        // The levels: pointer_chase::find_levels states the rule and why (a busy machine's L1 points
+        // alternate; a 2x step missed a Zen 4's L2; Hopper's L2 is only 2-3x faster than its HBM).
         if (lat.empty()) return;
         const bool cpu = run.device_kind == DeviceKind::cpu;
         const pointer_chase::Levels lv = pointer_chase::find_levels(
@@ -197,8 +193,10 @@ public:
             "Each hop of the chase waits for the load before it: time per hop is the latency of the level the cycle fits in.",
             "L1: {l1.latency_s} ({l1.latency_cycles} cycles at the measured clock); L2: {l2.latency_s} ({l2.latency_cycles} cycles);",
             "  DRAM: {dram.latency_s} ({dram.latency_cycles} cycles), {dram_over_l1} times L1.",
-            "Levels: plateaus of the chase column below (points within 25% of the first); L1 the first; L2 the first 1.3x L1's latency",
-            "  or more with a working set between the reported L1 and L2 sizes; DRAM the points at or past 4x the LLC (their lower median).",
+            pointer_chase::reported_cache(run.facts, 1) ? "Levels, from the chase column below: L1 its fastest point up to the reported L1 size (other work only adds time);"
+                                                        : "Levels, from the chase column below: L1 its first plateau (the device reports no L1 size);",
+            "  a plateau is points within 25% of its first; L2 the first plateau 1.3x L1's latency or more with a working set",
+            "  between the reported L1 and L2 sizes; DRAM the points at or past 4x the LLC (their lower median).",
             std::string("Capacity: where the chase first reaches halfway (log scale: the geometric mean) to the next level's latency") +
                 (cpu ? " (L2's: to L3's):" : " (L2's: to DRAM's):"),
             "  L1 {l1.capacity_bytes} (reported " + reported_kib(1) + "), L2 {l2.capacity_bytes} (reported " + reported_kib(2) +
@@ -210,7 +208,10 @@ public:
             "  /sys/kernel/mm/transparent_hugepage/enabled says [always] or [madvise]. Without them, the DRAM latency",
             "  keeps climbing past the TLB's reach (each hop also walks the page table).",
         };
-        if (!bw_peak.empty()) d.teaching.insert(d.teaching.begin() + 10, bw_peak);   // under the ratio's line
+        auto after = [&](const char* start) {  // just past the teaching line that starts so
+            return std::find_if(d.teaching.begin(), d.teaching.end(), [&](const std::string& t) { return t.rfind(start, 0) == 0; }) + 1;
+        };
+        if (!bw_peak.empty()) d.teaching.insert(after("Read bandwidth:"), bw_peak);
         if (run.device_kind == DeviceKind::cuda) {
             d.teaching.push_back("On a GPU, a chase in shared memory takes {shared.latency_s} per hop: between a register and L1.");
             const pointer_chase::ReadGrid g = pointer_chase::read_grid(run.facts);
@@ -221,15 +222,15 @@ public:
             d.teaching.push_back("  (split at a smaller size, each SM would re-read a share its L1 holds, and the curve would go back from L2 to L1).");
         }
         // Which levels were plateaus, and where a missing one was read instead (after the capacities).
-        std::vector<std::string> found{std::string("{levels_found} levels were found as plateaus") +
-                                       (lv.l2_plateau ? "." : "; L2 was not one, so it was read at half its reported size.")};
+        std::vector<std::string> found{std::string("{levels_found} levels were found: L1, DRAM and each level between that formed a plateau") +
+                                       (lv.l2_plateau ? "." : "; L2 formed none, so it was read at half its reported size.")};
         if (run.device_kind == DeviceKind::cpu)
             found.insert(found.end(), {lv.l3_plateau ? "L3 is reported as {l3.reported_bytes}; its plateau: {l3.latency_s}, up to {l3.capacity_bytes}."
                                           : "L3 is reported as {l3.reported_bytes}; no L3 plateau was found, so it was read at twice the "
                                             "reported L2: {l3.latency_s}, up to {l3.capacity_bytes}.",
                                        "  A VM's guest may own only part of a shared L3 and its neighbours evict it: the latency then climbs",
                                        "  from a few MiB, not the reported size. L3 is not graded."});
-        d.teaching.insert(d.teaching.begin() + 7, found.begin(), found.end());
+        d.teaching.insert(after("  L1 {l1.capacity_bytes}"), found.begin(), found.end());
         // The numbers the levels are read from: each point's fastest sample, per hop and per byte.
         std::map<double, std::pair<double, double>> points;  // working set -> (s per hop, read B/s); 0: not measured
         for (std::size_t i = 0; i < size.size(); ++i) points[size[i]].first = lat[i];

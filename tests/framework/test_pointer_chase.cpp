@@ -183,9 +183,11 @@ TEST_CASE("levels of a Zen 4 VM's curve: L2 a 1.7x step over L1, not the 2x the 
     const auto size = doubling_sizes(lat.size());
     const pc::ReportedCaches r{.l1 = 32768, .l2 = 1048576, .l3 = 33554432, .llc = 33554432};
     const pc::Levels lv = pc::find_levels(size, lat, r, true);
-    CHECK(lv.l1.first == 1);
+    // L1: the fastest of the points up to the reported 32 KiB (the 4 KiB one; the 3.7-4.0 ns the
+    // plateau rule took were slowed), its range every one of them (all below halfway to L2).
+    CHECK(lv.l1.first == 0);
     CHECK(lv.l1.last == 3);
-    CHECK(lv.l1.latency == 3.71);
+    CHECK(lv.l1.latency == 2.79);
     CHECK(lv.l2_plateau);
     CHECK(lv.l2.first == 4);  // 64 KiB
     CHECK(lv.l2.last == 6);   // 256 KiB
@@ -199,8 +201,48 @@ TEST_CASE("levels of a Zen 4 VM's curve: L2 a 1.7x step over L1, not the 2x the 
     const double cap = pc::level_capacity(size, lat, lv.l2, lv.l3.latency);
     CHECK(cap > 512 * 1024.0);
     CHECK(cap < 1024 * 1024.0);
-    // Without reported sizes, the first plateau a clear step above L1 is still L2.
-    CHECK(pc::find_levels(size, lat, {}, true).l2.latency == 6.23);
+    // Without reported sizes, L1 is the first plateau, and the first plateau a clear step above it is still L2.
+    const pc::Levels unreported = pc::find_levels(size, lat, {}, true);
+    CHECK(unreported.l1.first == 1);
+    CHECK(unreported.l1.latency == 3.71);
+    CHECK(unreported.l2.latency == 6.23);
+}
+
+TEST_CASE("levels of a busy machine's curve: L1 is the fastest point within the reported L1, though its points form no plateau", "[pointer_chase]") {
+    // A full run beside other work (sqrt(2) steps, 4 KiB on): the L1 points alternate 1.2/1.9 ns,
+    // so the first plateau was the L2's, and a plateau rule read L1 there (a quick run read 221 ns).
+    const std::vector<double> size{4096, 6144, 8192, 11264, 16384, 23552, 32768, 46080, 65536, 92160, 131072, 184320, 262144, 368640, 524288,
+                                   737280, 1048576, 1474560, 2097152, 4194304, 8388608, 16777216, 33554432, 67108864, 134217728, 268435456};
+    const std::vector<double> lat{1.3, 1.9, 1.2, 1.9, 1.2, 1.9, 1.25, 3.9, 4.0, 4.1, 4.0, 4.2, 4.1, 4.3, 4.4,
+                                  6.0, 9.0, 14, 15, 15.5, 16, 60, 90, 95, 100, 110};
+    const pc::ReportedCaches r{.l1 = 32768, .l2 = 524288, .l3 = 8388608, .llc = 8388608};
+    REQUIRE(pc::plateaus(std::vector<double>(lat.begin(), lat.begin() + 7), 0.25).empty());  // no plateau among them
+    const pc::Levels lv = pc::find_levels(size, lat, r, true);
+    CHECK(lv.l1.latency == 1.2);
+    CHECK(lv.l1.first == 0);
+    CHECK(lv.l1.last == 6);  // 32 KiB: every one of them below sqrt(1.2 x 4.1) = 2.2 ns
+    CHECK(lv.l2_plateau);
+    CHECK(size[lv.l2.first] == 46080);
+    CHECK(lv.l2.latency == 4.1);
+    CHECK(lv.l3_plateau);
+    CHECK(lv.l3.latency == 15);
+    const double cap = pc::level_capacity(size, lat, lv.l1, lv.l2.latency);
+    CHECK(cap > 32768);
+    CHECK(cap < 46080);
+    // The same on a GPU whose L1 holds less than it reports (the shared/L1 split): the points past
+    // it read L2's latency, so L1's range ends before them and its capacity is found where it falls.
+    const std::vector<double> gsize{4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608,
+                                    16777216, 33554432, 67108864, 134217728, 268435456, 536870912};
+    const std::vector<double> glat{20e-9, 22e-9, 20e-9, 21e-9, 130e-9, 135e-9, 140e-9, 138e-9, 142e-9, 140e-9, 145e-9, 150e-9,
+                                   148e-9, 152e-9, 300e-9, 420e-9, 440e-9, 450e-9};
+    const pc::Levels g = pc::find_levels(gsize, glat, {.l1 = 233472, .l2 = 52428800, .llc = 52428800}, lab::DeviceKind::cuda);
+    CHECK(g.l1.latency == 20e-9);
+    CHECK(g.l1.last == 3);  // 32 KiB; 64-128 KiB read L2's 130 ns, though within the 228 KiB reported
+    CHECK(g.l2_plateau);
+    CHECK(g.l2.latency > 100e-9);
+    const double gcap = pc::level_capacity(gsize, glat, g.l1, g.l2.latency);
+    CHECK(gcap > 32768);
+    CHECK(gcap < 65536);
 }
 
 TEST_CASE("levels of a clean curve rise in latency and capacity", "[pointer_chase]") {

@@ -325,14 +325,19 @@ inline constexpr double kLevelStep = 1.3;
 inline double dram_gap(DeviceKind kind) { return kind == DeviceKind::cpu ? 4.0 : kLevelStep; }
 
 // The levels, by this rule (02.03 states it to students):
-// - the plateaus of the curve within 25% (plateaus()); L1 is the first;
+// - L1 is the fastest point at working sets up to the reported L1 size: every one of them hits L1,
+//   and other work only adds time (on a busy machine they alternate, 1.2 and 1.9 ns, and form no
+//   plateau). Its range runs from the smallest set to the last of those points below halfway (log
+//   scale) to L2's latency (a GPU's L1 may be smaller than the size it reports). When the device
+//   reports no L1 size (or no point fits it), L1 is the first plateau;
+// - the plateaus of the curve within 25% (plateaus());
 // - DRAM is the points at or past 4x the LLC (shelf_from, two or more), else the last plateau, else the
 //   last point alone;
-// - L2 is the first plateau after L1 and before the last, at kLevelStep x L1's latency or more and
-//   DRAM's / dram_gap(kind) or less (a quarter on a CPU, DRAM's / kLevelStep on a GPU), with a
-//   point in (reported L1, reported L2] (the sizes that fit L2 and not L1: a bump inside L1, or the
-//   L3's plateau, is not L2; any point when the sizes are not reported); without one, L2 is read
-//   at the largest working set within half its reported size;
+// - L2 is the first plateau with a point past L1's points and before the last, at kLevelStep x L1's
+//   latency or more and DRAM's / dram_gap(kind) or less (a quarter on a CPU, DRAM's / kLevelStep on
+//   a GPU), with a point in (reported L1, reported L2] (the sizes that fit L2 and not L1: a bump
+//   inside L1, or the L3's plateau, is not L2; any point when the sizes are not reported); without
+//   one, L2 is read at the largest working set within half its reported size;
 // - a CPU: L3 is the longest such plateau after L2 at kLevelStep x L2's latency or more and
 //   DRAM's / 4 or less, with a point in (reported L2, reported L3] (of equals, the nearest DRAM);
 //   without one, read at the largest working set within twice the reported L2. A GPU has no L3.
@@ -346,7 +351,11 @@ inline Levels find_levels(const std::vector<double>& size, const std::vector<dou
     const std::size_t n = latency.size();
     if (ps.empty() || ps.back().last + 1 != n) ps.push_back({n - 1, n - 1, latency.back()});
     out.dram = r.llc > 0 ? shelf_from(size, latency, 4 * r.llc).value_or(ps.back()) : ps.back();
-    out.l1 = ps.front();
+    std::size_t in_l1 = 0;  // the points at working sets within the reported L1
+    while (r.l1 > 0 && in_l1 < n && size[in_l1] <= r.l1) ++in_l1;
+    const std::size_t fastest = in_l1 ? std::size_t(std::min_element(latency.begin(), latency.begin() + std::ptrdiff_t(in_l1)) - latency.begin()) : 0;
+    out.l1 = in_l1 ? Plateau{0, in_l1 - 1, latency[fastest]} : ps.front();
+    const std::size_t past_l1 = out.l1.last + 1;  // the first point a higher level may hold
     auto at = [&](double target) {
         std::size_t i = 0;
         while (i + 1 < n && size[i + 1] <= target) ++i;
@@ -359,19 +368,22 @@ inline Levels find_levels(const std::vector<double>& size, const std::vector<dou
         return false;
     };
     auto above = [&](const Plateau& p, double below) { return p.latency >= kLevelStep * below && p.latency <= out.dram.latency / dram_gap(kind); };
-    std::size_t i2 = 0;  // L2's plateau (0: none)
-    for (std::size_t i = 1; i + 1 < ps.size() && !i2; ++i)
-        if (above(ps[i], out.l1.latency) && inside(ps[i], r.l1, r.l2)) i2 = i;
-    out.l2_plateau = i2 != 0;
-    out.l2 = i2 ? ps[i2] : at(r.l2 / 2);
+    std::optional<std::size_t> i2;  // L2's plateau
+    for (std::size_t i = 0; i + 1 < ps.size() && !i2; ++i)
+        if (ps[i].last >= past_l1 && above(ps[i], out.l1.latency) && inside(ps[i], r.l1, r.l2)) i2 = i;
+    out.l2_plateau = i2.has_value();
+    out.l2 = i2 ? ps[*i2] : at(r.l2 / 2);
+    // L1's range ends at its last point below halfway to L2 (the points past a GPU's smaller L1 read L2's latency).
+    if (in_l1)
+        while (out.l1.last > fastest && latency[out.l1.last] >= std::sqrt(out.l1.latency * out.l2.latency)) --out.l1.last;
     if (!with_l3) return out;
-    std::size_t i3 = 0;
-    for (std::size_t i = i2 + 1; i + 1 < ps.size(); ++i)
+    std::optional<std::size_t> i3;
+    for (std::size_t i = i2 ? *i2 + 1 : 0; i + 1 < ps.size(); ++i)
         if (ps[i].first > out.l2.last && above(ps[i], out.l2.latency) && inside(ps[i], r.l2, r.l3) &&
-            (!i3 || ps[i].last - ps[i].first >= ps[i3].last - ps[i3].first))
+            (!i3 || ps[i].last - ps[i].first >= ps[*i3].last - ps[*i3].first))
             i3 = i;
-    out.l3_plateau = i3 != 0;
-    out.l3 = i3 ? ps[i3] : at(2 * r.l2);
+    out.l3_plateau = i3.has_value();
+    out.l3 = i3 ? ps[*i3] : at(2 * r.l2);
     return out;
 }
 // The same, by the rule's old switch (kept for lessons written against it): with_l3 is a CPU's
