@@ -37,7 +37,7 @@ std::array<Kind, kMysteries> draw(std::uint64_t seed) {
 class NamingTheBottleneck : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.12", .title = "Naming Your Bottleneck", .version = "1.0.0"};
+        LessonInfo i{.id = "02.12", .title = "Naming Your Bottleneck", .version = "1.1.0"};
         i.objectives = {"Name a workload's bottleneck from its counts, its roofline position and a doubling test, and say how sure you are."};
         i.experiments = {{"mysteries", "four mystery workloads drawn per student from seven, each at 1x and 2x work"}};
         for (int m = 0; m < kMysteries; ++m)
@@ -132,6 +132,8 @@ public:
             "Mystery 4: AI {mystery_4.ai}, {mystery_4.roof_fraction} of its roof, {mystery_4.measured_regime}; x2 took {mystery_4.doubling_ratio}x the time.",
             "Far below both roofs with a time that doubles is latency: each step waits on the last. Near the ridge,",
             "  both roofs are close and the verdict can go either way: say which numbers you read it from.",
+            "The trace questions are on a recorded A100 trace with hardware counters, shipped with lab",
+            "  (`lab trace a100_cupti_counters.json.gz` finds it by name): {shipped:a100_cupti_counters.json.gz}",
         };
     }
 };

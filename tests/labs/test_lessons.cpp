@@ -1116,6 +1116,12 @@ TEST_CASE("02.12 draws one memory, one compute and two other mysteries per stude
     }
     CHECK(seen.size() == 7);
     CHECK(orders.size() > 24);  // the order is shuffled too
+    // The trace the trace questions ask about, named where the run says what it shows (a student
+    // review found it only in the answers template).
+    std::string shown;
+    for (const auto& line : d.teaching) shown += record::render_teaching(line, d, {}) + "\n";
+    CHECK_THAT(shown, Catch::Contains("`lab trace a100_cupti_counters.json.gz`") &&
+                          Catch::Contains((lab_test::source_root() / "labs/02_12/a100_cupti_counters.json.gz").lexically_normal().string() + "\n"));
     // A forged record whose x2 does not double the work is caught.
     RawRun forged = fixture_run("02.12-quick-reveal.json");
     for (auto& m : forged.measurements)
