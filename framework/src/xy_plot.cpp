@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <regex>
 
 #include "plot_labels.hpp"
@@ -373,21 +374,39 @@ std::string render_plot_terminal(const Plot& p, const std::set<std::string>& wit
         }
     }
     auto value_at = [](const Scale& s, double unit_pos) { const double a = s.lo + unit_pos * (s.hi - s.lo); return s.log ? std::pow(10.0, a) : a; };
-    const std::string ytop = tick_label(value_at(sy, 1), p.y.unit), ybottom = tick_label(value_at(sy, 0), p.y.unit);
-    // A middle tick too: with only the ends labelled a reader cannot place a point in between.
-    const int mid_row = (height - 1) / 2;
-    const std::string ymid = height >= 7 ? tick_label(value_at(sy, 1 - static_cast<double>(mid_row) / (height - 1)), p.y.unit) : "";
+    // A log axis that fit() padded a tenth of a decade past a point on a decade is labelled at
+    // that decade, on its row or column: "1", not the frame's "0.7943" (02.06's batch axis).
+    auto end_value = [&](const Scale& s, bool high) {
+        const double d = high ? std::floor(s.hi + 1e-9) : std::ceil(s.lo - 1e-9);
+        const bool padded = s.log && std::fabs(d - (high ? s.hi : s.lo)) > 1e-9 && d > s.lo && d < s.hi;
+        return padded ? std::pow(10.0, d) : value_at(s, high ? 1 : 0);
+    };
+    const double ytop_v = end_value(sy, true), ybottom_v = end_value(sy, false), xl_v = end_value(sx, false), xr_v = end_value(sx, true);
+    const int top_row = row(ytop_v), bottom_row = row(ybottom_v);
+    const std::string ytop = tick_label(ytop_v, p.y.unit), ybottom = tick_label(ybottom_v, p.y.unit);
+    // A middle tick too: with only the ends labelled a reader cannot place a point in between. On
+    // a log axis, the decade between the ends nearest the middle ("10 ms", not "11.9 ms").
+    int mid_row = (height - 1) / 2;
+    double mid_v = value_at(sy, 1 - static_cast<double>(mid_row) / (height - 1));
+    if (sy.log) {
+        std::optional<double> nearest;
+        for (double d = std::ceil(std::log10(ybottom_v) + 1e-9); d < std::log10(ytop_v) - 1e-9; d += 1)
+            if (!nearest || std::abs(row(std::pow(10.0, d)) - mid_row) < std::abs(row(*nearest) - mid_row)) nearest = std::pow(10.0, d);
+        if (nearest) mid_v = *nearest, mid_row = row(*nearest);
+    }
+    const std::string ymid = height >= 7 && mid_row > top_row + 1 && mid_row < bottom_row - 1 ? tick_label(mid_v, p.y.unit) : "";
     const std::size_t margin = std::max({detail::code_points(ytop), detail::code_points(ybottom), detail::code_points(ymid)}) + 1;
     std::string out = p.title + "\n" + std::string(margin, ' ') + detail::axis_title(p.y.label, p.y.unit, p.y.log) + "\n";
     for (int r = 0; r < height; ++r) {
-        const std::string label = r == 0 ? ytop : r == height - 1 ? ybottom : r == mid_row ? ymid : "";
+        const std::string label = r == top_row ? ytop : r == bottom_row ? ybottom : r == mid_row ? ymid : "";
         out += std::string(margin - detail::code_points(label) - 1, ' ') + label + " |" + grid[static_cast<std::size_t>(r)] + "\n";
     }
     out += std::string(margin, ' ') + "+" + std::string(static_cast<std::size_t>(width), '-') + "\n";
-    const std::string xl = tick_label(value_at(sx, 0), p.x.unit), xr = tick_label(value_at(sx, 1), p.x.unit);
+    // The x labels start (left) or end (right) under their column.
+    const std::string xl = tick_label(xl_v, p.x.unit), xr = tick_label(xr_v, p.x.unit);
     const std::string title = detail::axis_title(p.x.label, p.x.unit, p.x.log);
-    std::string axis = std::string(margin + 1, ' ') + xl;
-    const std::size_t room = margin + 1 + static_cast<std::size_t>(width);
+    std::string axis = std::string(margin + 1 + static_cast<std::size_t>(col(xl_v)), ' ') + xl;
+    const std::size_t room = margin + 1 + static_cast<std::size_t>(col(xr_v)) + 1;
     const std::size_t mid = std::max(axis.size() + 2, (room - title.size()) / 2);
     axis += std::string(mid > axis.size() ? mid - axis.size() : 1, ' ') + title;
     axis += std::string(room > axis.size() + xr.size() ? room - axis.size() - xr.size() : 2, ' ') + xr;

@@ -76,7 +76,7 @@ double ridge_batch(double ridge, double e, double d) { return d > ridge * e ? ri
 class WhyDecodeIsMemoryBound : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.06", .title = "Why Decode Is Memory Bound", .version = "2.0.2"};
+        LessonInfo i{.id = "02.06", .title = "Why Decode Is Memory Bound", .version = "2.0.3"};
         i.objectives = {
             "Explain why LLM decode at small batch is memory bound: every weight is read once per step whatever the batch.",
             "Find the batch where a GEMM turns compute bound, from the measured time curve and from the ridge point.",
@@ -189,6 +189,8 @@ public:
         const double r = b1 && b16 ? b16->time.median / b1->time.median : 0;  // the time 1 -> 16: the sentence follows it
         char grew[160];
         std::snprintf(grew, sizeof grew, "From batch 1 to 16 its time went from {gemm_b1.time_s} to {gemm_b16.time_s}, %.1fx for 16x the work:", r);
+        char ridge_text[64];  // to 3 figures: "batch 4.863" claims more than the ridge's inputs know
+        std::snprintf(ridge_text, sizeof ridge_text, std::isfinite(predicted) ? "batch %.3g" : "no batch (the GEMM's AI never reaches the ridge)", predicted);
         d.teaching = {
             "At batch 1 the GEMM does 2 FLOP per weight it reads: AI {gemm_b1.ai}, predicted regime {gemm_b1.predicted_regime}.",
             grew,
@@ -196,7 +198,8 @@ public:
             : r < 8 ? "  it grows far slower than the batch, so the FLOP/s still grow with it: batching is the lever."
                     : "  the FLOP/s grew little or not at all with the batch here (a busy machine does that too).",
             "The time starts to grow at the crossover, batch {crossover_batch}: extend the time plot's flat stretch (streaming W)",
-            "  and its rising one (the arithmetic at the best FLOP/s) as straight lines; they meet there. The ridge point predicts {ridge_batch}.",
+            "  and its rising one (the arithmetic at the best FLOP/s) as straight lines; they meet there. The ridge point predicts " +
+                std::string(ridge_text) + ".",
             "The lesson's own GEMV at batch 1 reaches {gemv_b1.bytes_per_s} ({gemv_b1.roof_fraction} of its roof).",
             "A decode step of a 7B model reads all its weights (and its KV cache) once: at a context of {question_context}",
             "  tokens, no step on this device can take less than {decode_bound_7b_s} (`lab model llama-2-7b` shows the terms).",

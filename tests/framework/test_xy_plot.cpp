@@ -139,3 +139,34 @@ TEST_CASE("the terminal plot shows a cell two series share as '=' and labels the
     CHECK(std::count(text.begin(), text.end(), '*') == 1 + 2);  // fp32's own points left, and its legend entry
     CHECK(text.find("10 GFLOP/s |") != std::string::npos);       // the middle row's tick, 10^10 on 10^9..10^11
 }
+
+TEST_CASE("the terminal plot labels a log axis padded past a point on a decade at that decade, not at its frame", "[plot]") {
+    // 02.06's batch axis: batch 1 sits on 10^0, so the axis starts a tenth of a decade lower, and
+    // its first label read "0.7943", a batch no one ran.
+    Plot p{.name = "time", .title = "Time against batch", .x = {.label = "batch", .log = true}, .y = {.label = "time", .unit = "s", .log = true}};
+    p.series = {{.name = "GEMM", .x = {1, 2, 4, 8, 16, 32, 64, 128, 256}, .y = {1e-3, 1e-3, 1.1e-3, 1.2e-3, 1.5e-3, 2e-3, 3e-3, 6e-3, 1e-2}}};
+    const std::string text = plot::render_plot_terminal(p, {}, 64, 14);
+    INFO(text);
+    CHECK(text.find("0.7943") == std::string::npos);
+    CHECK(text.find("0.794") == std::string::npos);
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    // The x axis: "1" under batch 1's column (the first point's), "1 k" at the right end (not padded).
+    std::size_t axis = 0;
+    while (axis < lines.size() && lines[axis].find("+---") == std::string::npos) ++axis;
+    REQUIRE(axis + 1 < lines.size());
+    const std::string& labels = lines[axis + 1];
+    std::size_t point_col = std::string::npos;
+    for (std::size_t r = 0; r < axis; ++r)
+        if (auto at = lines[r].find(" |"); at != std::string::npos)
+            if (auto star = lines[r].find('*', at + 2); star != std::string::npos) point_col = std::min(point_col, star);
+    REQUIRE(point_col != std::string::npos);
+    CHECK(labels.find_first_not_of(' ') == point_col);
+    CHECK(labels.substr(point_col, 2) == "1 ");
+    CHECK(labels.size() >= 3);
+    CHECK(labels.substr(labels.size() - 3) == "1 k");
+    // The y axis: 10 ms and 1 ms (the data's decades) on their rows, not the padded frame's values.
+    CHECK(text.find("10 ms |") != std::string::npos);
+    CHECK(text.find(" 1 ms |") != std::string::npos);
+}

@@ -601,6 +601,12 @@ TEST_CASE("02.06 states each GEMM's exact counts and finds the crossover where i
     // The prediction: the batch where 2Bd / (4 (d + 2B)) reaches the ridge.
     const double ridge = run.ceilings.peak_flops("fp32.simt") / run.ceilings.peak_bandwidth(), B = d.find("ridge_batch")->number;
     CHECK_THAT(2 * B * 2048 / (4 * (2048 + 2 * B)), WithinRel(ridge, 1e-9));
+    // Said to 3 figures, as a batch (a review read "predicts 4.863").
+    char said[64];
+    std::snprintf(said, sizeof said, "The ridge point predicts batch %.3g.", B);
+    std::string shown;
+    for (const auto& line : d.teaching) shown += record::render_teaching(line, d, {}) + "\n";
+    CHECK_THAT(shown, Catch::Contains(said));
     // Llama-2-7B fp16 at batch 1 and the student's context: 13,476,831,232 B of weights plus
     // 524,288 B of KV cache per token, over the bandwidth roof.
     const double context = d.find("question_context")->number;
