@@ -163,9 +163,39 @@ std::vector<Pairing> latest_submissions(std::vector<Pairing> rows, const FolderC
 
 }  // namespace
 
+namespace {
+
+// The row refusing a group of files (a folder's, or its files of one lesson) that name several
+// students when there are more than two of them: which answers go with which run would be a
+// guess. nullopt when they are one student's, or an answers file and a run (grading says whose
+// run it is).
+std::optional<Pairing> several_students(const FolderContents& c, const std::string& folder_name, const std::string& lesson) {
+    const auto students = students_named(c);
+    if (students.size() <= 1 || c.runs.size() + c.answers.size() <= 2) return std::nullopt;
+    std::map<std::string, std::vector<std::string>> held;
+    for (const auto& r : c.runs) held[normalise_student(r.student)].push_back(r.file.filename().string());
+    for (const auto& a : c.answers) held[a.error.empty() ? normalise_student(a.student) : "?"].push_back(a.file.filename().string());
+    std::string what;
+    for (const auto& [who, files] : held) {
+        std::string list;
+        for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
+        what += (what.empty() ? "" : "; ") + (who.empty() ? "no name" : who) + ": " + list;
+    }
+    Pairing p;
+    p.lesson = lesson;
+    p.error = fmt::format("folder '{}' holds the {}files of {} students ({}): not graded, so no student is graded with another's files",
+                          folder_name, lesson.empty() ? "" : "lesson " + lesson + " ", students.size(), what);
+    p.error += "\n  fix: put each student's files in a folder of their own, then grade again";
+    p.error_kind = "incomplete";
+    return p;
+}
+
+std::vector<Pairing> pair_one_student(const FolderContents& c, const fs::path& folder);
+
+}  // namespace
+
 std::vector<Pairing> pair_files(const FolderContents& c, const fs::path& folder) {
     const std::string folder_name = folder.filename().string();
-    std::vector<Pairing> rows;
     if (c.runs.empty() && c.answers.empty()) {
         Pairing p;
         p.error = c.files == 0 ? "no submission (empty folder)"
@@ -173,25 +203,50 @@ std::vector<Pairing> pair_files(const FolderContents& c, const fs::path& folder)
         p.error_kind = "incomplete";
         return {p};
     }
-    // Never one row of several students' files: which answers go with which run would be a guess.
-    if (const auto students = students_named(c); students.size() > 1 && c.runs.size() + c.answers.size() > 2) {
-        std::map<std::string, std::vector<std::string>> held;
-        for (const auto& r : c.runs) held[normalise_student(r.student)].push_back(r.file.filename().string());
-        for (const auto& a : c.answers) held[a.error.empty() ? normalise_student(a.student) : "?"].push_back(a.file.filename().string());
-        std::string what;
-        for (const auto& [who, files] : held) {
-            std::string list;
-            for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
-            what += (what.empty() ? "" : "; ") + (who.empty() ? "no name" : who) + ": " + list;
-        }
-        Pairing p;
-        p.error = fmt::format("folder '{}' holds the files of {} students ({}): not graded, so no student is graded with another's files",
-                              folder_name, students.size(), what);
-        p.error += "\n  fix: put each student's files in a folder of their own, then grade again";
-        p.error_kind = "incomplete";
-        return {p};
+    // Several students' files are judged lesson by lesson: a folder of one student's two lessons
+    // with another student's run of one of them (a copy) was refused whole, so the student's
+    // honest lesson went ungraded and the copy unflagged. Now only a lesson whose files name
+    // several students, more than an answers file and a run, is refused; an answers file with
+    // another's run is graded, which says whose run it is and fingerprints it.
+    std::set<std::string> lessons;
+    for (const auto& r : c.runs)
+        if (!r.lesson.empty()) lessons.insert(r.lesson);
+    for (const auto& a : c.answers)
+        if (a.error.empty() && !a.lesson.empty()) lessons.insert(a.lesson);
+    if (lessons.size() <= 1) {
+        if (auto p = several_students(c, folder_name, "")) return {*p};
+        return pair_one_student(c, folder);
     }
+    FolderContents rest = c;
+    rest.runs.clear(), rest.answers.clear();
+    std::vector<Pairing> refused;
+    for (const auto& lesson : lessons) {
+        FolderContents part;
+        std::copy_if(c.runs.begin(), c.runs.end(), std::back_inserter(part.runs), [&](const FoundRun& r) { return r.lesson == lesson; });
+        std::copy_if(c.answers.begin(), c.answers.end(), std::back_inserter(part.answers),
+                     [&](const FoundAnswers& a) { return a.error.empty() && a.lesson == lesson; });
+        if (auto p = several_students(part, folder_name, lesson)) {
+            refused.push_back(std::move(*p));
+            continue;
+        }
+        rest.runs.insert(rest.runs.end(), part.runs.begin(), part.runs.end());
+        rest.answers.insert(rest.answers.end(), part.answers.begin(), part.answers.end());
+    }
+    // Runs of no lesson and unreadable answers stay with the rest (pairing places them).
+    std::copy_if(c.runs.begin(), c.runs.end(), std::back_inserter(rest.runs), [](const FoundRun& r) { return r.lesson.empty(); });
+    std::copy_if(c.answers.begin(), c.answers.end(), std::back_inserter(rest.answers), [](const FoundAnswers& a) { return !a.error.empty(); });
+    std::sort(rest.runs.begin(), rest.runs.end(), [](const FoundRun& a, const FoundRun& b) { return a.file < b.file; });
+    std::sort(rest.answers.begin(), rest.answers.end(), [](const FoundAnswers& a, const FoundAnswers& b) { return a.file < b.file; });
+    std::vector<Pairing> rows = rest.runs.empty() && rest.answers.empty() ? std::vector<Pairing>{} : pair_one_student(rest, folder);
+    rows.insert(rows.end(), std::make_move_iterator(refused.begin()), std::make_move_iterator(refused.end()));
+    return rows;
+}
 
+namespace {
+
+// pair_files for files that are not several students' (or not in a way pairing could guess at).
+std::vector<Pairing> pair_one_student(const FolderContents& c, const fs::path& folder) {
+    std::vector<Pairing> rows;
     std::vector<bool> used(c.runs.size(), false);
     auto runs_of = [&](const std::string& lesson, bool unused_only) {
         std::vector<std::size_t> out;
@@ -285,6 +340,8 @@ std::vector<Pairing> pair_files(const FolderContents& c, const fs::path& folder)
     }
     return latest_submissions(std::move(rows), c);
 }
+
+}  // namespace
 
 std::string one_line(const std::string& s) {
     std::string out, line;

@@ -192,6 +192,62 @@ TEST_CASE("an export with one more level is descended; a folder of several stude
     }
 }
 
+TEST_CASE("another student's run in one lesson of a folder is that lesson's problem: the student's other lessons are graded", "[grading][batch]") {
+    // An instructor review: eve's folder held her own 02.05 run and answers, and frank's 02.01 run
+    // under her 02.01 answers (a copy). The whole folder was refused as "the files of 2 students":
+    // her honest 02.05 went ungraded, and the copy was never compared with frank's run.
+    Class c;
+    const Run a01(lab::record::read_record(fixture_run_file("02.01-quick.json")));
+    Run frank01 = a01;
+    restudent(frank01, "frank");
+    Run eve05 = as_student("eve");
+    hand_in(c.subs / "eve", eve05, "02.05-run.json");
+    std::string copied = blank_answers(frank01);
+    const std::string frank_line = "student: \"frank\"";
+    copied.replace(copied.find(frank_line), frank_line.size(), "student: \"eve\"");
+    hand_in(c.subs / "eve", frank01, "02.01-run.json", copied);
+    hand_in(c.subs / "frank", frank01, "02.01-run.json", blank_answers(frank01));
+    hand_in(c.subs / "frank", as_student("frank"), "02.05-run.json");
+
+    const BatchResult r = c.grade();
+    const auto eve = rows_of(r, "eve");
+    REQUIRE(eve.size() == 2);
+    const auto lesson_row = [&](const char* lesson) {
+        const auto it = std::find_if(eve.begin(), eve.end(), [&](const BatchEntry* e) { return e->lesson == lesson; });
+        REQUIRE(it != eve.end());
+        return *it;
+    };
+    const BatchEntry* honest = lesson_row("02.05");
+    CAPTURE(honest->reason());
+    CHECK(honest->status() == "practice");
+    CHECK(honest->report.score == honest->report.max_score);
+    const BatchEntry* copy = lesson_row("02.01");
+    CAPTURE(copy->reason());
+    CHECK(copy->status() != "practice");
+    CHECK_THAT(copy->reason(), Catch::Contains("frank"));
+    CHECK(std::any_of(copy->flags.begin(), copy->flags.end(), [](const std::string& f) { return f.rfind("same_digest", 0) == 0; }));
+    for (const auto* e : eve) CHECK_THAT(e->reason(), !Catch::Contains("holds the"));
+
+    SECTION("several students' files of one lesson beside it: only that lesson is refused, and says which") {
+        Run bob05 = as_student("bob");
+        hand_in(c.subs / "eve", bob05, "bob-02.05-run.json");
+        const BatchResult m = c.grade();
+        const auto rows = rows_of(m, "eve");
+        REQUIRE(rows.size() == 2);
+        for (const auto* e : rows) {
+            CAPTURE(e->lesson, e->reason());
+            if (e->lesson == "02.05") {
+                CHECK(e->status() == "error");
+                CHECK_THAT(e->reason(), Catch::Contains("'eve' holds the lesson 02.05 files of 2 students") && Catch::Contains("bob: bob-02.05-run.json"));
+                CHECK(e->report.max_score > 0);
+            } else {
+                CHECK(e->lesson == "02.01");
+                CHECK_THAT(e->reason(), !Catch::Contains("holds the"));
+            }
+        }
+    }
+}
+
 TEST_CASE("a folder names a student as a whole token, and folders without names are not flagged", "[grading][batch]") {
     CHECK(lab::grader::folder_names_student("alice_1234", "alice"));
     CHECK(lab::grader::folder_names_student("Smith, Alice - alice.smith", "alice.smith"));
