@@ -214,11 +214,24 @@ int cmd_submit(const Args& args) {
         write_file_atomically(vm["results"].as<std::string>(),
                               grader::gradescope_failure(student_msg, diagnostic, elapsed(), spec ? &*spec : nullptr).dump(2) + "\n");
     };
+    // What the grader brings is checked before the student's files: the lesson (named first: ""
+    // graded the answers' own lesson, and an unknown ID was said only as a mismatch with the
+    // answers'), the course key and the grading spec. A broken spec on an autograder is the
+    // instructor's: the student was told "your submission could not be graded: <the spec's path,
+    // line and question>", blamed and shown what the spec asks (an instructor review). They get
+    // "the autograder failed"; the error goes to the instructors' test.
+    std::optional<grader::GradingContext> ctx;
     try {
-        // The lesson named first: "" graded the answers' own lesson, and an unknown ID ("02.13",
-        // "02.05 ") was said only as a mismatch with the answers' (a bad-input review). Inside the
-        // try: an autograder's results.json is written for it too.
         grader::GradingContext(std::nullopt).lesson(id);
+        ctx.emplace(course_key(vm["key"].as<std::string>()));
+        use_spec_option(*ctx, id, vm);
+        ctx->spec(id);
+    } catch (const std::exception& e) {
+        fail_results("The autograder failed while grading your submission; your instructor has been given the details.",
+                     std::string("autograder set-up error (the lesson, course key or grading spec, not the submission): ") + e.what());
+        throw;
+    }
+    try {
         std::string run;
         if (vm.count("run")) {
             run = vm["run"].as<std::string>();
@@ -227,11 +240,9 @@ int cmd_submit(const Args& args) {
             run = find_bound_run(answers);
             std::cerr << "no --run given: grading the run " << answers << " is bound to, " << run << "\n";
         }
-        grader::GradingContext ctx(course_key(vm["key"].as<std::string>()));
-        use_spec_option(ctx, id, vm);
         std::optional<std::string> submitter;
         if (vm.count("as")) submitter = vm["as"].as<std::string>();
-        grader::GradeReport report = grader::grade_files(ctx, id, answers, run, submitter);
+        grader::GradeReport report = grader::grade_files(*ctx, id, answers, run, submitter);
         if (results)
             write_file_atomically(vm["results"].as<std::string>(), grader::gradescope_results(report, elapsed()).dump(2) + "\n");
         if (vm.count("json")) std::cout << grader::json_report(report).dump(2) << "\n";

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <optional>
 #include <vector>
+
+#include "prompt_fill.hpp"
 
 namespace lab::grader {
 
@@ -244,7 +247,8 @@ nlohmann::json gradescope_failure(const std::string& student_message, const std:
     if (spec) {
         int n = 0;
         for (const auto& q : spec->questions)
-            tests.push_back({{"name", q.id + ": " + q.prompt},
+            // No run was graded: a student's own parameters ("question_seq") are not known here.
+            tests.push_back({{"name", q.id + ": " + fill_prompt(q.prompt, [](const std::string&) { return std::optional<std::string>("(your run's value)"); })},
                              {"number", "1." + std::to_string(++n)},
                              {"score", 0},
                              {"max_score", q.points},

@@ -348,6 +348,36 @@ TEST_CASE("lab submit exits 2 on bad input, and with --results still writes resu
     CHECK_THAT(res["output"].get<std::string>(), !Catch::Contains(d.path().string() + "/"));
 }
 
+TEST_CASE("lab submit --results with a broken grading spec tells the student the autograder failed, the error only to instructors", "[grading-cli][grading]") {
+    // An instructor review: a misspelt metric in the autograder's spec reached the student as
+    // "Your submission could not be graded: <server path>/grading/02.05.yaml:N: question ... names
+    // metric ...": their fault, the server's folders and what the spec asks, in the visible output.
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const fs::path spec_file = configs.dir / "configs/grading/02.05.yaml";
+    std::string spec = lab_test::read_file(spec_file);
+    const std::string metric = "metric: ridge_point";
+    REQUIRE(spec.find(metric) != std::string::npos);
+    spec.replace(spec.find(metric), metric.size(), "metric: ridge_pointt");
+    lab_test::write_file(spec_file, spec);
+    lab_test::write_file(d / "answers.yaml", answers_for(fixture_run()));
+    auto r = run_lab({"submit", "02.05", (d / "answers.yaml").string(), "--run", fixture_run_file().string(), "--results",
+                      (d / "results.json").string()},
+                     configs.env());
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("ridge_pointt"));  // the operator's terminal says what is wrong
+    REQUIRE(fs::exists(d / "results.json"));
+    const json res = json::parse(lab_test::read_file(d / "results.json"));
+    const std::string seen = res["output"];
+    CHECK_THAT(seen, Catch::StartsWith("The autograder failed"));
+    CHECK_THAT(seen, !Catch::Contains("ridge_pointt") && !Catch::Contains(".yaml") && !Catch::Contains("Your submission could not be graded"));
+    CHECK_THAT(res["extra_data"].dump(), !Catch::Contains("ridge_pointt"));
+    const json& diagnostic = res["tests"].back();
+    CHECK(diagnostic["visibility"] == "hidden");
+    CHECK_THAT(diagnostic["output"].get<std::string>(), Catch::Contains("ridge_pointt") && Catch::Contains("not the submission"));
+}
+
 TEST_CASE("lab submit of a run of another lesson is bad input (exit 2), not a plugin failure", "[grading-cli][grading]") {
     // grade_files derives the 02.05 run with the 02.01 plugin before checking the run's lesson:
     // the 02.01 plugin throws, and the student is told "the autograder failed" (exit 3).

@@ -322,6 +322,21 @@ TEST_CASE("a failed grading still gives Gradescope a result: score 0, a message,
     CHECK_THAT(seen.dump(), !Catch::Contains("bad_alloc"));
 }
 
+TEST_CASE("a failed grading names each question without the spec's placeholders for a student's own values", "[gradescope]") {
+    // An instructor review: a refused results.json named 02.02's first test "prefill of
+    // question_seq tokens" (a graded one says "512 tokens"): no run was graded to fill it in.
+    const GradingSpec spec = load_spec(lab_test::source_root() / "configs/grading/02.02.yaml", true, "never");
+    REQUIRE(std::any_of(spec.questions.begin(), spec.questions.end(), [](const Question& q) { return q.prompt.find("question_seq") != std::string::npos; }));
+    const json r = gradescope_failure("Your submission could not be graded: ...", "...", 0.1, &spec);
+    bool filled = false;
+    for (const auto& t : r["tests"]) {
+        const std::string name = t["name"];
+        CHECK_THAT(name, !Catch::Contains("question_"));
+        filled = filled || name.find("prefill of (your run's value) tokens") != std::string::npos;
+    }
+    CHECK(filled);
+}
+
 TEST_CASE("results.json is plain JSON that survives a round trip", "[gradescope]") {
     Graded g(true, "always");
     json r = gradescope_results(g.report, 2.0);
