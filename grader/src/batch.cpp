@@ -382,7 +382,9 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
         throw InputError(dir.string(), "no submission folders in " + dir.string(),
                          "give the folder that holds one folder per submission (DIR/alice/, DIR/bob/, ...)");
     result.graded_dir = root;
-    if (!options.lesson.empty()) ctx.spec(options.lesson);   // an unknown --lesson is refused before any grading
+    // An unknown --lesson is refused before any grading, as an unknown lesson ID ("2.9" was said as
+    // a grading spec to install), then a lesson without a spec.
+    if (!options.lesson.empty()) ctx.lesson(options.lesson), ctx.spec(options.lesson);
     const ExportSubmitters submitters = read_export_submitters(root, result.notes);
 
     std::vector<Fingerprint> prints;

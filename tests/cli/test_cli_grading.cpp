@@ -659,6 +659,11 @@ TEST_CASE("lab grade --json lists every row; --roster adds the missing; --lesson
     REQUIRE(other.exit_code == 0);
     CHECK_THAT(lab_test::read_file(d / "g2.csv"), Catch::Contains("alice,alice,02.05,0,") && Catch::Contains(",refused,\"a submission of lesson 02.05, not 02.01"));
     CHECK(run_lab({"grade", subs.string(), "--out", (d / "g3.csv").string(), "--roster", (d / "nope.csv").string()}, configs.env()).exit_code == 2);
+    // An unknown --lesson is said as one (it was said as a grading spec to install), nothing written.
+    auto unknown = run_lab({"grade", subs.string(), "--out", (d / "g4.csv").string(), "--lesson", "2.5"}, configs.env());
+    CHECK(unknown.exit_code == 2);
+    CHECK_THAT(unknown.err, Catch::Contains("unknown lesson ID '2.5'") && !Catch::Contains("grading spec"));
+    CHECK_FALSE(fs::exists(d / "g4.csv"));
 }
 
 TEST_CASE("run_autograder grades the run the answers are bound to when a student uploads several", "[grading-cli][grading]") {
