@@ -481,6 +481,22 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             result.entries.push_back(std::move(e));
         }
     }
+    // An answer to a question the spec does not ask is said to the student, and to the operator
+    // once for the class: a question renamed in the spec after the answers were written
+    // ('units_used' -> 'units_share') otherwise zeroes it for everyone without a word.
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> unasked;   // (lesson, key) -> folders
+    for (const auto& e : result.entries)
+        if (e.ok)
+            for (const auto& key : std::set<std::string>(e.report.unasked.begin(), e.report.unasked.end()))
+                unasked[{e.report.lesson, key}].push_back(e.folder);
+    for (const auto& [what, folders] : unasked) {
+        std::string list;
+        for (std::size_t i = 0; i < folders.size() && i < 5; ++i) list += (i ? ", " : "") + folders[i];
+        if (folders.size() > 5) list += fmt::format(" and {} more", folders.size() - 5);
+        result.warnings.push_back(fmt::format("{} answers file{} of lesson {} answer '{}', which the grading spec does not ask: not graded "
+                                              "({}); if a question was renamed in the spec, the students' answers to it are not read",
+                                              folders.size(), folders.size() == 1 ? "" : "s", what.first, what.second, list));
+    }
     unname_copies(result.entries, prints, result.warnings);
     result.groups = flag_groups(result.entries, prints);
     flag_folder_mismatches(result.entries, prints, root, submitters, result.notes);

@@ -164,7 +164,7 @@ std::string devices_html(const ClassPage& p) {
         std::vector<double> peaks, bws, ridges;
         std::vector<std::string> folders, pipes;
         for (const ClassDevice* d : runs) {
-            folders.push_back(d->folder);
+            if (std::find(folders.begin(), folders.end(), d->folder) == folders.end()) folders.push_back(d->folder);   // once per folder of several lessons
             if (!(d->peak_flops > 0 && d->bandwidth > 0)) continue;
             peaks.push_back(d->peak_flops), bws.push_back(d->bandwidth), ridges.push_back(d->peak_flops / d->bandwidth);
             if (std::find(pipes.begin(), pipes.end(), d->peak_pipe) == pipes.end()) pipes.push_back(d->peak_pipe);
@@ -183,6 +183,13 @@ std::string devices_html(const ClassPage& p) {
 std::string flags_html(const ClassPage& p) {
     std::string out = "<section id=\"flags\">\n<h2>Flagged for the instructor</h2>\n<p class=\"note\">A flag never changes a "
                       "score: you decide.</p>\n";
+    // The grading's warnings (answers to a question the spec does not ask, a roster's doubts):
+    // `lab grade` says them on stderr, which a page read later does not show.
+    if (!p.result.warnings.empty()) {
+        out += "<h3>Warnings</h3>\n<ul id=\"warnings\">\n";
+        for (const auto& w : p.result.warnings) out += "<li>" + escape(w) + "</li>\n";
+        out += "</ul>\n";
+    }
     const std::string what_to_do =
         "<div class=\"note\" id=\"what-to-do\"><p>What you can do with a flagged submission:</p><ul>"
         "<li>Re-measure it: <code>lab audit SUBMISSIONS_DIR --sample 10%</code> re-runs every flagged submission (and a sample of the "
@@ -219,7 +226,7 @@ std::string flags_html(const ClassPage& p) {
         out += "<h3>Unreadable or corrupt files</h3>\n<p class=\"note\">A file that cannot be read (not JSON or YAML, cut short, "
                "a malformed answers file): ask the student to upload it again.</p>\n" + html::table(unreadable);
     if (!errors.rows.empty()) out += "<h3>Submissions that could not be graded</h3>\n" + html::table(errors);
-    if (!flagged && refused.rows.empty() && tampered.rows.empty() && unreadable.rows.empty() && errors.rows.empty())
+    if (!flagged && p.result.warnings.empty() && refused.rows.empty() && tampered.rows.empty() && unreadable.rows.empty() && errors.rows.empty())
         out += "<p>Nothing flagged.</p>\n";
     return out + "</section>\n";
 }

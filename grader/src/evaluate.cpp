@@ -182,12 +182,14 @@ GradeReport grade(const Submission& s) {
                                 "' is not a question of lesson " + s.spec.lesson + " (did you mean '" + unspaced->near +
                                 "'?): not graded");
             misspelt.emplace(unspaced->near, id);
+            rep.unasked.push_back(unspaced->key);
             continue;
         }
         const std::string near = did_you_mean(id, ids);
         rep.notes.push_back("line " + std::to_string(claim.line) + ": '" + id + "' is not a question of lesson " + s.spec.lesson +
                             (near.empty() ? ": not graded" : " (did you mean '" + near + "'?): not graded"));
         if (!near.empty()) misspelt[near] = id;
+        rep.unasked.push_back(id);
     }
 
     const std::string kind = lab::to_string(s.raw.device_kind);

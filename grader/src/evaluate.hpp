@@ -44,6 +44,7 @@ struct GradeReport {
     std::vector<std::string> problems;   // why it was not graded
     std::vector<QuestionResult> results;
     std::vector<std::string> notes;      // said to the student, not held against them ("'ridge_piont' is not a question")
+    std::vector<std::string> unasked;    // the answers' keys that are no question of the spec (each said in notes)
     double score = 0;
     double max_score = 0;
     bool show_expected = false;    // the spec's policy, resolved for now

@@ -14,6 +14,7 @@
 
 #include "batch.hpp"
 #include "batch_class.hpp"
+#include "class_report.hpp"
 #include "errors.hpp"
 #include "grading_fixtures.hpp"
 #include "run_record.hpp"
@@ -246,6 +247,30 @@ TEST_CASE("another student's run in one lesson of a folder is that lesson's prob
             }
         }
     }
+}
+
+TEST_CASE("answers to a question the spec does not ask are warned about once for the class, on stderr and the class page", "[grading][batch]") {
+    // An instructor review: a question renamed in the spec ('units_used' -> 'units_share') zeroed it
+    // for the whole class with no word in lab grade's summary or pages (lab submit said it).
+    Class c;
+    for (const char* who : {"alice", "bob"}) {
+        const Run run = as_student(who);
+        hand_in(c.subs / who, run, "run.json", right_answers(run) + "  old_question_id: 42\n");
+    }
+    hand_in(c.subs / "carol", as_student("carol"));
+    const BatchResult r = c.grade();
+    REQUIRE(r.entries.size() == 3);
+    const auto warned = std::count_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+        return w.find("2 answers files of lesson 02.05 answer 'old_question_id', which the grading spec does not ask") != std::string::npos &&
+               w.find("alice, bob") != std::string::npos;
+    });
+    CAPTURE(r.warnings);
+    CHECK(warned == 1);
+    for (const auto& e : r.entries) CHECK(e.status() == "practice");   // graded all the same
+    const std::string page = lab::grader::render_class_html({r, "Class report", "practice", {}, {}, {}});
+    const auto list = page.find("<ul id=\"warnings\">");
+    REQUIRE(list != std::string::npos);
+    CHECK(page.find("old_question_id", list) < page.find("</ul>", list));
 }
 
 TEST_CASE("a folder names a student as a whole token, and folders without names are not flagged", "[grading][batch]") {
