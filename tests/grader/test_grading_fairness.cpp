@@ -13,6 +13,7 @@
 #include "format.hpp"
 #include "grading_fixtures.hpp"
 #include "reports.hpp"
+#include "spec.hpp"
 #include "sweep.hpp"
 #include "units.hpp"
 
@@ -491,6 +492,21 @@ TEST_CASE("a run measured on a busy machine is graded as measured, with a note t
     const std::string note = *std::find_if(busy.notes.begin(), busy.notes.end(), [](const std::string& n) { return n.find("busy machine") != std::string::npos; });
     CHECK_THAT(note, Catch::Contains(fmt::format("2 of {} workloads", run.raw.measurements.size())) && Catch::Contains("up to 1.7") &&
                          Catch::Contains("costs you nothing"));
+}
+
+// The shipped 02.09 spec graded the chase's share of the roof (about 0.4% on a CPU) to within 1
+// percentage point: 0% was right, and so was any other student's value (an instructor review).
+TEST_CASE("02.09's chase roof fraction is graded relative to its size: 0% is not within it", "[grading][fairness]") {
+    Grading g;
+    Run run = fixture_run("02.09-quick-reveal.json");
+    const GradingSpec spec = load_spec(lab_test::source_root() / "configs/grading/02.09.yaml", true, "never");
+    const double roof = run.number("chase.roof_fraction");
+    REQUIRE(roof < 0.01);
+    const auto graded = [&](const std::string& claim) { return result(g.grade(spec, run, {{"chase_roof", claim}}), "chase_roof"); };
+    CHECK(graded(num(100 * roof) + "%").verdict == Verdict::correct);
+    CHECK(graded(fmt::format("{:.2g}%", 100 * roof)).verdict == Verdict::correct);   // as a student rounds the table's cell
+    CHECK(graded("0%").verdict == Verdict::wrong);
+    CHECK(graded(num(100 * roof + 0.9) + "%").verdict != Verdict::correct);
 }
 
 // Every run's table shows a workload's roof fraction twice: `roof`, of the run's ceilings (the
