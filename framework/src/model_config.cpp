@@ -274,7 +274,7 @@ ModelConfig read_gpt2(const Reader& r) {
 }
 
 std::string read_config_text(const std::filesystem::path& file) {
-    return read_input_file(file, "the model config", kMaxModelConfigBytes, "4 MiB (kMaxModelConfigBytes)",
+    return read_input_file(file, "the model config", kMaxModelConfigBytes, "4 MiB",
                            "check the path and its permissions");
 }
 
@@ -298,7 +298,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
         j = json::parse(text, [&](int depth, json::parse_event_t, json&) {
             if (depth > kMaxModelConfigDepth)
                 throw InputError(where, "arrays and objects nested deeper than " + std::to_string(kMaxModelConfigDepth) +
-                                            " levels (kMaxModelConfigDepth)",
+                                            " levels",
                                  "a HuggingFace config.json nests two or three levels: give the model's own file");
             return true;
         });
