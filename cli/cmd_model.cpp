@@ -135,15 +135,11 @@ Inputs read_inputs(const Args& args, bool& help) {
     in.context = vm.count("context") ? vm["context"].as<std::uint64_t>() : in.seq;
     if (in.batch == 0 || in.seq == 0)
         throw UsageError("--batch and --seq must be at least 1\n  fix: see `lab model --help`");
-    // Boost reads "-1" for an unsigned option as 2^64 - 1: past 2^32 no count is meant.
-    // A wrapped negative number is past 2^63; one between 2^32 and there is merely too large,
-    // and was asked whether it was negative.
+    // Past 2^32 no count is meant (a negative one is refused as the options are parsed).
     for (const auto& [flag, v] : {std::pair{"--batch", in.batch}, std::pair{"--seq", in.seq}, std::pair{"--context", in.context}})
         if (v > (std::uint64_t{1} << 32))
-            throw UsageError(std::string(flag) + " " +
-                             (v >= (std::uint64_t{1} << 63) ? "is negative: it is a count of sequences or tokens"
-                                                            : std::to_string(v) + " is more sequences or tokens than lab counts (at most 4294967296)") +
-                             "\n  fix: give a whole number from 1 to 4294967296");
+            throw UsageError(std::string(flag) + " " + std::to_string(v) +
+                             " is more sequences or tokens than lab counts (at most 4294967296)\n  fix: give a whole number from 1 to 4294967296");
     const Dtype w = parse_dtype(vm["dtype"].as<std::string>(), "--dtype");
     std::optional<Dtype> kv;
     if (vm.count("kv-dtype")) kv = parse_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
