@@ -363,6 +363,20 @@ TEST_CASE("--out into a folder that cannot be created exits 2 before measuring",
     CHECK_THAT(r.err, Catch::Contains("file/sub"));
 }
 
+// A review: lab show printed the whole table, then failed to write a plot into a folder it cannot
+// write in (/proc: there even for root). Said first, alone; lab run says it before measuring.
+TEST_CASE("a --plots folder lab cannot write in is refused before the table is printed or a run measured", "[usage]") {
+    const auto fixture = lab_test::source_root() / "tests/fixtures/runs/cpu/02.04-quick-reveal.json";
+    auto r = run_lab({"show", fixture.string(), "--plots", "/proc"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("/proc: cannot write --plots in this folder") && Catch::Contains("fix: choose another --plots path"));
+    r = run_lab({"run", "02.01", "--quick", "--student", "s", "--plots", "/proc"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("cannot write --plots"));
+}
+
 TEST_CASE("lab show re-derives a recorded run and withholds graded values", "[usage]") {
     auto fixture = lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json";
     auto r = run_lab({"show", fixture.string()});
