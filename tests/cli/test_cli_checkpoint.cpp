@@ -201,12 +201,7 @@ TEST_CASE("lab checkpoint refuses bad usage with exit 2, and is listed by lab --
 // 0 B/s beside an infinite bound (lab model's test has its twin).
 TEST_CASE("lab checkpoint with a device spec without a bandwidth says it is not stated and gives no bound", "[checkpoint]") {
     lab_test::QuickConfigs configs;
-    const fs::path spec = configs.dir / "configs/devices/a100_40gb.yaml";
-    std::string text = lab_test::read_file(spec);
-    const std::size_t at = text.find("bandwidth_bytes_per_s:");
-    REQUIRE(at != std::string::npos);
-    text.erase(at, text.find('\n', at) + 1 - at);
-    lab_test::write_file(spec, text);
+    lab_test::drop_spec_key(configs, "a100_40gb", "bandwidth_bytes_per_s");
     lab_test::TempDir dir;
     write_sharded(dir.path());
     const json j = checkpoint_json({dir.path().string(), "--device-spec", "a100_40gb"}, configs.env());

@@ -89,12 +89,7 @@ TEST_CASE("lab model with a datasheet spec gives the decode bound, the ridge bat
 // infinite decode bound before (a bad-input review); now said, with what it leaves out.
 TEST_CASE("a device spec without a bandwidth gives no decode bound and no ridge batch, and says why", "[model]") {
     lab_test::QuickConfigs configs;
-    const fs::path spec = configs.dir / "configs/devices/a100_40gb.yaml";
-    std::string text = lab_test::read_file(spec);
-    const std::size_t at = text.find("bandwidth_bytes_per_s:");
-    REQUIRE(at != std::string::npos);
-    text.erase(at, text.find('\n', at) + 1 - at);
-    lab_test::write_file(spec, text);
+    lab_test::drop_spec_key(configs, "a100_40gb", "bandwidth_bytes_per_s");
     const json j = model_json({"llama-2-7b", "--device-spec", "a100_40gb"}, configs.env());
     CHECK(j["decode_step_lower_bound_s"].is_null());
     CHECK(j["ridge_batch"].is_null());
