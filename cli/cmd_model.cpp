@@ -107,6 +107,11 @@ std::optional<DeviceFigures> resolve_device(const Inputs& in, std::string& why_n
     return dev;
 }
 
+// The largest --memory read, far past any machine's; said in a unit --memory reads (it has no EB,
+// so 1 EB is not what to say).
+constexpr double kMaxMemoryBytes = 1e18;
+const char* const kMaxMemoryText = "1000 PB";
+
 Inputs read_inputs(const Args& args, bool& help) {
     po::options_description opts("options");
     opts.add_options()("model", po::value<std::string>()->required(), "a HuggingFace config.json (or its folder), or a built-in name")(
@@ -130,15 +135,11 @@ Inputs read_inputs(const Args& args, bool& help) {
     in.context = vm.count("context") ? vm["context"].as<std::uint64_t>() : in.seq;
     if (in.batch == 0 || in.seq == 0)
         throw UsageError("--batch and --seq must be at least 1\n  fix: see `lab model --help`");
-    // Boost reads "-1" for an unsigned option as 2^64 - 1: past 2^32 no count is meant.
-    // A wrapped negative number is past 2^63; one between 2^32 and there is merely too large,
-    // and was asked whether it was negative.
+    // Past 2^32 no count is meant (a negative one is refused as the options are parsed).
     for (const auto& [flag, v] : {std::pair{"--batch", in.batch}, std::pair{"--seq", in.seq}, std::pair{"--context", in.context}})
         if (v > (std::uint64_t{1} << 32))
-            throw UsageError(std::string(flag) + " " +
-                             (v >= (std::uint64_t{1} << 63) ? "is negative: it is a count of sequences or tokens"
-                                                            : std::to_string(v) + " is more sequences or tokens than lab counts (at most 4294967296)") +
-                             "\n  fix: give a whole number from 1 to 4294967296");
+            throw UsageError(std::string(flag) + " " + std::to_string(v) +
+                             " is more sequences or tokens than lab counts (at most 4294967296)\n  fix: give a whole number from 1 to 4294967296");
     const Dtype w = parse_dtype(vm["dtype"].as<std::string>(), "--dtype");
     std::optional<Dtype> kv;
     if (vm.count("kv-dtype")) kv = parse_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
@@ -154,10 +155,11 @@ Inputs read_inputs(const Args& args, bool& help) {
         if (lead != std::string::npos && in.memory_text[lead] == '-')
             throw UsageError("--memory '" + in.memory_text + "': a memory size cannot be negative" + fix);
         if (const double v = std::strtod(in.memory_text.c_str(), nullptr); !std::isfinite(v))
-            throw UsageError("--memory '" + in.memory_text + "': beyond any memory size (at most 1 EB)" + fix);
+            throw UsageError("--memory '" + in.memory_text + "': beyond any memory size (at most " + kMaxMemoryText + ")" + fix);
         try {
             const double b = units::parse_claim(in.memory_text, "B").value;
-            if (!(b >= 1) || b > 1e18) throw units::UnitError("not a memory size from 1 B to 1 EB");
+            if (!(b >= 1) || b > kMaxMemoryBytes)
+                throw units::UnitError(std::string("not a memory size from 1 B to ") + kMaxMemoryText);
             in.memory_flag = static_cast<std::uint64_t>(b);
         } catch (const units::UnitError& e) {
             throw UsageError("--memory '" + in.memory_text + "': " + e.what() + fix);
@@ -328,6 +330,46 @@ void print_device(std::ostream& o, const Inputs& in, const json& j) {
     for (const auto& n : j["notes"]) o << "note: " << n.get<std::string>() << "\n";
 }
 
+// Counts past what lab counts: the memory's to blame when they are so only for the largest batch
+// it holds; the config's when they are so at batch 1 and one token (naming the key, its value and
+// its line); else the flags'.
+[[noreturn]] void refuse_too_large(const Inputs& in, const std::optional<DeviceFigures>& dev, const std::overflow_error& e) {
+    std::string what = e.what();
+    if (const auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);  // "transformer arithmetic: "
+    std::optional<DeviceFigures> dev_without_memory = dev;
+    if (dev_without_memory) dev_without_memory->memory_bytes = 0;
+    auto too_large = [&](Inputs probe) {  // the figures without a largest batch
+        probe.memory_flag.reset();
+        try {
+            compute(probe, dev_without_memory, "");
+            return false;
+        } catch (const std::overflow_error&) {
+            return true;
+        }
+    };
+    if (!too_large(in)) {
+        const std::string memory = in.memory_flag ? "--memory " + in.memory_text : "the device's memory";
+        throw UsageError(memory + " holds a batch of " + in.model.name + " too large for lab to count: " + what +
+                         "\n  fix: give a smaller --memory, such as a device's (80GB)");
+    }
+    Inputs smallest = in;
+    smallest.batch = smallest.seq = smallest.context = 1;
+    if (!too_large(smallest))
+        throw UsageError("--batch " + std::to_string(in.batch) + ", --seq " + std::to_string(in.seq) + " and --context " +
+                         std::to_string(in.context) + " are too large for " + in.model.name + " (" + in.file + "): " + what +
+                         "\n  fix: use a smaller --batch, --seq or --context");
+    const auto key = size_key_to_blame(in.file, in.model, [&](const tf::ModelConfig& m) {
+        Inputs probe = smallest;
+        probe.model = m;
+        return too_large(probe);
+    });
+    const std::string even = ", even at batch 1 and one token";
+    if (!key) throw InputError(in.file, "the model's sizes are too large for lab to count: " + what + even, "correct the config's sizes");
+    throw InputError(key->where, "key '" + key->key + "' (" + std::to_string(key->value) + ") makes the model too large for lab to count: " +
+                                     what + even,
+                     "correct \"" + key->key + "\" to the model's published value");
+}
+
 }  // namespace
 
 int cmd_model(const Args& args) {
@@ -340,7 +382,7 @@ int cmd_model(const Args& args) {
     try {
         out = compute(in, dev, why_none);
     } catch (const std::overflow_error& e) {
-        throw UsageError(std::string(e.what()) + "\n  fix: use a smaller --batch, --seq or --context");
+        refuse_too_large(in, dev, e);
     }
     if (in.json) {
         std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // an input's stray non-UTF-8 byte as U+FFFD, not a crash

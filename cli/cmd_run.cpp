@@ -183,6 +183,7 @@ int cmd_run(const Args& args) {
         check_writable(out, "--out");
         if (!report.empty()) check_writable(report, "--report");
         if (!trace.empty()) check_writable(trace, "--trace");
+        if (vm.count("plots")) check_plots_writable(vm["plots"].as<std::string>());
     }
     struct RemovePartial {
         std::string path;

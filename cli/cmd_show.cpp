@@ -26,6 +26,8 @@ int cmd_show(const Args& args) {
     if (!parse("show", "lab show RUN.json [--reveal] [--json] [--plots DIR]", args, opts, pos, vm)) return 0;
     const std::string file = vm["run"].as<std::string>();
     const bool reveal = vm.count("reveal") > 0;
+    // Before the table is printed: a folder lab cannot write in is said alone, not after it.
+    if (vm.count("plots")) check_plots_writable(vm["plots"].as<std::string>());
 
     nlohmann::json rec = record::read_record(file);
     RawRun raw = record::raw_run_from_record(rec);

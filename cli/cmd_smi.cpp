@@ -2,6 +2,7 @@
 // default table, -q, --query-gpu CSV and dmon), as a table or with --json (the keys are a
 // contract: docs/smi.md), and in words what it does and does not tell. Absent fields are null,
 // never 0. A file that is no capture, or one cut short, exits 2 naming the line.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "options.hpp"
 #include "paths.hpp"
 #include "smi_capture.hpp"
+#include "suggest.hpp"
 
 namespace lab::cli {
 
@@ -125,6 +127,34 @@ void print(std::ostream& o, const json& j) {
     for (const auto& e : j["explanation"]) o << "  " << e.get<std::string>() << "\n";
 }
 
+// --columns names a headerless CSV's fields, each column by its name: a name lab does not read
+// reads its column past. One near a name it reads (utilisation.gpu) is a slip that would lose the
+// reading unsaid: refused. Others (timestamp, index, uuid: nvidia-smi's fields lab has no use
+// for) are said on stderr, not dropped silently.
+void check_columns(const std::vector<std::string>& columns) {
+    const std::vector<std::string>& read = smi::csv_fields_read();
+    std::string known;
+    for (const auto& f : read) known += (known.empty() ? "" : ", ") + f;
+    std::vector<std::string> read_past;
+    for (const auto& given : columns) {
+        const std::string name = smi::field_name(given);
+        if (std::find(read.begin(), read.end(), name) != read.end()) continue;
+        if (name.empty())
+            throw UsageError("--columns has an empty field name (two commas, or one at an end)\n  fix: give the list as --query-gpu was "
+                             "given it, one name between each two commas");
+        if (const std::string near = did_you_mean(name, read); !near.empty())
+            throw UsageError("--columns '" + name + "' is not a field lab reads (did you mean '" + near + "'?): its column would be read past\n"
+                             "  fix: correct the name; lab reads " + known);
+        read_past.push_back(name);
+    }
+    if (!read_past.empty()) {
+        std::string names;
+        for (const auto& n : read_past) names += (names.empty() ? "'" : ", '") + n + "'";
+        std::cerr << "note: --columns " << names << (read_past.size() == 1 ? " is no field" : " are no fields")
+                  << " lab reads: read past (lab reads " << known << ")\n";
+    }
+}
+
 }  // namespace
 
 int cmd_smi(const Args& args) {
@@ -151,6 +181,7 @@ int cmd_smi(const Args& args) {
         throw UsageError(fmt::format("--columns is for a headerless --query-gpu CSV, and {} is nvidia-smi {} output, which names its own columns\n"
                                      "  fix: leave --columns out",
                                      file, capture.format == smi::Format::dmon ? "dmon" : capture.format == smi::Format::query ? "-q" : "table"));
+    check_columns(columns);
     const json out = to_json(capture, file);
     if (vm.count("json")) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // an input's stray non-UTF-8 byte as U+FFFD, not a crash
     else print(std::cout, out);

@@ -57,6 +57,29 @@ std::string missing_positional(const std::string& command, const std::string& us
     return word + " is required" + what + ": lab " + command + " " + word;
 }
 
+// Whether option `o` takes an unsigned number (a count, a seed).
+bool takes_unsigned(const po::option_description& o) {
+    const po::value_semantic* v = o.semantic().get();
+    return dynamic_cast<const po::typed_value<unsigned>*>(v) || dynamic_cast<const po::typed_value<unsigned long>*>(v) ||
+           dynamic_cast<const po::typed_value<unsigned long long>*>(v);
+}
+
+// Boost reads "-1" for an unsigned option as its type's largest value (--largest -1 listed every
+// tensor, --seed -1 was 4294967295): refused here, for every command, from the text given.
+void refuse_negative_unsigned(const std::string& command, const po::parsed_options& parsed, const po::options_description& all) {
+    for (const po::option& given : parsed.options) {
+        const po::option_description* o = given.string_key.empty() ? nullptr : all.find_nothrow(given.string_key, false);
+        if (!o || !takes_unsigned(*o)) continue;
+        for (const std::string& value : given.value) {
+            const std::size_t lead = value.find_first_not_of(" \t");
+            if (lead == std::string::npos || value[lead] != '-') continue;
+            const std::string flag = "--" + o->long_name();
+            throw UsageError(flag + " is negative (" + value + "): it takes a whole number, 0 or more\n  fix: give " + flag +
+                             " a whole number of 0 or more; see `lab " + command + " --help`");
+        }
+    }
+}
+
 }  // namespace
 
 bool parse(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
@@ -70,7 +93,9 @@ bool parse(const std::string& command, const std::string& usage, const std::vect
         return UsageError(what + "\n  usage: " + usage + "\n  fix: see `lab " + command + " --help`");
     };
     try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+        const po::parsed_options parsed = po::command_line_parser(args).options(all).positional(positional).run();
+        refuse_negative_unsigned(command, parsed, all);
+        po::store(parsed, vm);
         if (vm.count("help")) {
             // The positional arguments are in the usage line (ID, FILE); the list is the options.
             po::options_description shown("options");

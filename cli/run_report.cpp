@@ -46,6 +46,11 @@ std::vector<std::string> write_plot_files(const std::filesystem::path& dir, cons
     return lines;
 }
 
+void check_plots_writable(const std::filesystem::path& dir) {
+    // A file of the plots' kind, tried in the folder (check_writable creates it, as writing would).
+    check_writable((dir.empty() ? std::filesystem::path(".") : dir) / "plot.svg", "--plots");
+}
+
 void print_run(std::ostream& out, const RunView& v) {
     out << fmt::format("lab run {} - {}{}   student: {}\n\n", v.info.id, v.info.title, v.raw.options.quick ? " (quick)" : "",
                        v.raw.options.student);

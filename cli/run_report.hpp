@@ -34,6 +34,10 @@ std::vector<std::string> withheld_graded(const RunView& view);
 // DIR: each line a written file, or why a plot was not drawn. `lab run --plots`, `lab show --plots`.
 std::vector<std::string> write_plot_files(const std::filesystem::path& dir, const RunView& view);
 
+// InputError (naming DIR and --plots) when DIR cannot be created or written in: tried before the
+// work whose plots go there, so that a bad folder stops the command before it prints or measures.
+void check_plots_writable(const std::filesystem::path& dir);
+
 // Where an HTML page of a run goes (`lab report --out`, `lab run --report`): `out`, checked to be
 // a file name and not the run record `run` itself. UsageError naming `flag` otherwise.
 std::filesystem::path report_path(const std::string& flag, const std::filesystem::path& out, const std::filesystem::path& run);

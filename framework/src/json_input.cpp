@@ -39,7 +39,7 @@ std::optional<Problem> scan(const std::string& text, const JsonLimits& limits) {
                 if (text[i] == '\\') ++i;
         } else if (c == '[' || c == '{') {
             if (++depth > limits.max_depth)
-                return Problem{i, fmt::format("arrays and objects nested deeper than {} levels ({})", limits.max_depth, limits.max_depth_name),
+                return Problem{i, fmt::format("arrays and objects nested deeper than {} levels", limits.max_depth),
                                "no file lab writes nests that deep: use the file as lab wrote it"};
         } else if (c == ']' || c == '}') {
             --depth;
@@ -104,7 +104,7 @@ struct KeyChecker : nlohmann::json_sax<nlohmann::json> {
 
 std::optional<OverflowingNumber> first_overflowing_number(const std::string& text) {
     // scan() with no depth limit finds only numbers.
-    const JsonLimits unlimited{0, "", std::numeric_limits<int>::max(), ""};
+    const JsonLimits unlimited{.max_bytes = 0, .max_bytes_name = "", .max_depth = std::numeric_limits<int>::max()};
     if (auto p = scan(text, unlimited)) return OverflowingNumber{p->offset, p->what};
     return std::nullopt;
 }

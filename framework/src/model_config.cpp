@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -45,6 +46,18 @@ std::string describe(const json& v) {
     if (v.is_array() || v.is_object()) return kind;
     const std::string text = v.dump();
     return text.size() <= 40 ? kind + " (" + text + ")" : kind;
+}
+
+// A JSON number with a whole value as a count: 4096, and 4096.0 or 4.096e3 alike (JSON has one
+// number type; Python's json.dump of a float and some converters write sizes so). nullopt for a
+// fraction, a negative number, one past 64 bits, and anything not a number.
+std::optional<std::uint64_t> whole_number(const json& v) {
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    if (!v.is_number_float()) return std::nullopt;
+    const double d = v.get<double>();
+    // 2^64 is exact in a double; every double below it that is whole converts exactly.
+    if (d >= 0 && d < 18446744073709551616.0 && std::trunc(d) == d) return static_cast<std::uint64_t>(d);
+    return std::nullopt;
 }
 
 // Reads the keys of one config object, each error naming the file, the key's line and the fix.
@@ -88,8 +101,7 @@ public:
     // An optional integer that may be 0 (absent or null: `fallback`).
     std::uint64_t count(const std::string& key, std::uint64_t fallback) const {
         if (!has(key)) return fallback;
-        const json& v = j_.at(key);
-        if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+        if (const auto n = whole_number(j_.at(key))) return *n;
         return positive(key);  // says what is wrong with it
     }
     bool flag(const std::string& key, bool fallback) const {
@@ -110,10 +122,15 @@ public:
 private:
     std::uint64_t positive(const std::string& key) const {
         const json& v = j_.at(key);
-        if (v.is_number_unsigned() && v.get<std::uint64_t>() > 0) return v.get<std::uint64_t>();
-        if (v.is_number_integer())
+        const auto n = whole_number(v);
+        if (n && *n > 0) return *n;
+        const bool whole = v.is_number_integer() || (v.is_number_float() && std::trunc(v.get<double>()) == v.get<double>());
+        if (whole && (n || v.get<double>() < 0))
             fail(key, "key '" + key + "' must be positive, got " + v.dump(),
                  "correct \"" + key + "\"; sizes and counts are at least 1");
+        if (whole)
+            fail(key, "key '" + key + "' is " + v.dump() + ", more than lab counts (at most 2^64 - 1)",
+                 "correct \"" + key + "\" to the model's published value");
         fail(key, "key '" + key + "' must be an integer, got " + describe(v),
              "write it as a JSON integer, e.g. \"" + key + "\": 4096");
     }
@@ -124,6 +141,23 @@ private:
 };
 
 const char* const kFamilies = "llama, mistral, qwen2 or gpt2";
+
+// The keys each family reads a size from, and the field each sets: what a count too large for
+// lab is blamed on (size_key_to_blame).
+struct SizeField {
+    const char* key;
+    std::uint64_t ModelConfig::*field;
+};
+constexpr SizeField kLlamaSizes[] = {
+    {"hidden_size", &ModelConfig::hidden},      {"intermediate_size", &ModelConfig::intermediate},
+    {"num_hidden_layers", &ModelConfig::layers}, {"num_attention_heads", &ModelConfig::heads},
+    {"num_key_value_heads", &ModelConfig::kv_heads}, {"head_dim", &ModelConfig::head_dim},
+    {"vocab_size", &ModelConfig::vocab},         {"sliding_window", &ModelConfig::sliding_window},
+};
+constexpr SizeField kGpt2Sizes[] = {
+    {"n_embd", &ModelConfig::hidden}, {"n_inner", &ModelConfig::intermediate}, {"n_layer", &ModelConfig::layers},
+    {"n_head", &ModelConfig::heads},  {"vocab_size", &ModelConfig::vocab},     {"n_positions", &ModelConfig::n_positions},
+};
 
 // HuggingFace's model_type of the config: from `model_type`, else from `architectures`.
 std::string model_type(const Reader& r) {
@@ -239,6 +273,11 @@ ModelConfig read_gpt2(const Reader& r) {
     return m;
 }
 
+std::string read_config_text(const std::filesystem::path& file) {
+    return read_input_file(file, "the model config", kMaxModelConfigBytes, "4 MiB",
+                           "check the path and its permissions");
+}
+
 // 1-based line of byte offset `byte` in `text`.
 std::size_t line_of(const std::string& text, std::size_t byte) {
     byte = std::min(byte, text.size());
@@ -259,7 +298,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
         j = json::parse(text, [&](int depth, json::parse_event_t, json&) {
             if (depth > kMaxModelConfigDepth)
                 throw InputError(where, "arrays and objects nested deeper than " + std::to_string(kMaxModelConfigDepth) +
-                                            " levels (kMaxModelConfigDepth)",
+                                            " levels",
                                  "a HuggingFace config.json nests two or three levels: give the model's own file");
             return true;
         });
@@ -290,9 +329,41 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
     return m;
 }
 
+std::optional<ModelSizeKey> size_key_to_blame(const std::filesystem::path& file, const ModelConfig& m,
+                                              const std::function<bool(const ModelConfig&)>& too_large) {
+    std::string text;
+    try {
+        text = read_config_text(file);
+    } catch (const InputError&) {
+        return std::nullopt;  // gone since it was read: the caller says what it can without a key
+    }
+    const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return std::nullopt;
+    const Reader r(j, file.string(), text);
+    struct Candidate {
+        ModelSizeKey key;
+        std::uint64_t ModelConfig::*field;
+    };
+    std::vector<Candidate> written;
+    for (const auto& [key, field] : m.family == Family::gpt2 ? std::vector<SizeField>(std::begin(kGpt2Sizes), std::end(kGpt2Sizes))
+                                                             : std::vector<SizeField>(std::begin(kLlamaSizes), std::end(kLlamaSizes))) {
+        // Only a key whose value the model holds: a size derived from others (head_dim from
+        // hidden_size) or turned off (Qwen2's window) is not the file's to blame.
+        if (r.has(key) && whole_number(r.at(key)) == m.*field && m.*field > 0)
+            written.push_back({{key, m.*field, r.where(key)}, field});
+    }
+    if (written.empty()) return std::nullopt;
+    std::stable_sort(written.begin(), written.end(), [](const Candidate& a, const Candidate& b) { return a.key.value > b.key.value; });
+    for (const auto& c : written) {
+        ModelConfig smaller = m;
+        smaller.*(c.field) = 1;
+        if (!too_large(smaller)) return c.key;
+    }
+    return written.front().key;
+}
+
 ModelConfig read_model_config(const std::filesystem::path& file) {
-    const std::string text = read_input_file(file, "the model config", kMaxModelConfigBytes, "4 MiB (kMaxModelConfigBytes)",
-                                             "check the path and its permissions");
+    const std::string text = read_config_text(file);
     ModelConfig m = parse_model_config(text, file.string());
     m.name = file.filename() == "config.json" && file.has_parent_path() ? file.parent_path().filename().string()
                                                                         : file.stem().string();

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,20 @@ transformer::ModelConfig read_model_config(const std::filesystem::path& file);
 
 // The same from text; `where` names it in messages (a file name).
 transformer::ModelConfig parse_model_config(const std::string& text, const std::string& where);
+
+// A size key as a config file writes it: its name, its value and its place (file:line).
+struct ModelSizeKey {
+    std::string key;
+    std::uint64_t value = 0;
+    std::string where;
+};
+
+// The size key of `file` (which `m` was read from) to blame when `too_large(m)` holds, i.e. the
+// counts a command works out from the model pass what lab counts: of the sizes `file` writes,
+// largest first, the first one that alone set to 1 brings the counts back in range, else the
+// largest. nullopt when `file` writes none (or cannot be read again).
+std::optional<ModelSizeKey> size_key_to_blame(const std::filesystem::path& file, const transformer::ModelConfig& m,
+                                              const std::function<bool(const transformer::ModelConfig&)>& too_large);
 
 // The built-in models: the stems of configs/models/*.json under `dir`, sorted.
 std::vector<std::string> builtin_model_names(const std::filesystem::path& dir);

@@ -479,7 +479,7 @@ void check_record(const json& r, const std::string& where) {
 }
 
 json read_record(const std::filesystem::path& file) {
-    const JsonLimits limits{kMaxRecordBytes, "64 MiB", kMaxRecordDepth, "kMaxRecordDepth, 64"};
+    const JsonLimits limits{.max_bytes = kMaxRecordBytes, .max_bytes_name = "64 MiB", .max_depth = kMaxRecordDepth};
     json r = load_json_input(file, "the run record", limits, "check the path", "record the run again");
     check_record(r, file.string());
     // Decoded once here, so a field of the wrong type deep inside is reported with the file's
@@ -516,6 +516,12 @@ std::string first_kind_difference(const json& actual, const json& written, const
     }
     if (type_name(actual) == std::string(type_name(written)) || actual.type_name() != found) return "";
     return path + " is " + type_name(actual) + ", where " + type_name(written) + " goes";
+}
+
+// The text after the last `marker` in `text`, or "" without one.
+std::string after_last(const std::string& text, const std::string& marker) {
+    const auto at = text.rfind(marker);
+    return at == std::string::npos ? std::string() : text.substr(at + marker.size());
 }
 
 // Maps with names of their own (a workload's params, the ceilings by pipe) are written as {"*": entry}.
@@ -603,11 +609,17 @@ RawRun raw_run_from_record(const json& r, const std::string& where) {
                                         ", where an object of fields goes", fix);
         if (const auto k = why.find("key '"); e.id == 403 && k != std::string::npos)
             throw InputError(where, "the run record's " + part + " has no '" + why.substr(k + 5, why.find('\'', k + 5) - k - 5) + "' field", fix);
-        // A value of the wrong type: nlohmann names the types, not the field. The field is found by
-        // laying the part beside what `lab run` writes for it.
-        const auto is = why.rfind("but is ");
-        if (const auto field = is == std::string::npos ? "" : wrong_type_field(*node, part, why.substr(is + 7)); e.id == 302 && !field.empty())
+        // A value of the wrong type: nlohmann names the types, not the field ("type must be
+        // number, but is string"; a field read into, "cannot use at() with number"). The field is
+        // found by laying the part beside what `lab run` writes for it.
+        const std::string found = e.id == 302                 ? after_last(why, "but is ")
+                                  : e.id == 304 || e.id == 306 ? after_last(why, " with ")
+                                                               : std::string();
+        if (const auto field = found.empty() ? "" : wrong_type_field(*node, part, found); !field.empty())
             throw InputError(where, "the run record's " + part + "." + field, fix);
+        if (!found.empty() && e.id != 302)
+            throw InputError(where, "the run record's " + part + " has a field that is " + (found == "array" || found == "object" ? "an " : "a ") +
+                                        found + ", where an object of fields goes", fix);
         throw InputError(where, "the run record's " + part + " is missing a field or has one of the wrong type (" + why + ")", fix);
     }
     return raw;

@@ -75,7 +75,7 @@ json parse_json(const std::string& text, const std::string& where, const std::st
     // Bounded before a tree is built: copying or printing a deeper tree would recurse.
     if (nesting_depth(text) > kMaxHeaderDepth)
         throw InputError(where, "the " + what_it_is + " nests arrays and objects deeper than " + std::to_string(kMaxHeaderDepth) +
-                                    " levels (kMaxHeaderDepth)", fix);
+                                    " levels", fix);
     // A number beyond a double (1e400): nlohmann's own words name no place; said with its byte.
     if (const auto big = first_overflowing_number(text))
         throw InputError(where, "the " + what_it_is + " is refused at byte " + std::to_string(starts_at + big->offset) + " of the file: " + big->problem, fix);

@@ -310,6 +310,9 @@ std::vector<std::string> csv_fields(const std::string& line) {
     out.push_back(trim(cur));
     return out;
 }
+
+}  // namespace
+
 // "power.draw [W]" -> "power.draw"; nvidia-smi's aliases to one name.
 std::string field_name(const std::string& header) {
     std::string f = trim(header.substr(0, header.find(" [")));
@@ -318,6 +321,18 @@ std::string field_name(const std::string& header) {
     auto a = alias.find(f);
     return a == alias.end() ? f : a->second;
 }
+
+const std::vector<std::string>& csv_fields_read() {
+    // The names parse_csv reads below, as field_name gives them: kept beside it.
+    static const std::vector<std::string> read = {
+        "name", "driver_version", "pstate", "temperature.gpu", "power.draw", "power.draw.average", "power.draw.instant",
+        "power.limit", "enforced.power.limit", "memory.used", "memory.total", "memory.reserved", "utilization.gpu",
+        "utilization.memory", "utilization.encoder", "utilization.decoder", "clocks.sm", "clocks.mem"};
+    return read;
+}
+
+namespace {
+
 // A header cell: a field name (letters, digits, '_' and '.', not starting with a digit), with
 // its unit in brackets unless captured with 'nounits'. No value of a GPU line looks like that
 // (numbers start with a digit; names, N/A and dates hold spaces or '/').
@@ -425,7 +440,7 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
 }  // namespace
 
 Capture read(const std::filesystem::path& file, const std::vector<std::string>& csv_columns) {
-    return parse(read_input_file(file, "the capture", kMaxCaptureBytes, "64 MiB (kMaxCaptureBytes)", "check the path"), file,
+    return parse(read_input_file(file, "the capture", kMaxCaptureBytes, "64 MiB", "check the path"), file,
                  csv_columns);
 }
 

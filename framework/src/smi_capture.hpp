@@ -69,6 +69,12 @@ Capture parse(const std::string& text, const std::filesystem::path& file, const 
 inline constexpr std::uintmax_t kMaxCaptureBytes = 64u << 20;
 Capture read(const std::filesystem::path& file, const std::vector<std::string>& csv_columns = {});
 
+// A --query-gpu CSV's field name as lab reads it: the unit dropped ("power.draw [W]" ->
+// "power.draw"), nvidia-smi's aliases made one ("clocks.current.sm" -> "clocks.sm").
+std::string field_name(const std::string& header);
+// The fields lab reads from a --query-gpu CSV, by field_name; other columns are read past.
+const std::vector<std::string>& csv_fields_read();
+
 // What the capture says and does not say, in sentences.
 std::vector<std::string> explain(const Capture& c);
 

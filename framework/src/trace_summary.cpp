@@ -436,12 +436,11 @@ bool host_waits(const std::string& kind) {
 }
 
 Summary read(const std::filesystem::path& file) {
-    std::string text = read_input_file(file, "the trace", kMaxTraceBytes, "2 GiB (kMaxTraceBytes)", "check the path");
+    std::string text = read_input_file(file, "the trace", kMaxTraceBytes, "2 GiB", "check the path");
     const bool gzipped = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b;
     if (gzipped) {
         try {
-            text = gzip_decompress(text, GzipLimits{kMaxTraceBytes, "2 GiB (kMaxTraceBytes)", kMaxGzipRatio,
-                                                    "200 (kMaxGzipRatio)", kGzipRatioAfter});
+            text = gzip_decompress(text, GzipLimits{kMaxTraceBytes, "2 GiB", kMaxGzipRatio, "200", kGzipRatioAfter});
         } catch (const GzipLimitExceeded& e) {
             throw InputError(file.string(), std::string("a gzip file lab will not expand: ") + e.what(),
                              "give the profiler's own trace; a real trace compresses about 10 to 30-fold");
@@ -454,7 +453,7 @@ Summary read(const std::filesystem::path& file) {
     Sax sax(r);
     const bool parsed = json::sax_parse(text, &sax);
     if (sax.too_deep)
-        throw InputError(file.string(), fmt::format("arrays and objects nested deeper than {} levels (kMaxTraceDepth)", kMaxTraceDepth),
+        throw InputError(file.string(), fmt::format("arrays and objects nested deeper than {} levels", kMaxTraceDepth),
                          "no profiler nests a trace that deep: capture it again");
     // The array form cut just before its closing ']' (after an event, a comma or whitespace): the
     // parser ran out of text with only the top-level array open, every event before it whole

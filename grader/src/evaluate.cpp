@@ -48,6 +48,16 @@ const char* to_string(Verdict v) {
 
 namespace {
 
+// A digest in a message beside another it differs from: "sha256:" and 12 hex digits, or as far as
+// a few characters past where the two first differ, so that they never read the same.
+std::string digest_shown(const std::string& digest, const std::string& other) {
+    constexpr std::size_t kShort = 19, kPastDifference = 4;
+    std::size_t differ = 0;
+    while (differ < digest.size() && differ < other.size() && digest[differ] == other[differ]) ++differ;
+    const std::size_t shown = std::max(kShort, differ + kPastDifference);
+    return digest.size() > shown ? digest.substr(0, shown) + "…" : digest;
+}
+
 // The longest answer read as one: a sentence-long regime or a number with its working in brackets
 // fits many times over.
 constexpr std::size_t kLongestAnswer = 500;
@@ -94,12 +104,20 @@ void check_binding(const Submission& s) {
     if (s.raw.lesson_id != s.spec.lesson)
         throw InputError("", "the run record is of lesson '" + s.raw.lesson_id + "', not " + s.spec.lesson,
                          "submit the run of lesson " + s.spec.lesson);
-    std::string digest = s.record.value("digest", "");
-    if (a.run != digest)
-        throw InputError(a.file, "the answers are bound to run " + a.run.substr(0, 19) + "…, but the run given" +
-                                     (s.run_file.empty() ? "" : " (" + s.run_file.string() + ")") + " is " +
-                                     digest.substr(0, 19) + "…",
+    const std::string digest = s.record.value("digest", "");
+    const std::string run_given = "the run given" + (s.run_file.empty() ? std::string() : " (" + s.run_file.string() + ")");
+    // A digest cut short (copied by hand, a line wrapped) that begins the run's: shown cut to the
+    // same length as the other, the two looked equal.
+    if (!a.run.empty() && a.run.size() < digest.size() && digest.compare(0, a.run.size(), a.run) == 0)
+        throw InputError(a.file, "the answers' run: digest is cut short: its " + std::to_string(a.run.size()) + " characters (" + a.run +
+                                     ") begin the digest of " + run_given + ", which has " + std::to_string(digest.size()) + " (" +
+                                     digest + ")",
+                         "copy the whole run: line as `lab answers` wrote it, or make a new template with `lab answers`");
+    if (a.run != digest) {
+        throw InputError(a.file, "the answers are bound to run " + digest_shown(a.run, digest) + ", but " + run_given + " is " +
+                                     digest_shown(digest, a.run),
                          "submit the run the answers were written for, or make a new template with `lab answers`");
+    }
     if (normalise_student(a.student) != normalise_student(s.raw.options.student))
         throw InputError(a.file, "the answers are from '" + a.student + "' but the run was recorded by '" +
                                      s.raw.options.student + "'",

@@ -22,9 +22,9 @@ namespace lab::grader {
 
 namespace {
 
-// One CSV line's cells: a quoted cell may hold commas and doubled quotes; cells are trimmed.
-// The cells of one CSV line; `unclosed` is set when a quote opened is never closed on it.
-std::vector<std::string> csv_cells(const std::string& line, bool* unclosed = nullptr) {
+// The cells of one CSV line, split at `separator`: a quoted cell may hold separators and doubled
+// quotes; cells are trimmed. `unclosed` is set when a quote opened is never closed on it.
+std::vector<std::string> csv_cells(const std::string& line, char separator, bool* unclosed = nullptr) {
     std::vector<std::string> cells(1);
     bool quoted = false;
     for (std::size_t i = 0; i < line.size(); ++i) {
@@ -35,7 +35,7 @@ std::vector<std::string> csv_cells(const std::string& line, bool* unclosed = nul
             else cells.back() += c;
         } else if (c == '"') {
             quoted = true;
-        } else if (c == ',') {
+        } else if (c == separator) {
             cells.emplace_back();
         } else {
             cells.back() += c;
@@ -122,6 +122,9 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
 
     // Rows that hold something (not blank, not # comments), with their lines.
     std::vector<std::pair<int, std::vector<std::string>>> rows;
+    // Commas, unless the first row has semicolons and no comma: the CSV a spreadsheet writes where
+    // the decimal mark is a comma (a European Excel's "CSV").
+    char separator = ',';
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -132,7 +135,13 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
         if (line.find('\0') != std::string::npos)
             throw InputError(where, "the roster's line holds a NUL byte: it is UTF-16 text, or not text", "save the roster as UTF-8 CSV");
         bool unclosed = false;
-        std::vector<std::string> cells = csv_cells(line, &unclosed);
+        std::vector<std::string> cells = csv_cells(line, separator, &unclosed);
+        const bool comment = !cells[0].empty() && cells[0][0] == '#';
+        if (rows.empty() && cells.size() == 1 && !comment)
+            if (auto by_semicolons = csv_cells(line, ';', &unclosed); by_semicolons.size() > 1) {
+                separator = ';';
+                cells = std::move(by_semicolons);
+            }
         if (unclosed) throw InputError(where, "a quote opened on this line is never closed", "close the quote, or remove it");
         if (rows.empty() && cells.size() == 1 && cells[0].find('\t') != std::string::npos)
             throw InputError(where, "the roster's columns are separated by tabs: lab reads CSV, whose columns are separated by commas",

@@ -145,6 +145,11 @@ TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
         {{"submit", "02.05 ", "/nonexistent/answers.yaml"}, "unknown lesson ID '02.05 '"},
         {{"answers", "02.13", "--run", "/nonexistent/run.json"}, "unknown lesson ID '02.13'"},
         {{"check-spec", "02.13"}, "unknown lesson ID '02.13'"},
+        // A bad-input review: boost read -1 for an unsigned option as its largest value (every
+        // tensor listed; seed 4294967295). Refused where every command's options are parsed.
+        {{"checkpoint", "/nonexistent.safetensors", "--largest", "-1"}, "--largest is negative (-1): it takes a whole number, 0 or more"},
+        {{"audit", "/nonexistent", "--sample", "1", "--seed=-1"}, "--seed is negative (-1)"},
+        {{"model", "llama-2-7b", "--context", " -5"}, "--context is negative ( -5)"},
     }));
     auto r = run_lab(args);
     INFO(r.err);
@@ -356,6 +361,20 @@ TEST_CASE("--out into a folder that cannot be created exits 2 before measuring",
     auto r = run_lab({"run", "02.01", "--quick", "--student", "s", "--out", (d / "file/sub/run.json").string()});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("file/sub"));
+}
+
+// A review: lab show printed the whole table, then failed to write a plot into a folder it cannot
+// write in (/proc: there even for root). Said first, alone; lab run says it before measuring.
+TEST_CASE("a --plots folder lab cannot write in is refused before the table is printed or a run measured", "[usage]") {
+    const auto fixture = lab_test::source_root() / "tests/fixtures/runs/cpu/02.04-quick-reveal.json";
+    auto r = run_lab({"show", fixture.string(), "--plots", "/proc"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("/proc: cannot write --plots in this folder") && Catch::Contains("fix: choose another --plots path"));
+    r = run_lab({"run", "02.01", "--quick", "--student", "s", "--plots", "/proc"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("cannot write --plots"));
 }
 
 TEST_CASE("lab show re-derives a recorded run and withholds graded values", "[usage]") {

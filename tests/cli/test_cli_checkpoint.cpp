@@ -196,3 +196,18 @@ TEST_CASE("lab checkpoint refuses bad usage with exit 2, and is listed by lab --
     CHECK(own.exit_code == 0);
     CHECK_THAT(own.out, Contains("--device-spec"));
 }
+
+// A spec may leave its bandwidth out (configs/devices/README.md): the table says "not stated", not
+// 0 B/s beside an infinite bound (lab model's test has its twin).
+TEST_CASE("lab checkpoint with a device spec without a bandwidth says it is not stated and gives no bound", "[checkpoint]") {
+    lab_test::QuickConfigs configs;
+    lab_test::drop_spec_key(configs, "a100_40gb", "bandwidth_bytes_per_s");
+    lab_test::TempDir dir;
+    write_sharded(dir.path());
+    const json j = checkpoint_json({dir.path().string(), "--device-spec", "a100_40gb"}, configs.env());
+    CHECK_FALSE(j.contains("decode_step_lower_bound_s"));
+    CHECK_THAT(j["notes"].dump(), Contains("the device states no bandwidth") && Contains("no decode step lower bound"));
+    const auto out = run_lab({"checkpoint", dir.path().string(), "--device-spec", "a100_40gb"}, configs.env());
+    REQUIRE(out.exit_code == 0);
+    CHECK_THAT(out.out, Contains("not stated") && !Contains(" 0 B/s") && !Contains("inf s") && !Contains("decode step lower bound  "));
+}

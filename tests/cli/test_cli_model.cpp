@@ -89,12 +89,7 @@ TEST_CASE("lab model with a datasheet spec gives the decode bound, the ridge bat
 // infinite decode bound before (a bad-input review); now said, with what it leaves out.
 TEST_CASE("a device spec without a bandwidth gives no decode bound and no ridge batch, and says why", "[model]") {
     lab_test::QuickConfigs configs;
-    const fs::path spec = configs.dir / "configs/devices/a100_40gb.yaml";
-    std::string text = lab_test::read_file(spec);
-    const std::size_t at = text.find("bandwidth_bytes_per_s:");
-    REQUIRE(at != std::string::npos);
-    text.erase(at, text.find('\n', at) + 1 - at);
-    lab_test::write_file(spec, text);
+    lab_test::drop_spec_key(configs, "a100_40gb", "bandwidth_bytes_per_s");
     const json j = model_json({"llama-2-7b", "--device-spec", "a100_40gb"}, configs.env());
     CHECK(j["decode_step_lower_bound_s"].is_null());
     CHECK(j["ridge_batch"].is_null());
@@ -191,11 +186,45 @@ TEST_CASE("lab model says what is wrong with a negative or huge --memory and a h
     CHECK_THAT(r.err, Contains("cannot be negative") && Contains("fix:") && !Contains("-5 GB"));
     r = run_lab({"model", "llama-2-7b", "--memory", "1e400GB"});
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Contains("beyond any memory size") && !Contains("grader"));
+    CHECK_THAT(r.err, Contains("beyond any memory size (at most 1000 PB)") && !Contains("grader"));
+    // A review: the bound was said as 1 EB, a unit --memory does not read; said in one it reads.
+    r = run_lab({"model", "llama-2-7b", "--memory", "1001PB"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("not a memory size from 1 B to 1000 PB") && !Contains("EB"));
+    // Within the bound, but its largest batch past what lab counts: the memory said, not --batch.
+    r = run_lab({"model", "llama-2-7b", "--memory", "1000PB"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("--memory 1000PB holds a batch of llama-2-7b too large for lab to count") && Contains("fix: give a smaller --memory"));
     r = run_lab({"model", "llama-2-7b", "--batch", "99999999999999"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("more sequences or tokens than lab counts") && !Contains("negative") && Contains("fix:"));
     r = run_lab({"model", "llama-2-7b", "--batch", "-1"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("--batch is negative") && Contains("fix:"));
+}
+
+// A review: a config whose own sizes pass what lab counts was told to use a smaller --batch or
+// --seq (which it had not given), and no key was named.
+TEST_CASE("lab model blames a count too large on the config's key, with its value and line, or on the flags", "[model]") {
+    lab_test::TempDir dir;
+    const auto [key, value] = GENERATE(table<std::string, std::string>({{"hidden_size", "1000000000000"},
+                                                                         {"num_hidden_layers", "1000000000000000"}}));
+    const fs::path file = dir / "config.json";
+    // hidden_size's line is 3, num_hidden_layers's 5; head_dim given, so no size is derived.
+    std::string text = "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n  \"intermediate_size\": 11008,\n"
+                       "  \"num_hidden_layers\": 32,\n  \"num_attention_heads\": 32,\n  \"head_dim\": 128,\n  \"vocab_size\": 32000\n}\n";
+    const std::string was = key == "hidden_size" ? "4096" : "32";
+    text.replace(text.find("\"" + key + "\": " + was), key.size() + 4 + was.size(), "\"" + key + "\": " + value);
+    lab_test::write_file(file, text);
+    auto r = run_lab({"model", file.string()});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains(file.string() + ":" + (key == "hidden_size" ? "3" : "5") + ": key '" + key + "' (" + value + ")"));
+    CHECK_THAT(r.err, Contains("too large") && Contains("fix: correct \"" + key + "\"") && !Contains("--batch"));
+
+    r = run_lab({"model", "llama-2-7b", "--batch", "4000000000", "--seq", "4000000000"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("--batch 4000000000, --seq 4000000000 and --context 4000000000 are too large for llama-2-7b"));
+    CHECK_THAT(r.err, Contains("fix: use a smaller --batch"));
 }

@@ -198,3 +198,24 @@ TEST_CASE("lab smi refuses --columns on a capture that names its own columns, an
     CHECK(r.out.empty());
     CHECK_THAT(r.err, Contains("bad.txt:3") && Contains("pwr") && Contains("fix:"));
 }
+
+// A review: --columns with a misspelt field read its column past without a word, and the reading
+// was shown as not in the capture.
+TEST_CASE("lab smi refuses a --columns name near one it reads, and says which names it reads past", "[smi]") {
+    lab_test::TempDir d;
+    lab_test::write_file(d / "noheader.csv", "2026/07/14 08:12:53.353, NVIDIA H100 80GB HBM3, P0, 100 %, 19818 MiB\n");
+    const std::string file = (d / "noheader.csv").string();
+    auto r = run_lab({"smi", file, "--columns", "timestamp,name,pstate,utilisation.gpu,memory.used"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains("--columns 'utilisation.gpu' is not a field lab reads (did you mean 'utilization.gpu'?)") &&
+                          Contains("fix: correct the name; lab reads name, driver_version, pstate"));
+    r = run_lab({"smi", file, "--columns", "timestamp,name,pstate,utilization.gpu,memory.used [MiB]", "--json"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Contains("note: --columns 'timestamp' is no field lab reads: read past (lab reads name,"));
+    CHECK(nlohmann::json::parse(r.out)["gpus"][0]["utilization_gpu_pct"] == 100);
+    r = run_lab({"smi", file, "--columns", "timestamp,name,,utilization.gpu,memory.used"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("--columns has an empty field name"));
+}

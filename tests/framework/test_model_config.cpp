@@ -75,6 +75,19 @@ TEST_CASE("a Llama config takes its defaults from transformers' LlamaConfig", "[
     }
 }
 
+// A review: "hidden_size": 4096.0 (as Python's json.dump writes a float) was called fractional.
+TEST_CASE("a size written as a whole number with a point or an exponent is that integer", "[model_config]") {
+    const auto m = lab::parse_model_config(with(llama_with("hidden_size", "4096.0"), "vocab_size", "3.2e4"), "f.json");
+    CHECK(m.hidden == 4096);
+    CHECK(m.vocab == 32000);
+    const std::string qwen = with(with(llama_with("model_type", "\"qwen2\""), "use_sliding_window", "true"), "sliding_window", "4096");
+    CHECK(lab::parse_model_config(with(qwen, "max_window_layers", "32.0"), "f.json").sliding_window == 0);  // a count that may be 0
+    CHECK_THAT(error_of(llama_with("hidden_size", "4096.5")), Contains("key 'hidden_size' must be an integer, got a fractional number (4096.5)"));
+    CHECK_THAT(error_of(llama_with("hidden_size", "0.0")), Contains("key 'hidden_size' must be positive, got 0.0"));
+    CHECK_THAT(error_of(llama_with("hidden_size", "-4096.0")), Contains("key 'hidden_size' must be positive"));
+    CHECK_THAT(error_of(llama_with("hidden_size", "1e30")), Contains("more than lab counts") && Contains("fix:"));
+}
+
 TEST_CASE("the family comes from model_type, else from architectures", "[model_config]") {
     std::string by_arch = kLlama;
     by_arch.replace(by_arch.find("\"model_type\": \"llama\""), 21, "\"architectures\": [\"MistralForCausalLM\"]");

@@ -58,11 +58,11 @@ TEST_CASE("a gzip bomb is refused by its expansion ratio; real traces are far in
     lab_test::write_file(d / "bomb.json.gz", gz);
     const std::string why = refusal([&] { trace::read(d / "bomb.json.gz"); });
     CHECK_THAT(why, Contains("bomb.json.gz"));
-    CHECK_THAT(why, Contains("200 (kMaxGzipRatio)-fold"));
+    CHECK_THAT(why, Contains("expands more than 200-fold") && !Contains("kMax"));
 
     // The same limits in gzip_decompress itself: the size bound, named.
-    const GzipLimits small{1000, "1000 bytes (kTest)", 1e9, "1e9", 0};
-    CHECK_THROWS_WITH(gzip_decompress(gzip_compress(std::string(5000, 'a')), small), Contains("1000 bytes (kTest)"));
+    const GzipLimits small{1000, "1000 bytes", 1e9, "1e9", 0};
+    CHECK_THROWS_WITH(gzip_decompress(gzip_compress(std::string(5000, 'a')), small), Contains("expands past 1000 bytes"));
     CHECK(gzip_decompress(gzip_compress(std::string(900, 'a')), small) == std::string(900, 'a'));
 
     // The recorded A100 traces: 7 to 20-fold, read whole.
@@ -73,9 +73,10 @@ TEST_CASE("a gzip bomb is refused by its expansion ratio; real traces are far in
 TEST_CASE("a trace past its size or nesting limit is refused naming the limit", "[limits]") {
     lab_test::TempDir d;
     sparse_file(d / "huge.json", trace::kMaxTraceBytes + 1);
-    CHECK_THAT(refusal([&] { trace::read(d / "huge.json"); }), Contains("2 GiB (kMaxTraceBytes)"));
+    // The limits in words and numbers, not by the names of lab's constants (a review).
+    CHECK_THAT(refusal([&] { trace::read(d / "huge.json"); }), Contains("larger than 2 GiB, the limit for it") && !Contains("kMax"));
     lab_test::write_file(d / "deep.json", R"({"traceEvents": [{"args": )" + nested(100000) + "}]}");
-    CHECK_THAT(refusal([&] { trace::read(d / "deep.json"); }), Contains("deeper than 64 levels (kMaxTraceDepth)"));
+    CHECK_THAT(refusal([&] { trace::read(d / "deep.json"); }), Contains("deeper than 64 levels") && !Contains("kMax"));
     // Numbers out of range as strings or as device facts are never cast.
     lab_test::write_file(d / "odd.json", R"({"deviceProperties": [{"name": "X", "numSms": 1e300}],
         "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "1e400", "dur": "-1e999"}]})");
@@ -89,9 +90,10 @@ TEST_CASE("a trace past its size or nesting limit is refused naming the limit", 
 TEST_CASE("a model config past its size or nesting limit is refused naming the limit", "[limits]") {
     lab_test::TempDir d;
     sparse_file(d / "config.json", kMaxModelConfigBytes + 1);
-    CHECK_THAT(refusal([&] { read_model_config(d / "config.json"); }), Contains("4 MiB (kMaxModelConfigBytes)"));
+    CHECK_THAT(refusal([&] { read_model_config(d / "config.json"); }), Contains("larger than 4 MiB, the limit for it") && !Contains("kMax"));
     lab_test::write_file(d / "deep.json", R"({"model_type": "llama", "rope_scaling": )" + nested(100000) + "}");
-    CHECK_THAT(refusal([&] { read_model_config(d / "deep.json"); }), Contains("(kMaxModelConfigDepth)"));
+    CHECK_THAT(refusal([&] { read_model_config(d / "deep.json"); }),
+               Contains("nested deeper than " + std::to_string(kMaxModelConfigDepth) + " levels") && !Contains("kMax"));
     CHECK_THAT(refusal([&] { read_model_config(d / "deep.json"); }), Contains("deep.json"));
 }
 
@@ -101,13 +103,14 @@ TEST_CASE("a safetensors header nested past its limit is refused naming it", "[l
     std::string bytes(8, '\0');
     for (int i = 0; i < 8; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
     lab_test::write_file(d / "deep.safetensors", bytes + header);
-    CHECK_THAT(refusal([&] { safetensors::read_file(d / "deep.safetensors"); }), Contains("(kMaxHeaderDepth)"));
+    CHECK_THAT(refusal([&] { safetensors::read_file(d / "deep.safetensors"); }),
+               Contains("deeper than " + std::to_string(safetensors::kMaxHeaderDepth) + " levels") && !Contains("kMax"));
 }
 
 TEST_CASE("an nvidia-smi capture past its size limit is refused; a pid beyond any integer is left out", "[limits]") {
     lab_test::TempDir d;
     sparse_file(d / "huge.txt", smi::kMaxCaptureBytes + 1);
-    CHECK_THAT(refusal([&] { smi::read(d / "huge.txt"); }), Contains("64 MiB (kMaxCaptureBytes)"));
+    CHECK_THAT(refusal([&] { smi::read(d / "huge.txt"); }), Contains("larger than 64 MiB, the limit for it") && !Contains("kMax"));
     // The -q capture under load lists three processes: give the first an id past 2^63.
     std::string odd = lab_test::read_file(lab_test::source_root() / "tests/fixtures/nvidia-smi" / "h100_load_q.txt");
     const auto at = odd.find("Process ID");
@@ -147,7 +150,7 @@ TEST_CASE("a key written twice in one JSON object is refused, with its line", "[
     CHECK(nesting_depth(R"({"a": [[1], {"b": "[[[["}]})") == 3);
 
     lab_test::TempDir d;
-    const JsonLimits limits{1 << 20, "1 MiB", 16, "kDepth"};
+    const JsonLimits limits{.max_bytes = 1 << 20, .max_bytes_name = "1 MiB", .max_depth = 16};
     lab_test::write_file(d / "run.json", text);
     CHECK_THAT(refusal([&] { load_json_input(d / "run.json", "the run record", limits, "", "record it again"); }),
                Contains("run.json:5: the run record names 'b' twice in one object (byte"));

@@ -259,4 +259,13 @@ TEST_CASE("a record part that is no object, or lacks a field, is said in the rec
     json no_field = r;
     no_field["workloads"][0].erase("flops");
     CHECK_THAT(refusal(no_field), Catch::Contains("the run record's workloads[0] has no 'flops' field"));
+    // A review: a field read into that is no object said nlohmann's "cannot use at() with number".
+    json number_for_object = r;
+    number_for_object["workloads"][0]["time_s"] = 5;
+    CHECK_THAT(refusal(number_for_object), Catch::Contains("run.json: the run record's workloads[0].time_s is a number, where an object goes") &&
+                                               Catch::Contains("fix:") && !Catch::Contains("at()"));
+    json string_for_object = r;
+    string_for_object["device"]["facts"]["caches"][0] = "L1";
+    CHECK_THAT(refusal(string_for_object), Catch::Contains("the run record's device.facts.caches[0] is a string, where an object goes") &&
+                                               !Catch::Contains("at()") && !Catch::Contains("value()"));
 }

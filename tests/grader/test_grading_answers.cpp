@@ -170,3 +170,33 @@ TEST_CASE("answers bound to another run name the run file given, not only the tw
                                     ") is " + run.digest().substr(0, 19) + "…"));
     CHECK_THAT(msg, Catch::Contains("make a new template with `lab answers`"));
 }
+
+// A review: a run: digest cut short was refused as bound to another run, both shown cut to the same
+// 19 characters, so that they read the same.
+TEST_CASE("answers whose run digest is cut short, or differs late, say so with digests that differ", "[grading]") {
+    lab_test::TempDir configs;
+    fs::copy(lab_test::source_root() / "configs", configs / "configs", fs::copy_options::recursive);
+    ScopedEnv env("LAB_CONFIG_DIR", (configs / "configs").string());
+    Grading g;
+    Run run = fixture_run();
+    const std::string digest = run.digest();
+    const fs::path run_file = fixture_run_file("02.05-quick-reveal.json");
+    GradingContext ctx;
+    auto refusal = [&](const std::string& written) {
+        std::string text = g.answers_text(run, {{"ridge_point", "11"}});
+        text.replace(text.find(digest), digest.size(), written);
+        const fs::path answers = g.write("answers.yaml", text);
+        return input_error([&] { grade_files(ctx, "02.05", answers, run_file); });
+    };
+    const std::string cut = digest.substr(0, 30);
+    std::string msg = refusal(cut);
+    CHECK_THAT(msg, Catch::Contains("the answers' run: digest is cut short: its 30 characters (" + cut + ") begin the digest of the run given (" +
+                                    run_file.string() + "), which has " + std::to_string(digest.size()) + " (" + digest + ")"));
+    CHECK_THAT(msg, Catch::Contains("fix: copy the whole run: line"));
+
+    std::string late = digest;
+    late[40] = late[40] == '0' ? '1' : '0';
+    msg = refusal(late);
+    CHECK_THAT(msg, Catch::Contains("bound to run " + late.substr(0, 44) + "…, but the run given (" + run_file.string() + ") is " +
+                                    digest.substr(0, 44) + "…"));
+}

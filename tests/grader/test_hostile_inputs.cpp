@@ -58,7 +58,7 @@ TEST_CASE("a run record nested 10^5 deep is refused by its depth, before anythin
     std::string msg = refusal([&] { lab::record::read_record(p); });
     CHECK_THAT(msg, Catch::StartsWith(p.string() + ":"));
     CHECK_THAT(msg, Catch::Contains("nested deeper than 64 levels"));
-    CHECK_THAT(msg, Catch::Contains("kMaxRecordDepth"));
+    CHECK_THAT(msg, !Catch::Contains("kMax"));  // the limit in words and numbers, not a constant's name
     CHECK_THAT(msg, Catch::Contains("(byte "));
 }
 

@@ -84,6 +84,23 @@ TEST_CASE("a roster with classic Mac line ends (a lone CR) reads its rows", "[ro
     CHECK_THAT(refusal([&] { read_roster(mac, "name"); }), Catch::Contains("mac.csv:3"));
 }
 
+// A review: a European Excel's "CSV" (semicolons, the comma being the decimal mark) was read as
+// one column, and every row refused for the characters in its ID.
+TEST_CASE("a roster whose header is separated by semicolons, not commas, is read by semicolons", "[roster]") {
+    lab_test::TempDir d;
+    const auto eu = d / "eu.csv";
+    lab_test::write_file(eu, "\xEF\xBB\xBF" "id;name;email\r\nalice;\"Smith; Alice\";alice@u.edu\r\nbob;Bob, Jones;bob@u.edu\r\n");
+    CHECK(ids(read_roster(eu)) == std::vector<std::string>{"alice", "bob"});
+    CHECK(read_roster(eu).rule == "column 'id' (student)");
+    CHECK(ids(read_roster(eu, "email")) == std::vector<std::string>{"alice@u.edu", "bob@u.edu"});
+    // Gradescope's export saved again by such an Excel, a comment before it, and a row of empty cells.
+    lab_test::write_file(eu, "# section 2\nFirst Name;Last Name;SID;Email;Role\nAlice;Smith;123;ASmith@u.edu;Student\n;;;;\n");
+    CHECK(ids(read_roster(eu)) == std::vector<std::string>{"asmith"});
+    // A header with commas stays comma-separated, a semicolon in a cell being part of it.
+    lab_test::write_file(eu, "student,note\nalice,a;b\n");
+    CHECK(ids(read_roster(eu)) == std::vector<std::string>{"alice"});
+}
+
 TEST_CASE("a roster row no token should be issued for is refused with its line and a fix", "[roster]") {
     lab_test::TempDir d;
     auto refused = [&](const std::string& text, const std::string& identity = "") {

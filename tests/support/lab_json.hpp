@@ -1,10 +1,12 @@
 // Running `lab COMMAND ... --json` from a test and reading its one JSON document, and an empty
 // ceilings cache for commands that would otherwise read this machine's (`lab model`, `lab
-// checkpoint`), and the CPU's model name: shared by the calculator, checkpoint and lesson tests.
+// checkpoint`), the CPU's model name, and a device spec with a key left out: shared by the
+// calculator, checkpoint and lesson tests.
 #pragma once
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -47,6 +49,17 @@ inline nlohmann::json lab_json(const std::string& command, const std::vector<std
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     return nlohmann::json::parse(r.out);
+}
+
+// The device spec configs/devices/<spec>.yaml of `configs` with its line of `key` left out (a spec
+// may leave its bandwidth out: the calculators say what that leaves out).
+inline void drop_spec_key(const QuickConfigs& configs, const std::string& spec, const std::string& key) {
+    const std::filesystem::path file = configs.dir / "configs/devices" / (spec + ".yaml");
+    std::string text = read_file(file);
+    const std::size_t at = text.find(key + ":");
+    REQUIRE(at != std::string::npos);
+    text.erase(at, text.find('\n', at) + 1 - at);
+    write_file(file, text);
 }
 
 }  // namespace lab_test
