@@ -326,7 +326,8 @@ TEST_CASE("the array form missing its final ']' is read and said; other cuts are
     const auto whole = read(events + "]\n");
     CHECK_FALSE(whole.unclosed_array);
     CHECK(whole.kernel_count == 2);
-    for (const std::string& tail : {"", "\n", ",", ",\n  \n"}) {
+    for (const char* tail_text : {"", "\n", ",", ",\n  \n"}) {
+        const std::string tail = tail_text;
         INFO('"' + tail + '"');
         const auto s = read(events + tail);
         CHECK(s.unclosed_array);
