@@ -74,8 +74,9 @@ void refuse_negative_unsigned(const std::string& command, const po::parsed_optio
             const std::size_t lead = value.find_first_not_of(" \t");
             if (lead == std::string::npos || value[lead] != '-') continue;
             const std::string flag = "--" + o->long_name();
-            throw UsageError(flag + " is negative (" + value + "): it takes a whole number, 0 or more\n  fix: give " + flag +
-                             " a whole number of 0 or more; see `lab " + command + " --help`");
+            // Not "0 or more": some (--batch) start at 1, and the command says so once the sign is right.
+            throw UsageError(flag + " is negative (" + value + "): it takes a whole number, never below 0\n  fix: give " + flag +
+                             " a whole number in its range; see `lab " + command + " --help`");
         }
     }
 }

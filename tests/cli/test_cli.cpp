@@ -147,7 +147,7 @@ TEST_CASE("bad usage exits 2 with one clear message", "[usage]") {
         {{"check-spec", "02.13"}, "unknown lesson ID '02.13'"},
         // A bad-input review: boost read -1 for an unsigned option as its largest value (every
         // tensor listed; seed 4294967295). Refused where every command's options are parsed.
-        {{"checkpoint", "/nonexistent.safetensors", "--largest", "-1"}, "--largest is negative (-1): it takes a whole number, 0 or more"},
+        {{"checkpoint", "/nonexistent.safetensors", "--largest", "-1"}, "--largest is negative (-1): it takes a whole number, never below 0"},
         {{"audit", "/nonexistent", "--sample", "1", "--seed=-1"}, "--seed is negative (-1)"},
         {{"model", "llama-2-7b", "--context", " -5"}, "--context is negative ( -5)"},
     }));

@@ -157,7 +157,7 @@ TEST_CASE("bad input says what is wrong in words: a folder for a file, a reason 
     CHECK_THAT(r.err, Catch::Contains("--out " + (d / "dir").string() + " is a folder: give the gradebook a file name"));
     r = run_lab({"model", "llama-2-7b", "--batch", "-1"});
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains("--batch is negative: it is a count of sequences or tokens") && Catch::Contains("fix: give a whole number from 1"));
+    CHECK_THAT(r.err, Catch::Contains("--batch is negative (-1): it takes a whole number") && Catch::Contains("fix: give --batch a whole number"));
     write(d / "cut.json", "{\"traceEvents\": [\n");
     r = run_lab({"trace", (d / "cut.json").string()});
     CHECK(r.exit_code == 2);
