@@ -5,9 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -110,15 +107,11 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
         throw UsageError("unknown roster identity '" + identity + "'\n  fix: one of " + known +
                          " (the autograder's LAB_IDENTITY: email_local unless you set it)");
     note_input(file);
-    if (std::error_code ec; std::filesystem::is_directory(file, ec))
-        throw InputError(file.string(), "the roster is a folder, not a file", "give the class's roster CSV (Gradescope: Roster, Download)");
-    std::ifstream raw(file, std::ios::binary);
-    if (!raw)
-        throw InputError(file.string(), std::string("cannot read the roster (") + std::strerror(errno) + ")",
-                         "give a CSV with one student per row and a header row naming its columns");
-    std::stringstream whole;
-    whole << raw.rdbuf();
-    std::istringstream in(with_line_feeds(whole.str()));
+    // Read as every input file is: a folder or an unreadable file said with the fix, and its size
+    // bounded (a class of 100,000 students is a few MiB).
+    std::istringstream in(with_line_feeds(read_input_file(file, "the roster", 64u << 20, "64 MiB",
+                                                          "give the class's roster CSV (Gradescope: Roster, Download), one student per row "
+                                                          "under a header row naming its columns")));
 
     // Rows that hold something (not blank, not # comments), with their lines.
     std::vector<std::pair<int, std::vector<std::string>>> rows;
