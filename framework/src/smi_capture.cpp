@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "errors.hpp"
 #include "input_file.hpp"
@@ -356,6 +357,14 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
                          "capture it again, whole: `nvidia-smi --query-gpu=FIELDS --format=csv > FILE`");
     if (std::all_of(first.begin(), first.end(), [](const std::string& f) { return is_field_name(field_name(f)); })) {
         for (const auto& f : first) names.push_back(field_name(f));
+        // --columns names a headerless CSV's fields; with a header of its own, a list that names other
+        // fields would be read past without a word, and the student would think it was used.
+        std::vector<std::string> given;
+        for (const auto& f : columns) given.push_back(field_name(f));
+        if (!columns.empty() && given != names)
+            throw InputError(at(file, i), fmt::format("the CSV names its own columns in its header line ({}), and --columns names others ({})",
+                                                      fmt::join(names, ","), fmt::join(given, ",")),
+                             "leave --columns out: it names the columns of a CSV captured with 'noheader'");
         ++i;
     } else if (!columns.empty()) {
         for (const auto& f : columns) names.push_back(field_name(f));

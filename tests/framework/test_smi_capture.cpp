@@ -215,6 +215,14 @@ TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused 
     CHECK(*c.gpus[0].memory_used_mib == 19818);
     CHECK_FALSE(c.gpus[0].memory_total_mib);
     CHECK_THAT(refusal(csv + "NVIDIA H100, P0\n", {"name", "pstate", "utilization.gpu", "memory.used"}), Contains("cut short"));
+
+    // A CSV with its own header: --columns naming the same fields is no conflict; naming others was
+    // read past without a word (the student believed their list was used), and is refused.
+    const std::string headed = "name, pstate, utilization.gpu [%], memory.used [MiB]\n" + csv;
+    CHECK(*smi::parse(headed, "h.csv", {"name", "pstate", "utilization.gpu", "memory.used"}).gpus[0].memory_used_mib == 19818);
+    const std::string why = refusal(headed, {"name", "pstate", "memory.used", "utilization.gpu"});
+    CHECK_THAT(why, Contains("cut.txt:1") && Contains("its own columns") && Contains("utilization.gpu,memory.used") &&
+                        Contains("leave --columns out"));
 }
 
 // A fidelity review: `head -c 4180` of the H100's CSV ends its header just after a comma, and was
