@@ -278,16 +278,10 @@ GradeReport grade(const Submission& s) {
     return rep;
 }
 
-std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std::map<std::string, std::vector<ModelValue>>& values) {
+std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std::map<std::string, std::vector<ModelValue>>& values,
+                                              const std::string& everywhere) {
     std::vector<std::string> out;
     for (const auto& q : spec.questions) {
-        // A factor's partial band is the factor to the power W: `factor: 2, within: 4` is x/÷ 16,
-        // partial credit for almost any guess (02.04's knee had it, its comment meaning 4x).
-        if (q.tolerance.factor && q.partial.within > 0 && std::pow(*q.tolerance.factor, q.partial.within) >= 10)
-            out.push_back(fmt::format("{}:{}: question '{}': its partial band is x/÷ {:g} (factor {:g} to the power within: {:g}): "
-                                      "partial credit for an answer more than 10 times off\n  fix: a smaller within (within: 2 is x/÷ {:g})",
-                                      spec.file, q.line_of("partial"), q.id, std::pow(*q.tolerance.factor, q.partial.within),
-                                      *q.tolerance.factor, q.partial.within, std::pow(*q.tolerance.factor, 2)));
         const auto found = values.find(q.expected.metric);
         if (q.expected.metric.empty() || found == values.end()) continue;
         const std::string at = spec.file + ":" + std::to_string(q.line_of("tolerance")) + ": question '" + q.id + "'";
@@ -295,7 +289,8 @@ std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std
         if (numeric && !q.tolerance.steps && (q.tolerance.rel || q.tolerance.abs || q.tolerance.factor)) {
             // The value as `lab` prints it (3 significant figures in the question's unit) must pass:
             // a band narrower than that rounding marks a student who copies it wrong.
-            bool wide_everywhere = true, checked = false;
+            bool wide_everywhere = true, zero_passes_everywhere = true, checked = false;
+            std::string zero_example;
             for (const ModelValue& v : found->second) {
                 if (v.value.kind == MetricKind::category || !std::isfinite(v.value.number) || v.value.number == 0) continue;
                 checked = true;
@@ -308,16 +303,25 @@ std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std
                     out.push_back(fmt::format("{}: its tolerance is narrower than the value as lab prints it: on {}, {} (3 significant "
                                               "figures or whole units) is marked wrong against {}\n  fix: widen it, e.g. rel: 0.01",
                                               at, v.where, in_unit(shown, unit == "ratio" ? "" : unit), format::number(units::to_unit(v.value.number, unit), {.digits = 9})));
-                    wide_everywhere = false;
+                    wide_everywhere = zero_passes_everywhere = false;
                     break;
                 }
                 const double wide = q.tolerance.factor ? std::fabs(v.value.number) * (*q.tolerance.factor - 1)
                                                        : q.tolerance.abs.value_or(0) + q.tolerance.rel.value_or(0) * std::fabs(v.value.number);
                 wide_everywhere = wide_everywhere && wide >= 10 * std::fabs(v.value.number);
+                // A band reaching 0 passes an answer of 0, and with it any smaller value a classmate
+                // measured: 02.09's {abs: 1} point around a 0.4-0.9% roof fraction did.
+                zero_passes_everywhere = zero_passes_everywhere && within(0, v.value.number, q.tolerance, 1);
+                if (zero_example.empty())
+                    zero_example = fmt::format("on {} the value is {}", v.where, in_unit(shown, unit == "ratio" ? "" : unit));
             }
             if (wide_everywhere && checked)
                 out.push_back(at + ": its tolerance is more than 10 times the value on every model device, so almost any answer passes (abs "
                                    "is in the question's unit" + (q.unit.empty() ? "" : ", " + q.unit) + ")\n  fix: write abs in the question's unit, or use rel");
+            else if (zero_passes_everywhere && checked)
+                out.push_back(at + ": its tolerance accepts an answer of 0 on " + everywhere + " (" + zero_example +
+                              "), so a student who measured nothing passes (abs is in the question's unit" + (q.unit.empty() ? "" : ", " + q.unit) +
+                              ")\n  fix: an abs below the value, or rel (rel: 0.15 is ±15%)");
         }
         if (q.type != QuestionType::choice && q.type != QuestionType::boolean) continue;
         // A choice or yes/no question on a category: each value the lesson can produce must be

@@ -78,11 +78,13 @@ void check_binding(const Submission& s);
 GradeReport grade(const Submission& s);
 
 // What `lab validate` and `lab check-spec` warn of by holding the spec against the lesson's values
-// on its model devices (lesson_plan.hpp, model_values): a tolerance narrower than the value as lab
-// prints it (3 significant figures), or more than 10x the value everywhere (abs written in base
-// units); a choice or yes/no question on a category value no answer can match. One line each,
-// with file:line and a fix.
-std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std::map<std::string, std::vector<ModelValue>>& values);
+// on its model devices (lesson_plan.hpp, model_values), or against recorded runs (`check-spec
+// --run`): a tolerance narrower than the value as lab prints it (3 significant figures), more than
+// 10x the value everywhere (abs written in base units), or reaching 0 everywhere (a student who
+// measured nothing passes); a choice or yes/no question on a category value no answer can match.
+// `everywhere` names the values' set in the messages. One line each, with file:line and a fix.
+std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std::map<std::string, std::vector<ModelValue>>& values,
+                                              const std::string& everywhere = "every model device");
 
 // show_expected resolved against the due date and today (UTC).
 bool expected_visible(const GradingSpec& spec);

@@ -690,6 +690,13 @@ std::vector<std::string> spec_warnings(const GradingSpec& spec, const LessonInfo
                     out.push_back(at("expected") + " compares the constant " + *q.expected.value +
                                   " exactly: an answer rounded to 3 or 4 figures is marked wrong\n  fix: add a tolerance, e.g. tolerance: {rel: 0.01}");
             }
+        // A factor's partial band is the factor to the power W: `factor: 2, within: 4` is x/÷ 16,
+        // partial credit for almost any guess (02.04's knee had it, its comment meaning 4x).
+        if (q.tolerance.factor && q.partial.within > 0 && std::pow(*q.tolerance.factor, q.partial.within) >= 10)
+            out.push_back(fmt::format("{}: its partial band is x/÷ {:g} (factor {:g} to the power within: {:g}): partial credit for an "
+                                      "answer more than 10 times off\n  fix: a smaller within (within: 2 is x/÷ {:g})",
+                                      at("partial"), std::pow(*q.tolerance.factor, q.partial.within), *q.tolerance.factor, q.partial.within,
+                                      std::pow(*q.tolerance.factor, 2)));
         if (q.points == 0)
             out.push_back(at("points") + " is worth 0 points: it is graded and shown, but counts for nothing\n  fix: give it points, "
                                          "or remove it if that is not meant");

@@ -511,6 +511,37 @@ TEST_CASE("lab check-spec refuses a question whose prompt is empty, as one witho
     CHECK(r.out.empty());
 }
 
+// The model devices are no student's: 02.09's chase reaches most of a model's roof and 0.4% of a
+// real one, so {abs: 1} (a percentage point, accepting 0%) passed check-spec. --run holds the spec
+// against recorded runs too.
+TEST_CASE("lab check-spec --run holds the tolerances against a recorded run's values", "[grading-cli][grading]") {
+    lab_test::TempDir d;
+    std::string spec = lab_test::read_file(lab_test::source_root() / "configs/grading/02.09.yaml");
+    const auto at = spec.find("tolerance: {rel: 0.15}");
+    REQUIRE(at != std::string::npos);
+    spec.replace(at, 22, "tolerance: {abs: 1}");
+    const int line = static_cast<int>(std::count(spec.begin(), spec.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+    lab_test::write_file(d / "02.09.yaml", spec);
+    const fs::path runs = lab_test::source_root() / "tests/fixtures/runs/cpu";
+    auto models_only = run_lab({"check-spec", (d / "02.09.yaml").string()});
+    CHECK(models_only.exit_code == 0);
+    CHECK_THAT(models_only.err, !Catch::Contains("chase_roof"));
+    auto held = run_lab({"check-spec", (d / "02.09.yaml").string(), "--run", (runs / "02.09-quick-reveal.json").string()});
+    CHECK(held.exit_code == 0);
+    CHECK_THAT(held.err, Catch::Contains("warning: " + (d / "02.09.yaml").string() + ":" + std::to_string(line) +
+                                         ": question 'chase_roof': its tolerance accepts an answer of 0 on the run given (on the run ") &&
+                             Catch::Contains("fix: an abs below the value, or rel"));
+    // The shipped spec, held against the same run, is not warned of.
+    auto shipped = run_lab({"check-spec", "02.09", "--run", (runs / "02.09-quick-reveal.json").string()});
+    CHECK(shipped.exit_code == 0);
+    CHECK_THAT(shipped.err, !Catch::Contains("warning"));
+    // A run of another lesson is refused, naming it.
+    auto other = run_lab({"check-spec", "02.09", "--run", (runs / "02.08-quick-reveal.json").string()});
+    CHECK(other.exit_code == 2);
+    CHECK_THAT(other.err, Catch::Contains("02.08-quick-reveal.json: a run of lesson 02.08, where the spec grades lesson 02.09") &&
+                              Catch::Contains("fix: give runs of lesson 02.09 with --run"));
+}
+
 TEST_CASE("lab check-spec --keys lists every key with its meaning and default", "[grading-cli][grading]") {
     auto r = run_lab({"check-spec", "--keys"});
     REQUIRE(r.exit_code == 0);

@@ -509,6 +509,27 @@ TEST_CASE("02.09's chase roof fraction is graded relative to its size: 0% is not
     CHECK(graded(num(100 * roof + 0.9) + "%").verdict != Verdict::correct);
 }
 
+// 02.12 graded each mystery's roof fraction to within 3 percentage points: a latency-bound
+// mystery reaches under 1% of its roof, so 0% passed (`lab check-spec 02.12 --run` on the fixture
+// warned of it). Relative now: the fraction a student works out from the table passes, 0% fails.
+TEST_CASE("02.12's roof fractions are graded relative to their size, the small ones too", "[grading][fairness]") {
+    Grading g;
+    Run run = fixture_run("02.12-quick-reveal.json");
+    const GradingSpec spec = load_spec(lab_test::source_root() / "configs/grading/02.12.yaml", true, "never");
+    std::vector<double> roofs;
+    for (int m = 1; m <= 4; ++m) roofs.push_back(run.number(fmt::format("mystery_{}.roof_fraction", m)));
+    REQUIRE(*std::min_element(roofs.begin(), roofs.end()) < 0.01);
+    for (int m = 1; m <= 4; ++m) {
+        const std::string id = fmt::format("mystery_{}_roof_fraction", m);
+        CAPTURE(id, roofs[m - 1]);
+        const auto graded = [&](const std::string& claim) { return result(g.grade(spec, run, {{id, claim}}), id).verdict; };
+        CHECK(graded(fmt::format("{:.3g}%", 100 * roofs[m - 1])) == Verdict::correct);
+        CHECK(graded(fmt::format("{:.2g}%", 100 * roofs[m - 1] * 1.004)) == Verdict::correct);  // worked from 3-figure cells, rounded
+        CHECK(graded("0%") == Verdict::wrong);
+        CHECK(graded(num(100 * roofs[m - 1] * 1.5) + "%") == Verdict::wrong);
+    }
+}
+
 // Every run's table shows a workload's roof fraction twice: `roof`, of the run's ceilings (the
 // graded metric), and `ref`, of the ceilings measured right after the kernel, which its regime is
 // decided by and which the student guide says to read. A student review under load read the ref

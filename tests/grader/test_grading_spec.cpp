@@ -388,11 +388,29 @@ TEST_CASE("a tolerance narrower than the value as printed, or far wider than the
     REQUIRE(wide.size() == 1);
     CHECK_THAT(wide[0], Catch::Contains("its tolerance is more than 10 times the value on every model device"));
     CHECK(warnings("{abs: 5}", 7.51234).empty());
-    // A factor's partial band is factor^within: 2^4 is x/÷ 16 (a red-team review found 02.04's).
-    const auto loose = warnings("{factor: 2}\n    partial: {within: 4, credit: 0.5}", 7.51234);
-    REQUIRE(loose.size() == 1);
-    CHECK_THAT(loose[0], Catch::Contains("question 'ridge': its partial band is x/÷ 16 (factor 2 to the power within: 4)"));
-    CHECK(warnings("{factor: 2}\n    partial: {within: 2, credit: 0.5}", 7.51234).empty());
+    // A band reaching 0 passes a student who measured nothing (02.09's {abs: 1} point around a
+    // 0.4-0.9% roof fraction did); one that stops short of 0 is no concern, nor is a factor.
+    const auto zero = warnings("{abs: 8}", 7.51234);
+    REQUIRE(zero.size() == 1);
+    CHECK_THAT(zero[0], Catch::Contains("question 'ridge': its tolerance accepts an answer of 0 on every model device (on a model CPU the value "
+                                        "is 7.51 FLOP/B)") &&
+                            Catch::Contains("fix: an abs below the value, or rel"));
+    CHECK(warnings("{factor: 10}", 7.51234).empty());
+    // Held against recorded runs (`lab check-spec --run`), the set is named as such.
+    const auto on_runs = model_value_warnings(g.spec(spec_yaml(ridge + "{abs: 8}\n", "02.05"), false),
+                                              {{"ridge_point", {{"the run r.json", {.name = "ridge_point", .unit = "FLOP/B", .number = 7.5}}}}},
+                                              "every run given");
+    REQUIRE(on_runs.size() == 1);
+    CHECK_THAT(on_runs[0], Catch::Contains("accepts an answer of 0 on every run given (on the run r.json the value is 7.5 FLOP/B)"));
+    // A factor's partial band is factor^within: 2^4 is x/÷ 16 (a red-team review found 02.04's);
+    // a lint of the spec alone, with no values needed.
+    auto loose = [&](const std::string& within) {
+        return spec_warnings(g.spec(spec_yaml(ridge + "{factor: 2}\n    partial: {within: " + within + ", credit: 0.5}\n", "02.05"), false),
+                             lesson("02.05").info);
+    };
+    REQUIRE(loose("4").size() == 1);
+    CHECK_THAT(loose("4")[0], Catch::Contains("question 'ridge': its partial band is x/÷ 16 (factor 2 to the power within: 4)"));
+    CHECK(loose("2").empty());
     // Whole units are read off whole: 1235 MiB within abs 1 is no narrower than printed.
     CHECK(model_value_warnings(g.spec(spec_yaml("  - id: mem\n    prompt: \"Used?\"\n    unit: MiB\n    expected: {metric: ridge_point}\n    "
                                                 "tolerance: {abs: 1}\n", "02.05"), false),
