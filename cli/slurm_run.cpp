@@ -106,6 +106,13 @@ std::optional<ClusterRun> run_on_cluster(const LessonRequest& req, const slurm::
     r.lesson = &r.host->lesson(r.raw.lesson_id);
     check_plugin_version(*r.lesson, r.record, record_file.string());
     r.derivation = derive_run(*r.lesson, r.raw, record_file.string());
+    // A student sent to the cluster for its GPU: on a cluster that gives GPUs only to jobs asking
+    // for them (GRES), a job without --gres sees none, and `--device auto` measured the node's CPU.
+    if (r.raw.device_kind == DeviceKind::cpu && req.device != "cpu" && cluster.gres.empty())
+        std::cerr << fmt::format("note: job {} ran on the node's CPU: it saw no GPU. If you meant to use a GPU, run again with "
+                                 "--gres gpu:1 (a cluster gives GPUs only to jobs that ask for them), or the partition your course "
+                                 "names for GPUs\n",
+                                 job);
     if (!trace_in_work.empty() && fs::exists(trace_in_work, ec)) {
         fs::copy_file(trace_in_work, req.trace_file, fs::copy_options::overwrite_existing, ec);
         if (ec) throw InputError(req.trace_file, "cannot copy the job's trace (" + ec.message() + ")");

@@ -98,6 +98,21 @@ TEST_CASE("lab run --slurm: the run is a job, and its record is written here as 
     }
     CHECK(script);
     CHECK(log);
+    // --device cpu asked for the CPU: no note that the job saw no GPU.
+    CHECK_THAT(r.err, !Catch::Contains("saw no GPU"));
+}
+
+// A job without --gres on a cluster that gives GPUs only through GRES sees no GPU, and `--device
+// auto` measures the node's CPU: said, with the fix (a docs review found README's examples
+// without --gres). This test cluster has no GPU, so every auto job lands on the CPU.
+TEST_CASE("lab run --slurm says when the job saw no GPU and no --gres was asked", "[slurm]") {
+    Class c;
+    auto r = run_lab({"run", kLesson, "--quick", "--student", "ada", "--slurm", "--partition", "debug", "--work", c.work.string(), "--out",
+                      (c.dir / "auto.json").string()},
+                     c.env());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("ran on the node's CPU: it saw no GPU") && Catch::Contains("--gres gpu:1"));
 }
 
 TEST_CASE("lab check --slurm: one job per partition, one combined report", "[slurm]") {
