@@ -348,6 +348,7 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
     std::size_t i = 0;
     while (i < lines.size() && trim(lines[i]).empty()) ++i;
     std::vector<std::string> names;
+    bool named_by_option = false;  // the names are --columns', not a header's
     const auto first = csv_fields(lines[i]);
     // nvidia-smi ends no line with a comma: a header of field names whose last is empty was cut
     // just after one (its values would be no names, so it is no headerless line to name with --columns).
@@ -368,6 +369,7 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
         ++i;
     } else if (!columns.empty()) {
         for (const auto& f : columns) names.push_back(field_name(f));
+        named_by_option = true;
     } else {
         throw InputError(at(file, i), "a --query-gpu CSV without a header line: its columns are unnamed",
                          "name them with --columns (the list given to --query-gpu), or capture without 'noheader'");
@@ -376,7 +378,9 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
         if (trim(lines[i]).empty()) continue;
         const auto v = csv_fields(lines[i]);
         if (v.size() != names.size())
-            throw InputError(at(file, i), fmt::format("{} values where the header names {} columns (a line cut short, or another query's header)", v.size(), names.size()));
+            throw InputError(at(file, i), named_by_option
+                                              ? fmt::format("{} values where --columns names {} columns (a line cut short, or a list other than the one given to --query-gpu)", v.size(), names.size())
+                                              : fmt::format("{} values where the header names {} columns (a line cut short, or another query's header)", v.size(), names.size()));
         std::map<std::string, std::string> f;
         for (std::size_t k = 0; k < names.size(); ++k) f[names[k]] = v[k];
         auto get = [&](const char* k) { return f.count(k) ? f[k] : std::string(); };

@@ -215,6 +215,8 @@ TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused 
     CHECK(*c.gpus[0].memory_used_mib == 19818);
     CHECK_FALSE(c.gpus[0].memory_total_mib);
     CHECK_THAT(refusal(csv + "NVIDIA H100, P0\n", {"name", "pstate", "utilization.gpu", "memory.used"}), Contains("cut short"));
+    // The count is --columns', not a header's (there is none).
+    CHECK_THAT(refusal(csv, {"name", "pstate"}), Contains("4 values where --columns names 2 columns") && !Contains("header"));
 
     // A CSV with its own header: --columns naming the same fields is no conflict; naming others was
     // read past without a word (the student believed their list was used), and is refused.
