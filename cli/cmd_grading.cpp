@@ -416,7 +416,11 @@ int cmd_grade(const Args& args) {
         }
     if (!r.most_missed.empty()) {
         std::cout << "\nMost missed questions\n";
-        for (const auto& [q, f] : r.most_missed) std::cout << fmt::format("  {:<24} {:.0f}% not correct\n", q, 100 * f);
+        // One column for the percentages, as wide as the longest question ID
+        // (kv_exceeds_weights_context is 26 characters).
+        std::size_t width = 0;
+        for (const auto& m : r.most_missed) width = std::max(width, m.first.size());
+        for (const auto& [q, f] : r.most_missed) std::cout << fmt::format("  {:<{}} {:>3.0f}% not correct\n", q, width, 100 * f);
     }
     if (!r.groups.empty()) {
         std::cout << "\nFlagged for the instructor (scores unchanged: you decide)\n";
