@@ -10,6 +10,7 @@
 
 #include "command_files.hpp"
 #include "errors.hpp"
+#include "text_encoding.hpp"
 
 namespace lab {
 
@@ -17,6 +18,11 @@ std::string with_line_feeds(std::string text) {
     for (std::size_t i = 0; i < text.size(); ++i)
         if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) text[i] = '\n';
     return text;
+}
+
+std::string read_input_text(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
+                            const std::string& max_bytes_name, const std::string& unreadable_fix) {
+    return with_line_feeds(utf8_text(read_input_file(file, what, max_bytes, max_bytes_name, unreadable_fix), file));
 }
 
 std::string read_input_file(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,

@@ -33,7 +33,7 @@ void append_utf8(std::string& out, char32_t c) {
 // making one code point past U+FFFF (RFC 2781).
 std::string from_utf16(const std::string& bytes, bool little_endian, const std::filesystem::path& file) {
     const std::string fix = "convert it to UTF-8: `iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8` (or in PowerShell, "
-                            "`Out-File -Encoding utf8`), or capture it again in a shell that writes UTF-8";
+                            "`Out-File -Encoding utf8`), or save it again as UTF-8";
     if (bytes.size() % 2 != 0)
         throw InputError(file.string(), "UTF-16 text (its byte-order mark says so) with an odd number of bytes: it is cut short", fix);
     auto unit = [&](std::size_t i) -> char32_t {

@@ -142,7 +142,7 @@ AnswersFile read_answers_text(const std::filesystem::path& file, const std::stri
 AnswersFile load_answers(const std::filesystem::path& file) {
     const YamlLimits limits = answers_limits();
     const std::string text =
-        with_line_feeds(read_input_file(file, "the answers file", limits.max_bytes, limits.max_bytes_name, "check the path"));
+        read_input_text(file, "the answers file", limits.max_bytes, limits.max_bytes_name, "check the path");
     try {
         return read_answers_text(file, text);
     } catch (const InputError&) {

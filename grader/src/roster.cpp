@@ -109,9 +109,9 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
     note_input(file);
     // Read as every input file is: a folder or an unreadable file said with the fix, and its size
     // bounded (a class of 100,000 students is a few MiB).
-    std::istringstream in(with_line_feeds(read_input_file(file, "the roster", 64u << 20, "64 MiB",
-                                                          "give the class's roster CSV (Gradescope: Roster, Download), one student per row "
-                                                          "under a header row naming its columns")));
+    std::istringstream in(read_input_text(file, "the roster", 64u << 20, "64 MiB",
+                                          "give the class's roster CSV (Gradescope: Roster, Download), one student per row "
+                                          "under a header row naming its columns"));
 
     // Rows that hold something (not blank, not # comments), with their lines.
     std::vector<std::pair<int, std::vector<std::string>>> rows;
@@ -121,9 +121,8 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a spreadsheet's byte-order mark
         const std::string where = file.string() + ":" + std::to_string(n);
-        // A NUL on every line is a UTF-16 file read as bytes (the checks of the ID's own bytes
+        // A NUL on every line is a UTF-16 file without its byte-order mark, read as bytes (the checks of the ID's own bytes
         // are below: a name column in Windows-1252 is no one's ID).
         if (line.find('\0') != std::string::npos)
             throw InputError(where, "the roster's line holds a NUL byte: it is UTF-16 text, or not text", "save the roster as UTF-8 CSV");

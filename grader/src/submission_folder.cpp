@@ -17,7 +17,9 @@
 
 #include "answers.hpp"
 #include "course.hpp"
+#include "errors.hpp"
 #include "input_file.hpp"
+#include "text_encoding.hpp"
 
 namespace fs = std::filesystem;
 
@@ -38,7 +40,6 @@ std::string read_text(const fs::path& p) {
 FoundRun lenient_run(const fs::path& file, std::string text) {
     FoundRun r;
     r.file = file;
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return r;
     r.parsed = true;
@@ -56,8 +57,7 @@ FoundRun lenient_run(const fs::path& file, std::string text) {
 // says it is truncated, rather than that no run was handed in.
 bool looks_like_run(const std::string& text) {
     if (text.find("\"lab.run/1\"") != std::string::npos) return true;
-    std::size_t at = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
-    at = text.find_first_not_of(" \t\r\n", at);
+    std::size_t at = text.find_first_not_of(" \t\r\n");
     if (at == std::string::npos || text[at] != '{') return false;
     at = text.find_first_not_of(" \t\r\n", at + 1);
     return at != std::string::npos && text.compare(at, 18, "\"declared_metrics\"") == 0;
@@ -83,12 +83,19 @@ FolderContents scan_folder(const fs::path& folder) {
         const auto size = fs::file_size(f);
         if (size == 0) c.empty.push_back(f);
         if (size == 0 || size > kMaxScannedBytes) continue;
-        std::string text = read_text(f);
+        // As the readers will read it: a byte-order mark dropped, UTF-16 made UTF-8 (an answers
+        // file saved by Windows PowerShell 5's `>` is no less the student's answers).
+        std::string text;
+        try {
+            text = with_line_feeds(utf8_text(read_text(f), f));
+        } catch (const InputError&) {
+            continue;  // UTF-16 that does not decode: no text lab can read, so neither run nor answers
+        }
         if (looks_like_run(text)) {
             c.runs.push_back(lenient_run(f, std::move(text)));
             continue;
         }
-        if (text.find("answers") == std::string::npos || !looks_like_answers(with_line_feeds(text))) continue;
+        if (text.find("answers") == std::string::npos || !looks_like_answers(text)) continue;
         FoundAnswers a;
         a.file = f;
         try {

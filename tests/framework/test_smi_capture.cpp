@@ -361,14 +361,7 @@ TEST_CASE("-q output indented with tabs reads as the same capture; more GPU sect
     CHECK_THAT(refusal(attached_as(q, "x")), Contains("cut.txt:7") && Contains("not a count of GPUs"));
 }
 
-namespace {
-// ASCII text as UTF-16 with its byte-order mark, as Windows PowerShell 5's `>` writes it.
-std::string utf16(const std::string& ascii, bool little_endian) {
-    std::string out = little_endian ? "\xFF\xFE" : "\xFE\xFF";
-    for (char ch : ascii) out += little_endian ? std::string{ch, '\0'} : std::string{'\0', ch};
-    return out;
-}
-}  // namespace
+using lab_test::utf16;
 
 // A bad-input review: dmon and CSV captures starting with a UTF-8 byte-order mark were "not an
 // nvidia-smi capture" and "a CSV without a header line" (the table and -q were read), and UTF-16

@@ -93,6 +93,10 @@ TEST_CASE("a roster whose header is separated by semicolons, not commas, is read
     CHECK(ids(read_roster(eu)) == std::vector<std::string>{"alice", "bob"});
     CHECK(read_roster(eu).rule == "column 'id' (student)");
     CHECK(ids(read_roster(eu, "email")) == std::vector<std::string>{"alice@u.edu", "bob@u.edu"});
+    // The same file as a UTF-16 "Unicode text" export (Excel's other CSV-like choice writes tabs;
+    // a file converted by PowerShell 5 keeps its commas or semicolons).
+    lab_test::write_file(eu, lab_test::utf16("id;name;email\r\nalice;\"Smith; Alice\";alice@u.edu\r\nbob;Bob, Jones;bob@u.edu\r\n", true));
+    CHECK(ids(read_roster(eu)) == std::vector<std::string>{"alice", "bob"});
     // Gradescope's export saved again by such an Excel, a comment before it, and a row of empty cells.
     lab_test::write_file(eu, "# section 2\nFirst Name;Last Name;SID;Email;Role\nAlice;Smith;123;ASmith@u.edu;Student\n;;;;\n");
     CHECK(ids(read_roster(eu)) == std::vector<std::string>{"asmith"});

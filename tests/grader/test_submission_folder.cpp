@@ -3,6 +3,8 @@
 // rather than as no run at all.
 #include <catch2/catch.hpp>
 
+#include "answers.hpp"
+#include "errors.hpp"
 #include "submission_folder.hpp"
 #include "test_support.hpp"
 
@@ -23,4 +25,34 @@ TEST_CASE("a run record cut short is still found as the folder's run, and a trac
     CHECK(c.runs[1].file.filename() == "run.json");
     CHECK_FALSE(c.runs[1].parsed);  // grading reads it again, and says where it ends
     CHECK(c.files == 4);
+}
+
+// Windows PowerShell 5's `lab answers 02.05 > answers.yaml` writes UTF-16 with its mark: the
+// folder's answers were not found ("no answers file"), and `lab submit` refused them as not UTF-8.
+TEST_CASE("an answers file saved as UTF-16 is found in a folder and read as the same answers", "[grading][batch]") {
+    lab_test::TempDir d;
+    const std::string answers = "# Answers for lesson 02.05\nlesson: \"02.05\"\nstudent: \"alice\"\nrun: \"sha256:" + std::string(64, '0') +
+                                "\"\nanswers:\n  ridge_point: 3.95\n";
+    lab_test::write_file(d / "le.yaml", lab_test::utf16(answers, true));
+    lab_test::write_file(d / "be.yaml", lab_test::utf16(answers, false));
+    const lab::grader::FolderContents c = lab::grader::scan_folder(d.path());
+    REQUIRE(c.answers.size() == 2);
+    for (const auto& a : c.answers) {
+        INFO(a.file.string() + ": " + a.error);
+        CHECK(a.error.empty());
+        CHECK(a.lesson == "02.05");
+        CHECK(a.student == "alice");
+    }
+    const auto read = lab::grader::load_answers(d / "le.yaml");
+    CHECK(read.answers.at("ridge_point").text == "3.95");
+    CHECK(read.answers.at("ridge_point").line == 6);
+    // Cut to an odd number of bytes: refused, saying what it is and how to convert it.
+    const std::string cut = lab_test::utf16(answers, true);
+    lab_test::write_file(d / "cut.yaml", cut.substr(0, cut.size() - 1));
+    try {
+        lab::grader::load_answers(d / "cut.yaml");
+        FAIL("a cut UTF-16 file was read");
+    } catch (const lab::InputError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("cut.yaml") && Catch::Contains("UTF-16") && Catch::Contains("save it again as UTF-8"));
+    }
 }

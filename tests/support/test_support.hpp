@@ -40,6 +40,12 @@ LabResult run_lab_in(const std::filesystem::path& dir, const std::vector<std::st
                      const std::map<std::string, std::string>& env = {});
 
 std::string read_file(const std::filesystem::path& p);
+// ASCII text as UTF-16 with its byte-order mark, as Windows PowerShell 5's `>` writes it.
+inline std::string utf16(const std::string& ascii, bool little_endian) {
+    std::string out = little_endian ? "\xFF\xFE" : "\xFE\xFF";
+    for (char ch : ascii) out += little_endian ? std::string{ch, '\0'} : std::string{'\0', ch};
+    return out;
+}
 
 // The columns a line of UTF-8 takes in a terminal: its code points ("µ" is one).
 inline std::size_t display_columns(const std::string& s) {
