@@ -203,7 +203,8 @@ json thresholds_json() {
             {"substantial_roof_fraction", roofline::kSubstantialRoofFraction},
             {"decision_sigmas", roofline::kDecisionSigmas},
             {"min_relative_error", roofline::kMinRelativeError},
-            {"roof_margin", roofline::kRoofMargin}};
+            {"roof_margin", roofline::kRoofMargin},
+            {"loaded_machine_cpus", roofline::kLoadedMachineCpus}};
 }
 
 bool is_check_helper(const std::string& name) { return name.rfind("check.", 0) == 0; }

@@ -32,7 +32,7 @@ std::array<int, 3> shuffle(std::uint64_t seed) {
 class WhyTheGpuWaits : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.01", .title = "Why the GPU Waits", .version = "1.0.1"};
+        LessonInfo i{.id = "02.01", .title = "Why the GPU Waits", .version = "2.0.0"};
         i.objectives = {
             "Understand the GPU as a throughput machine working against a latency-optimized CPU.",
             "Explain the three performance regimes: compute bound, memory bandwidth bound, and overhead bound.",

@@ -37,7 +37,7 @@ std::array<Kind, kMysteries> draw(std::uint64_t seed) {
 class NamingTheBottleneck : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.12", .title = "Naming Your Bottleneck", .version = "1.1.0"};
+        LessonInfo i{.id = "02.12", .title = "Naming Your Bottleneck", .version = "2.0.0"};
         i.objectives = {"Name a workload's bottleneck from its counts, its roofline position and a doubling test, and say how sure you are."};
         i.experiments = {{"mysteries", "four mystery workloads drawn per student from seven, each at 1x and 2x work"}};
         for (int m = 0; m < kMysteries; ++m)

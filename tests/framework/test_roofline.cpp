@@ -117,6 +117,44 @@ TEST_CASE("the standard error of a median shrinks with samples and never falls b
     CHECK(median_rel_err(0.5, 0) == 0.10);  // unknown sample count
 }
 
+// A student review under load: a dependent chain whose time doubles on a quiet machine read
+// x2 at 0.67x, 0.54x and 1.05x its time beside two busy loops on a 2-CPU VM, and was graded
+// overhead_bound (decided) against an honest latency_bound.
+TEST_CASE("a doubling ratio measured beside other work, or below 1, carries that doubt into the verdict", "[roofline]") {
+    CHECK(comparison_rel_err(0.05, 2.0, 0.02, 2) == Approx(0.05));   // quiet: the samples' error alone
+    CHECK(comparison_rel_err(0.05, 2.0, -1, 2) == Approx(0.05));     // load unknown: none added
+    CHECK(comparison_rel_err(0.05, 2.0, 1.65, 2) == Approx(std::hypot(0.05, 0.825)));
+    CHECK(comparison_rel_err(0.05, 2.0, 1.0, 16) == Approx(std::hypot(0.05, 1.0 / 16)));  // the same load, a bigger machine
+    CHECK(comparison_rel_err(0.05, 2.0, 3.0, 2) == Approx(std::hypot(0.05, 1.0)));     // at most the whole machine
+    CHECK(comparison_rel_err(0.05, 0.5, 0, 2) == Approx(std::hypot(0.05, 1.0)));       // half the time for twice the work
+    CHECK(comparison_rel_err(0.05, 2.0, 1.0, 0) == Approx(0.05));    // not a CPU device: its kernels run beside the others
+
+    // Placed from a recorded pair: 6.69 ms, and 4.48 ms at twice the work, other processes using
+    // 1.65 CPUs of 2 (the review's run): undecided, latency_bound one of the two.
+    lab::RawRun run;
+    run.device_kind = lab::DeviceKind::cpu;
+    run.facts.compute_units = 2;
+    run.ceilings.launch_s = {.value = 3.67e-6, .samples = 20};
+    run.ceilings.flops_per_s["fp64.simt"] = {.value = 117e9, .samples = 5};
+    run.ceilings.bandwidth_bytes_per_s["best"] = {.value = 93e9, .samples = 5};
+    auto measured = [](const std::string& name, double flops, double median, double load, const std::string& doubles) {
+        lab::Measurement m;
+        m.workload = {.name = name, .flops = flops, .bytes = 8, .pipe = "fp64.simt", .level = "dram", .doubles = doubles};
+        m.time = {.median = median, .noise = 0.3, .samples = 40};
+        m.load = load;
+        return m;
+    };
+    run.measurements = {measured("chain", 2e6, 6.69e-3, 1.65, ""), measured("chain_x2", 4e6, 4.48e-3, 1.42, "chain")};
+    const Placement busy = lab::placement_of(run, "chain");
+    REQUIRE(busy.doubling_ratio);
+    CHECK(*busy.doubling_ratio == Approx(4.48 / 6.69));
+    CHECK(busy.measured.regime == Regime::undecided);
+    CHECK((busy.measured.first == Regime::latency_bound || busy.measured.second == Regime::latency_bound));
+    // The same pair measured quietly at 2.0x: decided, as before.
+    run.measurements = {measured("chain", 2e6, 1.1e-3, 0.02, ""), measured("chain_x2", 4e6, 2.2e-3, 0.01, "chain")};
+    CHECK(lab::placement_of(run, "chain").measured.regime == Regime::latency_bound);
+}
+
 TEST_CASE("place() derives rates, fractions and both regimes from counts and a time", "[roofline]") {
     // A triad over 1e8 elements in 40 ms on a 347 GFLOP/s, 30 GB/s machine.
     auto p = place(2e8, 12e8, 0.04, 347e9, 30e9, 2e-6, 2.01);

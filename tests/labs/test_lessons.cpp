@@ -1042,14 +1042,31 @@ TEST_CASE("02.11 states every update's exact counts, and derives its verdicts, s
         CHECK(n_of(w) == n_of("small"));
     }
     CHECK(d.find("check.task_counts")->number == 1);
-    // Derived values, recomputed from the raw times.
-    for (const char* w : {"small", "large"}) {
-        INFO(w);
-        const double ratio = t((std::string(w) + "_x2").c_str()) / t(w);
-        CHECK_THAT(d.find(std::string(w) + ".doubling_ratio")->number, WithinRel(ratio, 1e-12));
-        CHECK(d.find(std::string(w) + "_verdict")->text ==
-              (std::fabs(ratio - 1.2) < 0.05 ? "overhead_bound or throughput_bound" : ratio < 1.2 ? "overhead_bound" : "throughput_bound"));
-    }
+    // Derived values, recomputed from the raw times. The verdict is "A or B" within the ratio's
+    // doubt as the SDK's regime verdict weighs it (2 standard errors; at least 0.05 either side).
+    auto verdicts = [&](const RawRun& r, const Derivation& dr) {
+        for (const char* w : {"small", "large"}) {
+            INFO(w);
+            const double ratio = r.at(std::string(w) + "_x2").time.median / r.at(w).time.median;
+            CHECK_THAT(dr.find(std::string(w) + ".doubling_ratio")->number, WithinRel(ratio, 1e-12));
+            const roofline::Placement p = placement_of(r, w);
+            const double margin = roofline::kDecisionSigmas * p.doubling_rel_err;
+            const bool near = std::fabs(ratio - 1.2) < 0.05 || (ratio / 1.2 > 1 / (1 + margin) && ratio / 1.2 < 1 + margin);
+            CHECK(dr.find(std::string(w) + "_verdict")->text ==
+                  (near ? "overhead_bound or throughput_bound" : ratio < 1.2 ? "overhead_bound" : "throughput_bound"));
+        }
+    };
+    verdicts(run, d);
+    // The fixture ran beside other work (1.3 CPUs of 2): its ratios, 1.07 and 1.5, say little
+    // (a busy 2-CPU VM gave 0.54-3.4 for a ratio of 2), and either verdict is accepted. The same
+    // times measured quietly are decided.
+    CHECK(d.find("small_verdict")->text == "overhead_bound or throughput_bound");
+    CHECK(d.find("large_verdict")->text == "overhead_bound or throughput_bound");
+    RawRun quiet = run;
+    for (auto& m : quiet.measurements) m.load = 0;
+    const Derivation dq = l.lesson->derivation(quiet);
+    verdicts(quiet, dq);
+    CHECK(dq.find("large_verdict")->text == "throughput_bound");  // small's 1.07 is within its samples' own noise of 1.2
     CHECK_THAT(d.find("launch_overhead_s")->number, WithinRel(t("empty"), 1e-12));
     CHECK_THAT(d.find("per_launch_s")->number, WithinRel(t("separate") / 100, 1e-12));
     CHECK_THAT(d.find("per_batched_task_s")->number, WithinRel(t("batched") / 100, 1e-12));
@@ -1076,7 +1093,7 @@ TEST_CASE("02.11 states every update's exact counts, and derives its verdicts, s
 
     // A batched workload that ran other than 100 tasks fails the structural check; a small update
     // whose time doubled is throughput bound.
-    RawRun forged = run;
+    RawRun forged = quiet;
     for (auto& m : forged.measurements) {
         if (m.workload.name == "batched") m.workload.params.at(1).value = 99, m.workload.flops *= 0.99, m.workload.bytes *= 0.99;
         if (m.workload.name == "small_x2") m.time.median = 2 * t("small");

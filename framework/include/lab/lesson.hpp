@@ -324,9 +324,14 @@ inline roofline::Placement placement_of(const RawRun& run, const std::string& na
     const Measurement& m = run.at(name);
     auto err = [](const TimeStats& t) { return roofline::median_rel_err(t.noise, t.samples); };
     std::optional<Uncertain> doubling;
+    // Other processes compete for a CPU device's cores only; a GPU's kernels run beside them.
+    const int cpus = run.device_kind == DeviceKind::cpu ? run.facts.compute_units : 0;
     for (const auto& other : run.measurements)
-        if (other.workload.doubles == name && m.time.median > 0)
-            doubling = Uncertain{other.time.median / m.time.median, std::hypot(err(other.time), err(m.time))};
+        if (other.workload.doubles == name && m.time.median > 0) {
+            const double ratio = other.time.median / m.time.median;
+            doubling = Uncertain{ratio, roofline::comparison_rel_err(std::hypot(err(other.time), err(m.time)), ratio,
+                                                                     std::max(other.load, m.load), cpus)};
+        }
     return roofline::place(m.workload.flops, m.workload.bytes, Uncertain{m.time.median, err(m.time)}, placement_ceilings(run, name),
                            doubling);
 }

@@ -29,6 +29,9 @@ inline constexpr double kDecisionSigmas = 2.0;
 // The smallest relative uncertainty any measured quantity is given: even a perfectly quiet
 // median carries a few percent of systematic doubt (clock drift, a neighbour's cache use).
 inline constexpr double kMinRelativeError = 0.03;
+// Other processes using at least this many CPUs make a measurement "under load" (the host's
+// machine_load.hpp measures it; a run's notes and a verdict's doubt follow it).
+inline constexpr double kLoadedMachineCpus = 0.3;
 // A workload may beat its roof by this factor before the run re-measures the ceiling: the
 // stated margin of DESIGN.md ("no record holds a roof fraction above 1.10").
 inline constexpr double kRoofMargin = 1.10;
@@ -99,6 +102,21 @@ struct Uncertain {
 // The relative standard error of a median of `samples` samples whose relative standard
 // deviation is `noise` (1.25 sigma / sqrt(n) for a normal distribution), at least
 // kMinRelativeError. Unknown sample counts (0) get a generous 10%.
+// The doubt a comparison of two times measured at different moments carries beyond their
+// samples' noise (the batch-doubling ratio):
+//  - beside other work (other processes using `others_cpus` of a CPU device's `cpus`), each
+//    moment's share of the CPUs differs: a busy 2-CPU VM gave ratios from 0.54 to 3.4 for kernels
+//    whose time doubles on a quiet one. The share of the machine the others used is taken as the
+//    relative doubt (loads under kLoadedMachineCpus, or unknown: none).
+//  - twice the work cannot take less time: a ratio r below 1 is wrong by at least 1/r - 1.
+// The two add in quadrature with the samples' own error.
+inline double comparison_rel_err(double samples_rel_err, double ratio, double others_cpus, int cpus) {
+    double busy = 0;
+    if (cpus > 0 && others_cpus >= kLoadedMachineCpus) busy = std::min(1.0, others_cpus / cpus);
+    const double impossible = ratio > 0 && ratio < 1 ? 1 / ratio - 1 : 0;
+    return std::sqrt(samples_rel_err * samples_rel_err + busy * busy + impossible * impossible);
+}
+
 inline double median_rel_err(double noise, int samples) {
     if (samples <= 0) return 0.10;
     return std::max(kMinRelativeError, 1.25 * noise / std::sqrt(static_cast<double>(samples)));
@@ -229,6 +247,7 @@ struct Placement {
     Regime predicted = Regime::memory_bound;
     Verdict measured;
     std::optional<double> doubling_ratio;  // time(2x work) / time(1x), when measured
+    double doubling_rel_err = 0;           // its relative uncertainty, as the verdict weighed it
 };
 
 // The ceilings one workload is placed against: the device's (the roofline everyone sees) and,
@@ -253,7 +272,7 @@ inline Placement place(double flops, double bytes, Uncertain time, const Placeme
     p.roof_fraction = std::max(p.compute_fraction, p.memory_fraction);
     p.ridge = ridge(c.peak_flops, c.peak_bandwidth);
     p.predicted = predicted_regime(p.ai, p.ridge);
-    if (doubling) p.doubling_ratio = doubling->value;
+    if (doubling) p.doubling_ratio = doubling->value, p.doubling_rel_err = doubling->rel_err;
 
     auto fraction = [&](double achieved, Uncertain local, double peak, double peak_err) {
         Uncertain f;
