@@ -55,8 +55,11 @@ std::string describe_tolerance(const Question& q, const std::string& unit, doubl
     // An absolute tolerance on a percentage is in points: "±3%" would read as 3% of the value.
     if (t.abs && *t.abs > 0) {
         const double abs = *t.abs * scale;
+        // In the question's unit, as the answer was asked: "±1 MiB", not "±1.05 MB".
         s += (s.empty() ? "±" : " + ") +
-             (unit == "%" ? format::number(100 * abs) + " percentage point" + (100 * abs == 1 ? "" : "s") : units::format(abs, dim));
+             (unit == "%"                         ? format::number(100 * abs) + " percentage point" + (100 * abs == 1 ? "" : "s")
+              : !q.unit.empty() && q.unit == unit ? format::number(units::to_unit(abs, unit)) + " " + unit
+                                                  : units::format(abs, dim));
     }
     return s.empty() ? "exactly" : "within " + s;
 }

@@ -509,6 +509,18 @@ TEST_CASE("02.09's chase roof fraction is graded relative to its size: 0% is not
     CHECK(graded(num(100 * roof + 0.9) + "%").verdict != Verdict::correct);
 }
 
+// The tolerance is said in the question's unit: 02.09's capture_memory, asked in MiB with
+// {abs: 1}, said "not within ±1.05 MB" (a student review).
+TEST_CASE("an absolute tolerance is said in the question's unit", "[grading][fairness]") {
+    Grading g;
+    Run run = fixture_run("02.09-quick-reveal.json");
+    const GradingSpec spec = load_spec(lab_test::source_root() / "configs/grading/02.09.yaml", true, "never");
+    const double mib = run.number("capture.memory_used") / 1048576;
+    const auto graded = [&](double claim) { return result(g.grade(spec, run, {{"capture_memory", num(claim) + " MiB"}}), "capture_memory"); };
+    CHECK(graded(mib).feedback == "accepted: within ±1 MiB");
+    CHECK_THAT(graded(mib + 50).feedback, Catch::StartsWith("not within ±1 MiB"));
+}
+
 // 02.12 graded each mystery's roof fraction to within 3 percentage points: a latency-bound
 // mystery reaches under 1% of its roof, so 0% passed (`lab check-spec 02.12 --run` on the fixture
 // warned of it). Relative now: the fraction a student works out from the table passes, 0% fails.
