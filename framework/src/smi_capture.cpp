@@ -342,6 +342,13 @@ bool is_field_name(const std::string& f) {
            std::all_of(f.begin(), f.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_'; });
 }
 
+// Why a line holds another count of values than its columns: fewer, cut short; more, a value
+// with a separator in it or another capture's line; either, a --columns list that is not the query's.
+std::string miscount_cause(std::size_t values, std::size_t columns, bool named_by_option) {
+    if (named_by_option) return values < columns ? "a line cut short, or a list longer than the query's" : "a list shorter than the query's";
+    return values < columns ? "a line cut short" : "more values than columns: a line of another capture, or two lines run together";
+}
+
 Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::path& file, const std::vector<std::string>& columns) {
     Capture c;
     c.format = Format::csv;
@@ -378,9 +385,10 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
         if (trim(lines[i]).empty()) continue;
         const auto v = csv_fields(lines[i]);
         if (v.size() != names.size())
-            throw InputError(at(file, i), named_by_option
-                                              ? fmt::format("{} values where --columns names {} columns (a line cut short, or a list other than the one given to --query-gpu)", v.size(), names.size())
-                                              : fmt::format("{} values where the header names {} columns (a line cut short, or another query's header)", v.size(), names.size()));
+            throw InputError(at(file, i), fmt::format("{} values where {} names {} columns ({})", v.size(), named_by_option ? "--columns" : "the header",
+                                                      names.size(), miscount_cause(v.size(), names.size(), named_by_option)),
+                             named_by_option ? "give --columns the list given to --query-gpu, in its order"
+                                             : "capture it again, whole, from one query: `nvidia-smi --query-gpu=FIELDS --format=csv > FILE`");
         std::map<std::string, std::string> f;
         for (std::size_t k = 0; k < names.size(); ++k) f[names[k]] = v[k];
         auto get = [&](const char* k) { return f.count(k) ? f[k] : std::string(); };
@@ -432,7 +440,9 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
         const auto w = words(t);
         if (names.empty()) throw InputError(at(file, i), "a dmon sample before the '# gpu ...' header line");
         if (w.size() != names.size())
-            throw InputError(at(file, i), fmt::format("{} values where the header names {} columns (a line cut short?)", w.size(), names.size()));
+            throw InputError(at(file, i), fmt::format("{} values where the header names {} columns ({})", w.size(), names.size(),
+                                                      miscount_cause(w.size(), names.size(), false)),
+                             "capture it again, whole: `nvidia-smi dmon -c N > FILE`");
         Sample s;
         for (std::size_t k = 0, unit = 0; k < w.size(); ++k) {
             if (stamp(names[k])) continue;

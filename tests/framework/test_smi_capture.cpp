@@ -215,6 +215,10 @@ TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused 
     CHECK(*c.gpus[0].memory_used_mib == 19818);
     CHECK_FALSE(c.gpus[0].memory_total_mib);
     CHECK_THAT(refusal(csv + "NVIDIA H100, P0\n", {"name", "pstate", "utilization.gpu", "memory.used"}), Contains("cut short"));
+    // A line with more values than the header's columns is no line cut short (a student review).
+    const std::string extra = refusal("name, pstate\nNVIDIA H100, P0, 7\n");
+    CHECK_THAT(extra, Contains("cut.txt:2: 3 values where the header names 2 columns (more values than columns") && !Contains("cut short") &&
+                          Contains("fix: capture it again, whole"));
     // The count is --columns', not a header's (there is none).
     CHECK_THAT(refusal(csv, {"name", "pstate"}), Contains("4 values where --columns names 2 columns") && !Contains("header"));
 
