@@ -177,8 +177,15 @@ Capture parse_table(const std::vector<std::string>& lines, const std::filesystem
         throw InputError(at(file, std::min(i, lines.size() - 1)), "the table ends under its header, before any GPU's rows: the capture is cut short",
                          "capture the whole output of `nvidia-smi`");
     // Processes: rows after the second "|===" line; "No running processes found" lists none.
+    // nvidia-smi prints the box under every table ("No running processes found" when it lists
+    // none): a table without it was cut after its GPUs' rows, and would read as "processes: null".
+    const std::size_t gpus_end = i;
     for (; i < lines.size() && lines[i].find("Processes:") == std::string::npos; ++i) {}
-    if (i == lines.size()) return c;
+    if (i == lines.size())
+        throw InputError(at(file, std::min(gpus_end, lines.size() - 1)),
+                         "the table ends after its GPUs' rows, before the Processes box nvidia-smi prints under them (\"No running "
+                         "processes found\" when there are none): the capture is cut short",
+                         "capture the whole output of `nvidia-smi`");
     // The list closes with a '+---' border as the GPUs' rows do: a capture cut among its rows
     // would otherwise list the processes before the cut as all there were.
     const std::string process_cut = "the table is cut inside its process list (no closing '+---' border under its rows)";

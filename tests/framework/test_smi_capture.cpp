@@ -194,6 +194,11 @@ TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused 
     const auto cut_at = [&](const std::string& marker) { return table.substr(0, table.find(marker)); };
     CHECK_THAT(refusal(cut_at("| N/A   59C")), Contains("cut inside a GPU's rows"));
     CHECK_THAT(refusal(cut_at("| N/A   59C")), Contains("cut.txt:9"));
+    // Cut after the GPUs' box, before the Processes box: read as "processes: null", without a
+    // word, where nvidia-smi always prints the box (a student review).
+    const std::string before_processes = cut_at("+-----------------------------------------------------------------------------------------+\n| Processes:");
+    REQUIRE(before_processes.size() < table.size());
+    CHECK_THAT(refusal(before_processes), Contains("before the Processes box") && Contains("cut short"));
     CHECK_THAT(refusal(cut_at("|                                         |                        |             Disabled")),
                Contains("cut after a GPU's rows"));
     CHECK_THAT(refusal("hello world, 42\n"), Contains("without a header"));
