@@ -58,7 +58,7 @@ std::string readings(const std::map<std::string, double>& t, bool gpu) {
 class ReadingTheDevice : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.09", .title = "Reading the Device", .version = "1.0.1"};
+        LessonInfo i{.id = "02.09", .title = "Reading the Device", .version = "1.1.0"};
         i.objectives = {"Read what utilisation counters measure (time something was scheduled) and what they do not (work done).",
                         "Read power, memory, P-state and clocks off nvidia-smi's output."};
         i.experiments = {{"chase", "one thread chasing pointers through 4x the last-level cache (L2), telemetry sampled"},
@@ -137,6 +137,14 @@ public:
         // keeps the same under workloads[].telemetry): the busy share is read off here.
         for (const char* w : {"chase", "read_all"})
             if (const Measurement* m = run.find(w); m && !m->telemetry.empty()) d.teaching.push_back(std::string("Telemetry over ") + w + ": " + readings(m->telemetry, gpu));
+        // A busy share counts whatever ran on the core, as GPU-Util counts any process's kernels:
+        // beside other work, part of it is theirs (a review read "100% busy" at 48% of one core).
+        if (const Measurement* m = run.find("chase"); m && !gpu && m->load >= roofline::kLoadedMachineCpus) {
+            char line[200];
+            std::snprintf(line, sizeof line, "Other processes used %.1f CPUs during the chase: part of each busy share above is theirs, as "
+                          "GPU-Util counts any process's kernels (this process's own share is the last figure).", m->load);
+            d.teaching.push_back(line);
+        }
     }
 };
 

@@ -1390,6 +1390,17 @@ TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captu
     RawRun bare = run;
     for (auto& m : bare.measurements) m.telemetry.clear();
     CHECK(l.lesson->derivation(bare).find("chase.telemetry_busy_fraction") == nullptr);
+    // Beside other work, part of a core's busy share is theirs, and the run says so (a review
+    // read "100% busy" while this process used 48% of one core); a quiet run says nothing of it.
+    auto said_busy = [&](double load) {
+        RawRun loaded = run;
+        for (auto& m : loaded.measurements) m.load = load;
+        std::string all;
+        for (const auto& line : l.lesson->derivation(loaded).teaching) all += line + "\n";
+        return all;
+    };
+    CHECK_THAT(said_busy(1.5), Catch::Contains("Other processes used 1.5 CPUs during the chase: part of each busy share above is theirs"));
+    CHECK_THAT(said_busy(0.1), !Catch::Contains("Other processes"));
     // The busy share is worked out from what lab run prints: the telemetry's readings, stated
     // plainly while the graded share itself is withheld.
     {
