@@ -152,7 +152,8 @@ std::string user_config_value(const std::string& key) {
                              "write it as " + key + ": VALUE");
         // yaml-cpp reads `student: "jane` (the closing quote missing) as jane, where the student
         // may have meant more: a quote opened on the value's line must close there.
-        std::ifstream in(cfg);
+        // The text as read (UTF-16 converted), not the file's bytes.
+        std::istringstream in(text);
         std::string line;
         for (int l = 0; l <= n[key].Mark().line && std::getline(in, line);) ++l;
         if (const std::size_t q = line.find_first_not_of(" \t", line.find(':') + 1);

@@ -13,6 +13,7 @@
 
 #include "errors.hpp"
 #include "input_file.hpp"
+#include "text_encoding.hpp"
 
 namespace lab {
 
@@ -172,7 +173,11 @@ nlohmann::json parse_json_input(const std::string& text, const std::filesystem::
 
 nlohmann::json load_json_input(const std::filesystem::path& file, const std::string& what, const JsonLimits& limits,
                                const std::string& unreadable_fix, const std::string& malformed_fix) {
-    const std::string text = read_input_file(file, what, limits.max_bytes, limits.max_bytes_name, unreadable_fix);
+    std::string text = read_input_file(file, what, limits.max_bytes, limits.max_bytes_name, unreadable_fix);
+    // UTF-16 with its mark (`lab run --json > run.json` in Windows PowerShell 5) is the same
+    // record: converted, as every text file is (its digest is over the parsed JSON, not the bytes).
+    // Other text is parsed as it is, so byte offsets in messages are the file's.
+    if (text.rfind("\xFF\xFE", 0) == 0 || text.rfind("\xFE\xFF", 0) == 0) text = utf8_text(text, file);
     return parse_json_input(text, file, what, limits, malformed_fix);
 }
 

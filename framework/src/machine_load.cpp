@@ -1,8 +1,10 @@
 // Other processes' CPU use (see machine_load.hpp).
 #include "machine_load.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -11,14 +13,31 @@ namespace lab {
 
 namespace {
 
-// Busy ticks of all CPUs from /proc/stat's first line, -1 when unreadable.
+// Busy ticks of the CPUs this process may run on (its affinity mask: a Slurm job's cores, a
+// taskset), summed from /proc/stat's per-CPU lines; all CPUs (the first line) when the mask is
+// unknown. Other jobs on other cores of a shared node compete for none of ours. -1 when unreadable.
 double machine_busy_ticks() {
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    const bool masked = sched_getaffinity(0, sizeof mask, &mask) == 0;
     std::ifstream in("/proc/stat");
-    std::string cpu;
-    double user, nice, system, idle, iowait, irq, softirq, steal = 0;
-    if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq) || cpu != "cpu") return -1;
-    in >> steal;  // absent on very old kernels
-    return user + nice + system + irq + softirq + steal;
+    double total = 0;
+    bool any = false;
+    for (std::string line; std::getline(in, line) && line.rfind("cpu", 0) == 0;) {
+        std::istringstream fields(line);
+        std::string cpu;
+        double user, nice, system, idle, iowait, irq, softirq, steal = 0;
+        if (!(fields >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq)) return -1;
+        fields >> steal;  // absent on very old kernels
+        const double busy = user + nice + system + irq + softirq + steal;
+        if (cpu == "cpu") {
+            if (!masked) return busy;
+            continue;
+        }
+        const int n = std::atoi(cpu.c_str() + 3);
+        if (n >= 0 && n < CPU_SETSIZE && CPU_ISSET(n, &mask)) total += busy, any = true;
+    }
+    return any ? total : -1;
 }
 
 // This process's utime + stime from /proc/self/stat (fields 14 and 15), -1 when unreadable.

@@ -1,5 +1,7 @@
 // How busy the rest of the machine is: the CPU time other processes (and, on a VM, the
-// hypervisor's other guests: steal time) used over an interval, in CPUs. A ceiling measured
+// hypervisor's other guests: steal time) used over an interval on the CPUs this process may run
+// on (its affinity mask; other jobs on a shared node's other cores compete for none of them), in
+// CPUs. A ceiling measured
 // while others used a CPU is not trusted silently, and a workload's record says under what load
 // it ran. Linux only (/proc/stat, /proc/self/stat); elsewhere the load is unknown (-1).
 #pragma once

@@ -370,7 +370,16 @@ Capture parse_csv(const std::vector<std::string>& lines, const std::filesystem::
         std::all_of(first.begin(), first.end() - 1, [](const std::string& f) { return is_field_name(field_name(f)); }))
         throw InputError(at(file, i), "the CSV's header line ends in a comma (an empty last column name): the capture is cut short in its header",
                          "capture it again, whole: `nvidia-smi --query-gpu=FIELDS --format=csv > FILE`");
-    if (std::all_of(first.begin(), first.end(), [](const std::string& f) { return is_field_name(field_name(f)); })) {
+    // With --columns given, a first line of plain words (`P0, Enabled`) is values, not a header:
+    // a header names a field lab knows, or one with a dot or a [unit] (`persistence_mode` alone
+    // could be either, and the list says which the student captured).
+    const auto& known = csv_fields_read();
+    const bool names_a_field = std::any_of(first.begin(), first.end(), [&](const std::string& f) {
+        const std::string n = field_name(f);
+        return f.find(" [") != std::string::npos || n.find('.') != std::string::npos || std::find(known.begin(), known.end(), n) != known.end();
+    });
+    if (std::all_of(first.begin(), first.end(), [](const std::string& f) { return is_field_name(field_name(f)); }) &&
+        (columns.empty() || names_a_field)) {
         for (const auto& f : first) names.push_back(field_name(f));
         // --columns names a headerless CSV's fields; with a header of its own, a list that names other
         // fields would be read past without a word, and the student would think it was used.

@@ -316,8 +316,9 @@ std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std
                     zero_example = fmt::format("on {} the value is {}", v.where, in_unit(shown, unit == "ratio" ? "" : unit));
             }
             if (wide_everywhere && checked)
-                out.push_back(at + ": its tolerance is more than 10 times the value on every model device, so almost any answer passes (abs "
-                                   "is in the question's unit" + (q.unit.empty() ? "" : ", " + q.unit) + ")\n  fix: write abs in the question's unit, or use rel");
+                out.push_back(at + ": its tolerance is more than 10 times the value on " + everywhere + ", so almost any answer passes (abs "
+                                   "is in the question's unit" + (q.unit.empty() ? "" : ", " + q.unit) + ")\n  fix: " +
+                              (everywhere == "every model device" ? "write abs in the question's unit, or use rel" : "an abs below the value, or rel (rel: 0.15 is ±15%)"));
             else if (zero_passes_everywhere && checked)
                 out.push_back(at + ": its tolerance accepts an answer of 0 on " + everywhere + " (" + zero_example +
                               "), so a student who measured nothing passes (abs is in the question's unit" + (q.unit.empty() ? "" : ", " + q.unit) +

@@ -58,7 +58,7 @@ std::string describe_tolerance(const Question& q, const std::string& unit, doubl
         // In the question's unit, as the answer was asked: "±1 MiB", not "±1.05 MB".
         s += (s.empty() ? "±" : " + ") +
              (unit == "%"                         ? format::number(100 * abs) + " percentage point" + (100 * abs == 1 ? "" : "s")
-              : !q.unit.empty() && q.unit == unit ? format::number(units::to_unit(abs, unit)) + " " + unit
+              : !q.unit.empty() && q.unit == unit ? format::number(units::to_unit(abs, unit)) + (unit == "ratio" ? "" : " " + unit)
                                                   : units::format(abs, dim));
     }
     return s.empty() ? "exactly" : "within " + s;

@@ -88,8 +88,12 @@ FolderContents scan_folder(const fs::path& folder) {
         std::string text;
         try {
             text = with_line_feeds(utf8_text(read_text(f), f));
-        } catch (const InputError&) {
-            continue;  // UTF-16 that does not decode: no text lab can read, so neither run nor answers
+        } catch (const InputError& e) {
+            // UTF-16 that does not decode (cut to an odd length): a YAML file is the student's
+            // answers all the same, said as cut short, as `lab submit` says it; other files are
+            // no text lab reads.
+            if (const auto ext = f.extension(); ext == ".yaml" || ext == ".yml") c.answers.push_back({.file = f, .error = e.what(), .lesson = "", .student = "", .run = ""});
+            continue;
         }
         if (looks_like_run(text)) {
             c.runs.push_back(lenient_run(f, std::move(text)));

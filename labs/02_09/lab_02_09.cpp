@@ -141,8 +141,8 @@ public:
         // beside other work, part of it is theirs (a review read "100% busy" at 48% of one core).
         if (const Measurement* m = run.find("chase"); m && !gpu && m->load >= roofline::kLoadedMachineCpus) {
             char line[200];
-            std::snprintf(line, sizeof line, "Other processes used %.1f CPUs during the chase: part of each busy share above is theirs, as "
-                          "GPU-Util counts any process's kernels (this process's own share is the last figure).", m->load);
+            std::snprintf(line, sizeof line, "Other processes used %.1f CPUs during the chase: part of its busy share is theirs, as GPU-Util "
+                          "counts any process's kernels (this process's own share is the last figure of its telemetry).", m->load);
             d.teaching.push_back(line);
         }
     }

@@ -220,6 +220,9 @@ TEST_CASE("a capture cut short, a headerless CSV and a foreign file are refused 
     CHECK(*c.gpus[0].memory_used_mib == 19818);
     CHECK_FALSE(c.gpus[0].memory_total_mib);
     CHECK_THAT(refusal(csv + "NVIDIA H100, P0\n", {"name", "pstate", "utilization.gpu", "memory.used"}), Contains("cut short"));
+    // A headerless line of plain words is values, named by --columns, not a header of its own (a
+    // review: `P0, Enabled` with --columns pstate,persistence_mode was refused as a header).
+    CHECK(*smi::parse("P0, Enabled\n", "w.csv", {"pstate", "persistence_mode"}).gpus[0].pstate == "P0");
     // A line with more values than the header's columns is no line cut short (a student review).
     const std::string extra = refusal("name, pstate\nNVIDIA H100, P0, 7\n");
     CHECK_THAT(extra, Contains("cut.txt:2: 3 values where the header names 2 columns (more values than columns") && !Contains("cut short") &&

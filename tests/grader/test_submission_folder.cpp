@@ -3,8 +3,11 @@
 // rather than as no run at all.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "answers.hpp"
 #include "errors.hpp"
+#include "run_record.hpp"
 #include "submission_folder.hpp"
 #include "test_support.hpp"
 
@@ -46,9 +49,25 @@ TEST_CASE("an answers file saved as UTF-16 is found in a folder and read as the 
     const auto read = lab::grader::load_answers(d / "le.yaml");
     CHECK(read.answers.at("ridge_point").text == "3.95");
     CHECK(read.answers.at("ridge_point").line == 6);
-    // Cut to an odd number of bytes: refused, saying what it is and how to convert it.
+    // A run record written by `lab run --json > run.json` there is the same record, its digest intact.
+    const fs::path fixture = lab_test::source_root() / "tests/fixtures/runs/cpu/02.05-quick-reveal.json";
+    const std::string record = lab_test::read_file(fixture);
+    REQUIRE(std::all_of(record.begin(), record.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; }));  // utf16() takes ASCII
+    lab_test::write_file(d / "run.json", lab_test::utf16(record, true));
+    const auto with_run = lab::grader::scan_folder(d.path());
+    REQUIRE(with_run.runs.size() == 1);
+    CHECK(with_run.runs[0].parsed);
+    CHECK(lab::record::read_record(d / "run.json")["digest"] == lab::record::read_record(fixture)["digest"]);
+    fs::remove(d / "run.json");
+    // Cut to an odd number of bytes: refused, saying what it is and how to convert it; in a folder
+    // it is still the student's answers file, said as cut short, not "no answers file".
     const std::string cut = lab_test::utf16(answers, true);
     lab_test::write_file(d / "cut.yaml", cut.substr(0, cut.size() - 1));
+    const auto with_cut = lab::grader::scan_folder(d.path());
+    REQUIRE(with_cut.answers.size() == 3);
+    const auto cut_found = std::find_if(with_cut.answers.begin(), with_cut.answers.end(), [](const auto& a) { return a.file.filename() == "cut.yaml"; });
+    REQUIRE(cut_found != with_cut.answers.end());
+    CHECK_THAT(cut_found->error, Catch::Contains("UTF-16") && Catch::Contains("cut short"));
     try {
         lab::grader::load_answers(d / "cut.yaml");
         FAIL("a cut UTF-16 file was read");

@@ -1399,7 +1399,7 @@ TEST_CASE("02.09 reads its busy shares from the record's telemetry and its captu
         for (const auto& line : l.lesson->derivation(loaded).teaching) all += line + "\n";
         return all;
     };
-    CHECK_THAT(said_busy(1.5), Catch::Contains("Other processes used 1.5 CPUs during the chase: part of each busy share above is theirs"));
+    CHECK_THAT(said_busy(1.5), Catch::Contains("Other processes used 1.5 CPUs during the chase: part of its busy share is theirs"));
     CHECK_THAT(said_busy(0.1), !Catch::Contains("Other processes"));
     // The busy share is worked out from what lab run prints: the telemetry's readings, stated
     // plainly while the graded share itself is withheld.

@@ -324,10 +324,11 @@ inline roofline::Placement placement_of(const RawRun& run, const std::string& na
     const Measurement& m = run.at(name);
     auto err = [](const TimeStats& t) { return roofline::median_rel_err(t.noise, t.samples); };
     std::optional<Uncertain> doubling;
-    // Other processes compete for a CPU device's cores only; a GPU's kernels run beside them.
-    const int cpus = run.device_kind == DeviceKind::cpu ? run.facts.compute_units : 0;
+    // Other processes compete for a CPU device's logical CPUs (those the run may use, over which
+    // the load is counted); a GPU's kernels run beside them.
+    const int cpus = run.device_kind == DeviceKind::cpu ? run.facts.threads : 0;
     for (const auto& other : run.measurements)
-        if (other.workload.doubles == name && m.time.median > 0) {
+        if (other.workload.doubles == name && m.time.median > 0 && other.time.median > 0) {
             const double ratio = other.time.median / m.time.median;
             doubling = Uncertain{ratio, roofline::comparison_rel_err(std::hypot(err(other.time), err(m.time)), ratio,
                                                                      std::max(other.load, m.load), cpus)};

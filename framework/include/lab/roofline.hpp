@@ -99,12 +99,10 @@ struct Uncertain {
     double rel_err = kMinRelativeError;
 };
 
-// The relative standard error of a median of `samples` samples whose relative standard
-// deviation is `noise` (1.25 sigma / sqrt(n) for a normal distribution), at least
-// kMinRelativeError. Unknown sample counts (0) get a generous 10%.
 // The doubt a comparison of two times measured at different moments carries beyond their
 // samples' noise (the batch-doubling ratio):
-//  - beside other work (other processes using `others_cpus` of a CPU device's `cpus`), each
+//  - beside other work (other processes using `others_cpus` of the `cpus` a CPU device may run
+//    on, as the host's load meter counts them over the same CPUs), each
 //    moment's share of the CPUs differs: a busy 2-CPU VM gave ratios from 0.54 to 3.4 for kernels
 //    whose time doubles on a quiet one. The share of the machine the others used is taken as the
 //    relative doubt (loads under kLoadedMachineCpus, or unknown: none).
@@ -117,6 +115,9 @@ inline double comparison_rel_err(double samples_rel_err, double ratio, double ot
     return std::sqrt(samples_rel_err * samples_rel_err + busy * busy + impossible * impossible);
 }
 
+// The relative standard error of a median of `samples` samples whose relative standard
+// deviation is `noise` (1.25 sigma / sqrt(n) for a normal distribution), at least
+// kMinRelativeError. Unknown sample counts (0) get a generous 10%.
 inline double median_rel_err(double noise, int samples) {
     if (samples <= 0) return 0.10;
     return std::max(kMinRelativeError, 1.25 * noise / std::sqrt(static_cast<double>(samples)));
@@ -227,8 +228,10 @@ inline Verdict decide_regime(const VerdictInputs& in) {
         v.first = v.regime;
         v.second = outcome(flipped);
         v.regime = Regime::undecided;
-        char buf[64];
-        std::snprintf(buf, sizeof buf, " is %.2f of its threshold, within its noise (±%.0f%%)",
+        char buf[96];
+        // The doubling ratio's doubt is more than its samples' noise (comparison_rel_err).
+        std::snprintf(buf, sizeof buf, pick == 1 ? " is %.2f of its threshold, within its doubt (noise, load; ±%.0f%%)"
+                                                 : " is %.2f of its threshold, within its noise (±%.0f%%)",
                       tests[pick].ratio, 100 * kDecisionSigmas * tests[pick].rel_err);
         v.reason = std::string(tests[pick].what) + buf;
     }
