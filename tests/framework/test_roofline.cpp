@@ -155,6 +155,28 @@ TEST_CASE("a doubling ratio measured beside other work, or below 1, carries that
     CHECK(lab::placement_of(run, "chain").measured.regime == Regime::latency_bound);
 }
 
+// With the doubling ratio's wide doubt on a busy machine, the doubling test was the "closest"
+// open test and displaced an open roof test: "compute_bound or overhead_bound" where the run had
+// said "compute_bound or memory_bound", and a student reading the roofs lost their points.
+TEST_CASE("an open roof test is named before an open doubling test; the doubling test when it is the only one", "[roofline]") {
+    VerdictInputs in;
+    in.time = {1e-3, 0.05};
+    in.launch = {3e-6, 0.05};
+    in.doubling = Uncertain{1.3, 0.8};          // 1.08 of its threshold, far within its doubt
+    in.compute_fraction = {0.50, 0.10};         // the larger, 1.04x the memory one: open
+    in.memory_fraction = {0.48, 0.10};
+    const Verdict both = decide_regime(in);
+    REQUIRE(both.regime == Regime::undecided);
+    CHECK(both.first == Regime::compute_bound);
+    CHECK(both.second == Regime::memory_bound);
+    in.memory_fraction = {0.10, 0.10};          // the roof test decided: the doubling test is named
+    const Verdict doubling = decide_regime(in);
+    REQUIRE(doubling.regime == Regime::undecided);
+    CHECK(doubling.first == Regime::compute_bound);
+    CHECK(doubling.second == Regime::overhead_bound);
+    CHECK_THAT(doubling.reason, Catch::Contains("batch-doubling") && Catch::Contains("within its doubt (noise, load;"));
+}
+
 TEST_CASE("place() derives rates, fractions and both regimes from counts and a time", "[roofline]") {
     // A triad over 1e8 elements in 40 ms on a 347 GFLOP/s, 30 GB/s machine.
     auto p = place(2e8, 12e8, 0.04, 347e9, 30e9, 2e-6, 2.01);

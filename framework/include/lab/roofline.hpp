@@ -212,16 +212,22 @@ inline Verdict decide_regime(const VerdictInputs& in) {
     Verdict v;
     v.regime = outcome(central);
     // The undecided test closest to its threshold (in standard errors) that changes the outcome.
+    // The doubling test (index 1) only when no other is open: its doubt holds the machine's load,
+    // which a busy machine makes wide, and it would otherwise take the place of a roof test a
+    // student weighs from the same table (compute_bound or memory_bound).
     int pick = -1;
     double closest = 1e300;
-    for (std::size_t i = 0; i < tests.size(); ++i) {
-        if (decided(tests[i])) continue;
+    auto consider = [&](std::size_t i) {
+        if (decided(tests[i])) return;
         std::vector<bool> flipped = central;
         flipped[i] = !flipped[i];
-        if (outcome(flipped) == v.regime) continue;
+        if (outcome(flipped) == v.regime) return;
         double distance = std::fabs(std::log(tests[i].ratio)) / std::max(1e-9, std::log1p(tests[i].rel_err));
         if (distance < closest) closest = distance, pick = static_cast<int>(i);
-    }
+    };
+    for (std::size_t i = 0; i < tests.size(); ++i)
+        if (i != 1) consider(i);
+    if (pick < 0) consider(1);
     if (pick >= 0) {
         std::vector<bool> flipped = central;
         flipped[pick] = !flipped[pick];
