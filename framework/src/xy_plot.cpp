@@ -5,11 +5,14 @@
 #include "xy_plot.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include "plot_labels.hpp"
 #include "plot_style.hpp"
@@ -340,21 +343,31 @@ std::string render_plot_terminal(const Plot& p, const std::set<std::string>& wit
     // Series first, marks over them (a mark is what the reader looks for).
     // A cell two series land on shows '=': the later series overwriting the earlier hid 5 of 02.04's
     // 8 fp32 points under its fp64 ones.
+    // The legend names the series that share cells: 02.11's '=' was its measured points on its
+    // model's line, which a reader could not tell from two measurements colliding.
     constexpr char kShared = '=';
     std::vector<std::string> legend;
-    bool shared = false;
+    std::map<std::pair<int, int>, std::set<std::size_t>> series_at;  // (row, column) -> series drawn there
     for (std::size_t i = 0; i < p.series.size(); ++i) {
         const PlotSeries& s = p.series[i];
         const char c = kMarks[i % (sizeof kMarks - 1)];
         for (std::size_t k = 0; k < std::min(s.x.size(), s.y.size()); ++k)
             if (usable(s.x[k], p.x.log) && usable(s.y[k], p.y.log)) {
-                char& cell = grid[static_cast<std::size_t>(row(s.y[k]))][static_cast<std::size_t>(col(s.x[k]))];
-                if (cell != ' ' && cell != c) cell = kShared, shared = true;
-                else cell = c;
+                const int r = row(s.y[k]), cl = col(s.x[k]);
+                auto& here = series_at[{r, cl}];
+                here.insert(i);
+                grid[static_cast<std::size_t>(r)][static_cast<std::size_t>(cl)] = here.size() > 1 ? kShared : c;
             }
         legend.push_back(fmt::format("  {} {}", c, s.name));
     }
-    if (shared) legend.push_back(fmt::format("  {} points of more than one series", kShared));
+    std::set<std::size_t> sharing;
+    for (const auto& [cell, here] : series_at)
+        if (here.size() > 1) sharing.insert(here.begin(), here.end());
+    if (!sharing.empty()) {
+        std::vector<std::string> names;
+        for (std::size_t i : sharing) names.push_back(p.series[i].name);
+        legend.push_back(fmt::format("  {} points of more than one series ({})", kShared, fmt::join(names, ", ")));
+    }
     // A point mark is a digit; a vertical line is '|' under a letter on the top row, the letter
     // naming it in the legend ("a| L1 found"): 02.03 draws six lines, alike without it.
     int number = 0, line_number = 0;

@@ -135,9 +135,22 @@ TEST_CASE("the terminal plot shows a cell two series share as '=' and labels the
     p.series = {{.name = "fp32", .x = {1, 10, 100}, .y = {1e9, 1e10, 1e11}}, {.name = "fp64", .x = {1, 100}, .y = {1e9, 5e10}}};
     const std::string text = plot::render_plot_terminal(p, {}, 40, 11);
     CHECK(std::count(text.begin(), text.end(), '=') == 2);  // the shared point, and its legend entry
-    CHECK(text.find("  = points of more than one series") != std::string::npos);
+    CHECK(text.find("  = points of more than one series (fp32, fp64)") != std::string::npos);
     CHECK(std::count(text.begin(), text.end(), '*') == 1 + 2);  // fp32's own points left, and its legend entry
     CHECK(text.find("10 GFLOP/s |") != std::string::npos);       // the middle row's tick, 10^10 on 10^9..10^11
+}
+
+TEST_CASE("the terminal plot's legend names only the series that share a cell", "[plot]") {
+    // 02.11: its measured points fell on its model's line; '=' alone did not say which two met.
+    Plot p{.name = "launch", .title = "Time against n", .x = {.label = "n", .log = true}, .y = {.label = "time", .unit = "s", .log = true}};
+    p.series = {{.name = "one update", .x = {1e2, 1e6}, .y = {1e-6, 1e-3}},
+                {.name = "launch + c n", .x = {1e2, 1e6}, .y = {1e-6, 1e-3}},
+                {.name = "empty kernel", .x = {1e4}, .y = {1e-5}}};
+    const std::string text = plot::render_plot_terminal(p, {}, 40, 11);
+    INFO(text);
+    CHECK(text.find("  = points of more than one series (one update, launch + c n)\n") != std::string::npos);
+    CHECK(std::count(text.begin(), text.end(), '=') == 2 + 1);  // two shared cells, and the legend's
+    CHECK(text.find("  o empty kernel") != std::string::npos);          // a series sharing nothing keeps its mark
 }
 
 TEST_CASE("the terminal plot labels a log axis padded past a point on a decade at that decade, not at its frame", "[plot]") {
