@@ -127,8 +127,8 @@ std::string user_config_value(const std::string& key) {
     try {
         // Read as every input file is (a folder, a key written twice, not UTF-8: each said with
         // its line); a file of nothing but comments or blanks sets nothing.
-        const YamlLimits limits{.max_bytes = 64 << 10, .max_bytes_name = "64 KiB", .max_depth = 4, .max_aliases = 0};
-        const std::string text = read_input_text(cfg, "the user config", limits.max_bytes, limits.max_bytes_name,
+        const YamlLimits limits{.max_bytes = 64 << 10, .max_depth = 4, .max_aliases = 0};
+        const std::string text = read_input_text(cfg, "the user config", limits.max_bytes,
                                                  "it must be a file holding student: and token:, or absent");
         YAML::Node n = parse_yaml_text(text, cfg, "the user config", "fix or delete the file", limits);
         if (n.IsNull()) return "";

@@ -21,7 +21,7 @@ namespace lab::cli {
 namespace {
 
 constexpr const char* kPlanSchema = "lab.audit-plan/1";
-const JsonLimits kWorkLimits{.max_bytes = 64u << 20, .max_bytes_name = "64 MiB", .max_depth = 16};
+const JsonLimits kWorkLimits{.max_bytes = 64u << 20, .max_depth = 16};
 
 struct PlannedTask {
     AuditTask task;

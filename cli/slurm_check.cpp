@@ -98,7 +98,7 @@ int check_on_cluster(const CheckJobRequest& req, const slurm::Request& cluster) 
             continue;
         }
         try {
-            const JsonLimits limits{.max_bytes = 16u << 20, .max_bytes_name = "16 MiB", .max_depth = 64};
+            const JsonLimits limits{.max_bytes = 16u << 20, .max_depth = 64};
             const nlohmann::json r = load_json_input(j.result, "the check's report", limits, "", "run the check again");
             const int met = r.value("met", 0), missed = r.value("missed", 0), differs = r.value("differs", 0);
             const bool bad = missed > 0 || (req.strict && differs > 0);

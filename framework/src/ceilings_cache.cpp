@@ -34,7 +34,7 @@ constexpr const char* kCacheSchema = "lab.ceilings/1";
 // it: read within limits (a real one is a few KB, nested four levels), and any problem with it
 // is a reason to measure again.
 constexpr int kCacheDepth = 16;
-const JsonLimits kCacheLimits{.max_bytes = 1u << 20, .max_bytes_name = "1 MiB", .max_depth = kCacheDepth};
+const JsonLimits kCacheLimits{.max_bytes = 1u << 20, .max_depth = kCacheDepth};
 nlohmann::json read_cache_json(const std::filesystem::path& file) {
     return load_json_input(file, "the ceilings cache", kCacheLimits, "", "");  // problems are reported as "ignored; measuring again"
 }

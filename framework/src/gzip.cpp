@@ -1,10 +1,13 @@
 // In-memory gzip through zlib (see gzip.hpp).
 #include "gzip.hpp"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <stdexcept>
+
+#include "input_file.hpp"
 
 namespace lab {
 
@@ -60,8 +63,8 @@ std::string gzip_decompress(const std::string& data, const GzipLimits& limits) {
                 const std::string read_so_far = std::to_string(read_in), out_so_far = std::to_string(out.size());
                 inflateEnd(&z);
                 if (too_large)
-                    throw GzipLimitExceeded("it expands past " + std::string(limits.max_bytes_name) + ", the limit for it");
-                throw GzipLimitExceeded("it expands more than " + std::string(limits.max_ratio_name) + "-fold (" + read_so_far +
+                    throw GzipLimitExceeded("it expands past " + byte_limit_text(limits.max_bytes) + ", the limit for it");
+                throw GzipLimitExceeded(fmt::format("it expands more than {:g}-fold (", limits.max_ratio) + read_so_far +
                                         " compressed bytes gave " + out_so_far + "): a compression bomb, not a real file");
             }
         }

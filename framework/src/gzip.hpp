@@ -12,9 +12,7 @@ namespace lab {
 // is refused once it passes either bound, before the memory is spent.
 struct GzipLimits {
     std::size_t max_bytes;        // decompressed size
-    const char* max_bytes_name;   // "2 GiB", for the message
     double max_ratio;             // decompressed bytes per compressed byte read so far...
-    const char* max_ratio_name;   // "200", for the message
     std::size_t ratio_after;      // ...checked once this much has come out (small files may be any ratio)
 };
 

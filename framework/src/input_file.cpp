@@ -20,15 +20,27 @@ std::string with_line_feeds(std::string text) {
     return text;
 }
 
+std::string byte_limit_text(std::uintmax_t bytes) {
+    constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+    std::string text = fmt::format("{} bytes", bytes);
+    std::uintmax_t value = bytes;
+    for (const char* unit : kUnits) {
+        if (value == 0 || value % 1024 != 0) break;
+        value /= 1024;
+        text = fmt::format("{} {}", value, unit);
+    }
+    return text;
+}
+
 std::string read_input_text(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
-                            const std::string& max_bytes_name, const std::string& unreadable_fix) {
-    return with_line_feeds(utf8_text(read_input_file(file, what, max_bytes, max_bytes_name, unreadable_fix), file));
+                            const std::string& unreadable_fix) {
+    return with_line_feeds(utf8_text(read_input_file(file, what, max_bytes, unreadable_fix), file));
 }
 
 std::string read_input_file(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
-                            const std::string& max_bytes_name, const std::string& unreadable_fix) {
+                            const std::string& unreadable_fix) {
     note_input(file);
-    const std::string too_large = what + " is larger than " + max_bytes_name + ", the limit for it";
+    const std::string too_large = what + " is larger than " + byte_limit_text(max_bytes) + ", the limit for it";
     const std::string too_large_fix = "give the file lab wrote or its template; nothing of that kind is that large";
     std::error_code ec;
     if (std::filesystem::is_directory(file, ec)) throw InputError(file.string(), what + " is a folder, not a file", unreadable_fix);

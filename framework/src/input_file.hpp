@@ -9,15 +9,19 @@
 
 namespace lab {
 
+// A size limit as a message says it: "64 MiB" for a whole number of KiB, MiB or GiB, else
+// "N bytes". Computed from the limit itself, so a message cannot drift from the constant.
+std::string byte_limit_text(std::uintmax_t bytes);
+
 // The file's text, at most `max_bytes` of it: InputError when unreadable or larger.
 std::string read_input_file(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
-                            const std::string& max_bytes_name, const std::string& unreadable_fix);
+                            const std::string& unreadable_fix);
 
 // read_input_file's text as UTF-8 with line feeds: a byte-order mark dropped, UTF-16 (Windows
 // PowerShell 5's `>` writes it) converted (text_encoding.hpp), lone CRs made LFs. For every text
 // file a person hands to lab (YAML, CSV): the same text however their editor saved it.
 std::string read_input_text(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes,
-                            const std::string& max_bytes_name, const std::string& unreadable_fix);
+                            const std::string& unreadable_fix);
 
 // `text` with each lone CR (a classic Mac OS line end; Excel for Mac's "CSV" writes them) made a
 // LF: YAML 1.2 and RFC 4180 count it as a line break, and line-based reading and line numbers

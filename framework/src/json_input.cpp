@@ -105,7 +105,7 @@ struct KeyChecker : nlohmann::json_sax<nlohmann::json> {
 
 std::optional<OverflowingNumber> first_overflowing_number(const std::string& text) {
     // scan() with no depth limit finds only numbers.
-    const JsonLimits unlimited{.max_bytes = 0, .max_bytes_name = "", .max_depth = std::numeric_limits<int>::max()};
+    const JsonLimits unlimited{.max_bytes = 0, .max_depth = std::numeric_limits<int>::max()};
     if (auto p = scan(text, unlimited)) return OverflowingNumber{p->offset, p->what};
     return std::nullopt;
 }
@@ -173,7 +173,7 @@ nlohmann::json parse_json_input(const std::string& text, const std::filesystem::
 
 nlohmann::json load_json_input(const std::filesystem::path& file, const std::string& what, const JsonLimits& limits,
                                const std::string& unreadable_fix, const std::string& malformed_fix) {
-    std::string text = read_input_file(file, what, limits.max_bytes, limits.max_bytes_name, unreadable_fix);
+    std::string text = read_input_file(file, what, limits.max_bytes, unreadable_fix);
     // UTF-16 with its mark (`lab run --json > run.json` in Windows PowerShell 5) is the same
     // record: converted, as every text file is (its digest is over the parsed JSON, not the bytes).
     // Other text is parsed as it is, so byte offsets in messages are the file's.

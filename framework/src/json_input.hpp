@@ -19,7 +19,6 @@ namespace lab {
 
 struct JsonLimits {
     std::uintmax_t max_bytes;      // checked on the file's size, before it is read
-    const char* max_bytes_name;    // "64 MiB", for the message
     int max_depth;                 // nested arrays and objects (the message says the number)
 };
 

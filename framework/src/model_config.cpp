@@ -274,7 +274,7 @@ ModelConfig read_gpt2(const Reader& r) {
 }
 
 std::string read_config_text(const std::filesystem::path& file) {
-    return read_input_file(file, "the model config", kMaxModelConfigBytes, "4 MiB",
+    return read_input_file(file, "the model config", kMaxModelConfigBytes,
                            "check the path and its permissions");
 }
 

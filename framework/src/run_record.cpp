@@ -480,7 +480,7 @@ void check_record(const json& r, const std::string& where) {
 }
 
 json read_record(const std::filesystem::path& file) {
-    const JsonLimits limits{.max_bytes = kMaxRecordBytes, .max_bytes_name = "64 MiB", .max_depth = kMaxRecordDepth};
+    const JsonLimits limits{.max_bytes = kMaxRecordBytes, .max_depth = kMaxRecordDepth};
     json r = load_json_input(file, "the run record", limits, "check the path", "record the run again");
     check_record(r, file.string());
     // Decoded once here, so a field of the wrong type deep inside is reported with the file's

@@ -479,7 +479,7 @@ Capture parse_dmon(const std::vector<std::string>& lines, const std::filesystem:
 }  // namespace
 
 Capture read(const std::filesystem::path& file, const std::vector<std::string>& csv_columns) {
-    return parse(read_input_file(file, "the capture", kMaxCaptureBytes, "64 MiB", "check the path"), file,
+    return parse(read_input_file(file, "the capture", kMaxCaptureBytes, "check the path"), file,
                  csv_columns);
 }
 

@@ -436,11 +436,11 @@ bool host_waits(const std::string& kind) {
 }
 
 Summary read(const std::filesystem::path& file) {
-    std::string text = read_input_file(file, "the trace", kMaxTraceBytes, "2 GiB", "check the path");
+    std::string text = read_input_file(file, "the trace", kMaxTraceBytes, "check the path");
     const bool gzipped = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b;
     if (gzipped) {
         try {
-            text = gzip_decompress(text, GzipLimits{kMaxTraceBytes, "2 GiB", kMaxGzipRatio, "200", kGzipRatioAfter});
+            text = gzip_decompress(text, GzipLimits{kMaxTraceBytes, kMaxGzipRatio, kGzipRatioAfter});
         } catch (const GzipLimitExceeded& e) {
             throw InputError(file.string(), std::string("a gzip file lab will not expand: ") + e.what(),
                              "give the profiler's own trace; a real trace compresses about 10 to 30-fold");

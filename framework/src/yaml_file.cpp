@@ -252,7 +252,7 @@ YAML::Node parse_yaml_text(const std::string& text, const std::filesystem::path&
 
 YAML::Node load_yaml_mapping(const std::filesystem::path& file, const std::string& what, const std::string& unreadable_fix,
                              const std::string& malformed_fix, const std::string& mapping_of, const YamlLimits& limits) {
-    const std::string text = read_input_text(file, what, limits.max_bytes, limits.max_bytes_name, unreadable_fix);
+    const std::string text = read_input_text(file, what, limits.max_bytes, unreadable_fix);
     YAML::Node root = parse_yaml_text(text, file, what, malformed_fix, limits);
     const std::string fix = malformed_fix.empty() ? "write its keys, one `key: value` a line: " + mapping_of : malformed_fix;
     if (root.IsNull()) throw InputError(file.string(), what + " is empty (no keys, only blanks or comments)", fix);

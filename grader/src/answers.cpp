@@ -30,7 +30,6 @@ std::string quoted(const std::string& s) {
 YamlLimits answers_limits() {
     YamlLimits l;
     l.max_bytes = kMaxAnswersBytes;
-    l.max_bytes_name = "1 MiB";
     l.max_depth = 8;
     l.max_aliases = 0;
     return l;
@@ -142,7 +141,7 @@ AnswersFile read_answers_text(const std::filesystem::path& file, const std::stri
 AnswersFile load_answers(const std::filesystem::path& file) {
     const YamlLimits limits = answers_limits();
     const std::string text =
-        read_input_text(file, "the answers file", limits.max_bytes, limits.max_bytes_name, "check the path");
+        read_input_text(file, "the answers file", limits.max_bytes, "check the path");
     try {
         return read_answers_text(file, text);
     } catch (const InputError&) {

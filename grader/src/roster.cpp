@@ -109,7 +109,7 @@ Roster read_roster(const std::filesystem::path& file, const std::string& identit
     note_input(file);
     // Read as every input file is: a folder or an unreadable file said with the fix, and its size
     // bounded (a class of 100,000 students is a few MiB).
-    std::istringstream in(read_input_text(file, "the roster", 64u << 20, "64 MiB",
+    std::istringstream in(read_input_text(file, "the roster", 64u << 20,
                                           "give the class's roster CSV (Gradescope: Roster, Download), one student per row "
                                           "under a header row naming its columns"));
 

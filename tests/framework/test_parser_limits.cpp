@@ -61,7 +61,7 @@ TEST_CASE("a gzip bomb is refused by its expansion ratio; real traces are far in
     CHECK_THAT(why, Contains("expands more than 200-fold") && !Contains("kMax"));
 
     // The same limits in gzip_decompress itself: the size bound, named.
-    const GzipLimits small{1000, "1000 bytes", 1e9, "1e9", 0};
+    const GzipLimits small{1000, 1e9, 0};
     CHECK_THROWS_WITH(gzip_decompress(gzip_compress(std::string(5000, 'a')), small), Contains("expands past 1000 bytes"));
     CHECK(gzip_decompress(gzip_compress(std::string(900, 'a')), small) == std::string(900, 'a'));
 
@@ -150,7 +150,7 @@ TEST_CASE("a key written twice in one JSON object is refused, with its line", "[
     CHECK(nesting_depth(R"({"a": [[1], {"b": "[[[["}]})") == 3);
 
     lab_test::TempDir d;
-    const JsonLimits limits{.max_bytes = 1 << 20, .max_bytes_name = "1 MiB", .max_depth = 16};
+    const JsonLimits limits{.max_bytes = 1 << 20, .max_depth = 16};
     lab_test::write_file(d / "run.json", text);
     CHECK_THAT(refusal([&] { load_json_input(d / "run.json", "the run record", limits, "", "record it again"); }),
                Contains("run.json:5: the run record names 'b' twice in one object (byte"));
