@@ -67,9 +67,14 @@ public:
         for (const auto& m : measurements_)
             if (m.workload.name == w.name) throw std::invalid_argument("workload '" + w.name + "' measured twice");
         progress_line("measuring " + w.name);
+        // Named to the parent before it runs, so a crash inside its kernel names it too.
+        current_workload_ = w.name;
+        send_to_parent({{"type", "workload"}, {"name", w.name}});
         measurements_.push_back(measure_workload(device_, w, launch, settings_, &trace_));
         progress_line("measuring the ceilings beside " + w.name);
         ceilings_.after_workload(measurements_.back(), measurements_);
+        current_workload_.clear();
+        send_to_parent({{"type", "workload"}, {"name", ""}});
         // "Counters refused" is said once, not once per workload; the run goes on with timing.
         const std::string& why = measurements_.back().counters_note;
         if (!why.empty() && !counters_noted_) {
@@ -87,6 +92,8 @@ public:
         return lab::companion_symbol(lesson_file_, name);
     }
     bool replaying() const override { return false; }
+    // The workload being measured when run() threw, or "" (run() threw between workloads).
+    const std::string& current_workload() const { return current_workload_; }
     std::vector<Measurement>& measurements() { return measurements_; }
     const std::vector<Skip>& skipped() const { return skipped_; }
 
@@ -98,6 +105,7 @@ private:
     std::string lesson_file_;
     std::vector<Measurement> measurements_;
     std::vector<Skip> skipped_;
+    std::string current_workload_;
     bool counters_noted_ = false;
     TraceWindows& trace_;
 };
@@ -267,12 +275,21 @@ int child_main(const ChildRequest& req) {
                 tracing = trace.begin(why);
                 if (!tracing) note("no trace written: " + why);
             }
+            // A failure inside a workload names it: "stoi" alone said neither where nor whose.
+            // Its kernel is the lesson's, the calls under it the device's: which failed, the
+            // message cannot tell, so the fix names both.
             try {
                 lesson.lesson->run(session);
-            } catch (const std::invalid_argument&) {
-                throw;
+            } catch (const std::invalid_argument& e) {
+                if (session.current_workload().empty()) throw;  // the lesson refusing an option
+                throw InputError(req.lesson_file, "while measuring workload '" + session.current_workload() + "': " + e.what(),
+                                 "if it names an option you gave (--param, --threads), change it; otherwise the lesson's "
+                                 "kernel refused its own request: tell the lesson's author, with this message");
             } catch (const std::exception& e) {
-                throw PluginError(req.lesson_file + ": " + e.what());
+                const std::string during = session.current_workload().empty() ? "" : "while measuring workload '" + session.current_workload() + "': ";
+                throw PluginError(req.lesson_file + ": " + during + e.what() +
+                                  "\n  fix: the lesson's kernel or the device failed: if `lab device` works, tell the lesson's author, "
+                                  "with this message");
             }
             dev.stream().synchronize();
             progress_done();
@@ -348,7 +365,9 @@ ChildResult execute(const ChildRequest& req, const std::function<void()>& on_dev
         return 0;
     }, memory_limit);
     std::string what = req.action == "run" ? "the lesson plugin " + req.lesson_file : "the device backend";
+    std::string last_workload;  // the one being measured when the child stopped, if it stopped in one
     for (const auto& m : outcome.messages) {
+        if (m.value("type", "") == "workload") last_workload = m.value("name", "");
         if (m.value("type", "") == "note") notes.push_back(m.value("text", ""));
         if (m.value("type", "") == "error") {
             std::string msg = m.value("message", "unknown error");
@@ -374,7 +393,8 @@ ChildResult execute(const ChildRequest& req, const std::function<void()>& on_dev
                           "or allow more time with --timeout S (or LAB_TIMEOUT)");
     }
     if (!outcome.exited || outcome.exit_code != 0)
-        throw DeviceError(what + " " + outcome.describe() + "; no run record written");
+        throw DeviceError(what + " " + outcome.describe() + (last_workload.empty() ? "" : " while measuring workload '" + last_workload + "'") +
+                          "; no run record written");
     const json* result = nullptr;
     for (const auto& m : outcome.messages)
         if (m.value("type", "") == "result") result = &m;

@@ -258,7 +258,15 @@ TEST_CASE("a lesson that crashes is reported (exit 3) and leaves no run record",
     lab_test::TempDir out;
     auto r = run_lab({"run", "99.01", "--quick", "--student", "s", "--out", (out / "run.json").string()}, f.env());
     CHECK(r.exit_code == 3);
-    CHECK_THAT(r.err, Catch::Contains("lab_crashing_lesson.so") && Catch::Contains("crashed (signal SIGSEGV)"));
+    CHECK_THAT(r.err, Catch::Contains("lab_crashing_lesson.so") && Catch::Contains("crashed (signal SIGSEGV); no run record written"));
+    CHECK_FALSE(fs::exists(out / "run.json"));
+
+    // Inside a workload's kernel: the report names the workload (an SDK review: it named none).
+    auto env = f.env();
+    env["LAB_TEST_CRASH_IN_KERNEL"] = "1";
+    auto k = run_lab({"run", "99.01", "--quick", "--student", "s", "--out", (out / "run.json").string()}, env);
+    CHECK(k.exit_code == 3);
+    CHECK_THAT(k.err, Catch::Contains("crashed (signal SIGSEGV) while measuring workload 'reckless'; no run record written"));
     CHECK_FALSE(fs::exists(out / "run.json"));
 }
 
@@ -277,7 +285,19 @@ TEST_CASE("a lesson that throws is reported with its message (exit 3)", "[isolat
     lab_test::TempDir out;
     auto r = run_lab({"run", "99.03", "--quick", "--student", "s", "--out", (out / "run.json").string()}, f.env());
     CHECK(r.exit_code == 3);
-    CHECK_THAT(r.err, Catch::Contains("the kernel ran out of patience"));
+    // The workload its kernel failed in, and what to do (an SDK review: neither was said).
+    CHECK_THAT(r.err, Catch::Contains("lab_throwing_lesson.so: while measuring workload 'impatient': the kernel ran out of patience"));
+    CHECK_THAT(r.err, Catch::Contains("fix: the lesson's kernel or the device failed"));
+    CHECK_FALSE(fs::exists(out / "run.json"));
+
+    // std::invalid_argument from a kernel ("stoi" alone): bad input, but said with its file,
+    // workload and fix.
+    auto env = f.env();
+    env["LAB_TEST_THROW_INVALID"] = "1";
+    auto i = run_lab({"run", "99.03", "--quick", "--student", "s", "--out", (out / "run.json").string()}, env);
+    CHECK(i.exit_code == 2);
+    CHECK_THAT(i.err, Catch::Contains("lab_throwing_lesson.so: while measuring workload 'impatient': stoi") &&
+                          Catch::Contains("fix: if it names an option you gave"));
     CHECK_FALSE(fs::exists(out / "run.json"));
 }
 
