@@ -2,6 +2,7 @@
 // submission; --results writes Gradescope's results.json, also when grading fails), `lab grade`
 // (a class's submissions, a CSV gradebook) and `lab check-spec` (validate a grading spec).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -445,8 +446,12 @@ int cmd_grade(const Args& args) {
 namespace {
 
 // Each metric's values in recorded runs of `lesson_id`, re-derived as the grader derives them, with
-// where ("the run r.json"): what `lab check-spec --run` holds a spec's tolerances against.
-std::map<std::string, std::vector<ModelValue>> run_values(grader::GradingContext& ctx, const std::string& lesson_id, const std::vector<std::string>& files) {
+// where ("the run r.json"): what `lab check-spec --run` holds a spec's tolerances against. A
+// question whose metric a run lacks, on a device the question applies to, adds a warning to
+// `missing`: the grader voids it for that run, and the student loses its points without a word.
+std::map<std::string, std::vector<ModelValue>> run_values(grader::GradingContext& ctx, const grader::GradingSpec& spec,
+                                                          const std::vector<std::string>& files, std::vector<std::string>& missing) {
+    const std::string& lesson_id = spec.lesson;
     std::map<std::string, std::vector<ModelValue>> out;
     for (const auto& file : files) {
         const nlohmann::json rec = record::read_record(file);
@@ -457,7 +462,24 @@ std::map<std::string, std::vector<ModelValue>> run_values(grader::GradingContext
         const LoadedLesson& lesson = ctx.lesson(lesson_id);
         check_plugin_version(lesson, rec, file);
         grader::require_consistent(rec, raw, file);
-        for (const auto& m : derive_run(lesson, raw, file).metrics) out[m.name].push_back({"the run " + file, m});
+        const Derivation d = derive_run(lesson, raw, file);
+        for (const auto& m : d.metrics) out[m.name].push_back({"the run " + file, m});
+        const std::string kind = to_string(raw.device_kind);
+        for (const auto& q : spec.questions) {
+            const bool applies = q.applies_to.empty() || std::find(q.applies_to.begin(), q.applies_to.end(), kind) != q.applies_to.end();
+            if (!applies || q.expected.metric.empty() || d.find(q.expected.metric)) continue;
+            // check_spec_against has refused a metric the lesson does not declare.
+            const auto decl = std::find_if(lesson.info.metrics.begin(), lesson.info.metrics.end(),
+                                           [&](const MetricDecl& m) { return m.name == q.expected.metric; });
+            const std::vector<std::string> on = decl != lesson.info.metrics.end() ? decl->devices : std::vector<std::string>{};
+            const bool declared_here = std::find(on.begin(), on.end(), kind) != on.end();
+            missing.push_back(fmt::format(
+                "{}:{}: question '{}': the {} run {} has no value for metric '{}', so the grader voids the question for it (its points are "
+                "not counted)\n  fix: {}",
+                spec.file, q.line_of("expected.metric"), q.id, kind, file, q.expected.metric,
+                declared_here ? "the lesson declares it for " + kind + " runs but its derive() did not set it in this one: set it on every run"
+                              : fmt::format("the lesson declares it for {0} runs only: add `applies_to: [{0}]` to the question", fmt::join(on, ", "))));
+        }
     }
     return out;
 }
@@ -510,8 +532,10 @@ int cmd_check_spec(const Args& args) {
     // values students will have.
     if (vm.count("run")) {
         const auto runs = vm["run"].as<std::vector<std::string>>();
-        for (const auto& w : grader::model_value_warnings(spec, run_values(ctx, spec.lesson, runs), runs.size() == 1 ? "the run given" : "every run given"))
-            warnings.push_back(w);
+        std::vector<std::string> missing;
+        const auto values = run_values(ctx, spec, runs, missing);
+        for (const auto& w : grader::model_value_warnings(spec, values, runs.size() == 1 ? "the run given" : "every run given")) warnings.push_back(w);
+        warnings.insert(warnings.end(), missing.begin(), missing.end());
     }
     for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     double points = 0;

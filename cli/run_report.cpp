@@ -14,7 +14,7 @@
 
 namespace lab::cli {
 
-std::vector<std::string> withheld_graded(const RunView& v) { return lab::withheld_graded(v.info, v.withheld); }
+std::vector<std::string> withheld_graded(const RunView& v) { return lab::withheld_graded(v.info, v.withheld, v.derivation); }
 
 plot::RooflineChart roofline_chart(const RunView& v) {
     return lab::roofline_chart(v.info, v.raw, v.derivation, v.withheld);

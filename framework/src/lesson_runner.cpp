@@ -376,8 +376,8 @@ ChildResult execute(const ChildRequest& req, const std::function<void()>& on_dev
         }
     }
     if (outcome.memory_exceeded)
-        throw DeviceError(what + ": used more than its memory limit of " + std::to_string(memory_limit >> 20) +
-                          " MiB and was stopped; no run record written (LAB_MEMORY_LIMIT sets the limit)");
+        throw DeviceError(what + ": used more than its memory limit of " + std::to_string(memory_limit >> 20) + " MiB" +
+                          (last_workload.empty() ? "" : " while measuring workload '" + last_workload + "'") + " and was stopped; no run record written (LAB_MEMORY_LIMIT sets the limit)");
     if (outcome.timed_out) {
         std::string phase = "the lesson";
         double limit_s = 0;
@@ -387,7 +387,8 @@ ChildResult execute(const ChildRequest& req, const std::function<void()>& on_dev
                 limit_s = m.value("limit_s", 0.0);
             }
         const std::string budget = limit_s > 0 ? " of " + format::number(limit_s, {.whole_below = 1e9}) + " s" : "";
-        throw DeviceError(what + ": " + phase + " exceeded its time budget" + budget + " and was stopped (" +
+        const std::string in_workload = last_workload.empty() ? "" : " while measuring workload '" + last_workload + "'";
+        throw DeviceError(what + ": " + phase + " exceeded its time budget" + budget + in_workload + " and was stopped (" +
                           std::to_string(static_cast<int>(outcome.wall_s)) + " s in all); no run record written\n"
                           "  fix: other programs busy on this machine slow every kernel: run it again when it is quieter, "
                           "or allow more time with --timeout S (or LAB_TIMEOUT)");

@@ -281,7 +281,7 @@ std::string values_html(const html::Table& t) {
 }
 
 std::string answer_html(const RunPage& p) {
-    const std::vector<std::string> asked = withheld_graded(p.info, p.withheld);
+    const std::vector<std::string> asked = withheld_graded(p.info, p.withheld, p.derivation);
     std::string out = "<section id=\"answer\">\n<h2>Answer and submit</h2>\n";
     if (!asked.empty()) {
         out += fmt::format("<p>{} graded value{} shown as <span class=\"withheld\">?</span>: work {} out from the page above "

@@ -282,9 +282,12 @@ std::string substitute_placeholders(const std::string& line, const std::function
 std::string render_teaching(const std::string& line, const Derivation& d, const std::set<std::string>& withheld) {
     return substitute_placeholders(line, [&](const std::string& name) -> std::string {
         if (name.rfind("shipped:", 0) == 0) return shipped_path(name.substr(8), d, withheld);
+        const MetricValue* v = d.find(name);
+        // A metric this run does not have (one of another device kind, or one derive() left
+        // unset): "n/a", withheld or not, never a raw {name} nor a '?' with nothing to work out.
+        if (!v) return "n/a";
         if (withheld.count(name)) return "?";
-        if (const MetricValue* v = d.find(name)) return format_value(*v);
-        return "n/a";  // a metric this run does not have (one of another device kind): never a raw {name}
+        return format_value(*v);
     });
 }
 

@@ -134,10 +134,10 @@ std::string ceiling_status(const Ceiling& c) {
     return "";
 }
 
-std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld) {
+std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld, const Derivation& run) {
     std::vector<std::string> out;
     for (const auto& d : info.metrics)
-        if (d.graded && withheld.count(d.name)) out.push_back(d.name);
+        if (d.graded && withheld.count(d.name) && run.find(d.name)) out.push_back(d.name);
     return out;
 }
 

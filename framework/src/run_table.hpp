@@ -66,9 +66,10 @@ std::optional<std::string> under_load(const RawRun& run);
 // what it may have done to them, and what to do.
 std::optional<std::string> busy_machine_note(const RawRun& run);
 
-// The graded metrics a view withholds, in declaration order: what `lab answers` asks for (the
-// `check.*` helpers, withheld but never asked, are not among them).
-std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld);
+// The graded metrics a view withholds that `run` has, in declaration order: what `lab answers`
+// asks for (the `check.*` helpers, withheld but never asked, are not among them; nor a metric
+// the run lacks, which its lines show as n/a).
+std::vector<std::string> withheld_graded(const LessonInfo& info, const std::set<std::string>& withheld, const Derivation& run);
 
 // The withheld values no question asks: the twin regimes of asked ones (record::withheld_metrics),
 // not check.* helpers. Said under the '?' list so a '?' in the regime column is explained.

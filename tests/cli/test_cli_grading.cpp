@@ -542,6 +542,37 @@ TEST_CASE("lab check-spec --run holds the tolerances against a recorded run's va
                               Catch::Contains("fix: give runs of lesson 02.09 with --run"));
 }
 
+// An SDK review: a question whose metric a run lacks passed check-spec --run, and the grader
+// then voided it for every such run, its points gone without a word.
+TEST_CASE("lab check-spec --run warns of a question whose metric the run lacks", "[grading-cli][grading]") {
+    lab_test::TempDir d;
+    const std::string question = R"(  - id: shared_latency
+    prompt: "What is the latency of one hop in shared memory, in ns?"
+    type: number
+    unit: ns
+    expected: {metric: shared.latency_s}
+    tolerance: {rel: 0.15}
+    points: 1
+)";
+    const std::string spec = lab_test::read_file(lab_test::source_root() / "configs/grading/02.03.yaml");
+    lab_test::write_file(d / "02.03.yaml", spec + question);
+    const int line = static_cast<int>(std::count(spec.begin(), spec.end(), '\n')) + 5;  // its `expected:` line
+    const std::string run = (lab_test::source_root() / "tests/fixtures/runs/cpu/02.03-quick-reveal.json").string();
+    auto r = run_lab({"check-spec", (d / "02.03.yaml").string(), "--run", run});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("warning: " + (d / "02.03.yaml").string() + ":" + std::to_string(line) +
+                                      ": question 'shared_latency': the cpu run " + run + " has no value for metric 'shared.latency_s', "
+                                      "so the grader voids the question for it") &&
+                          Catch::Contains("fix: the lesson declares it for cuda runs only: add `applies_to: [cuda]` to the question"));
+    // Said of the GPU runs it is for: no warning on a CPU run.
+    std::string for_gpus = question;
+    for_gpus.insert(for_gpus.find("    points: 1"), "    applies_to: [cuda]\n");
+    lab_test::write_file(d / "02.03.yaml", spec + for_gpus);
+    auto fixed = run_lab({"check-spec", (d / "02.03.yaml").string(), "--run", run});
+    CHECK(fixed.exit_code == 0);
+    CHECK_THAT(fixed.err, !Catch::Contains("has no value for metric"));
+}
+
 TEST_CASE("lab check-spec --keys lists every key with its meaning and default", "[grading-cli][grading]") {
     auto r = run_lab({"check-spec", "--keys"});
     REQUIRE(r.exit_code == 0);

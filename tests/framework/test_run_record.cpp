@@ -6,6 +6,7 @@
 #include "digest.hpp"
 #include "errors.hpp"
 #include "run_record.hpp"
+#include "run_table.hpp"
 #include "test_support.hpp"
 
 using namespace lab;
@@ -111,6 +112,20 @@ TEST_CASE("{shipped:X} in a teaching line is the path this lab finds the shipped
           (lab_test::source_root() / "labs/02_10/a100_simple_add.json.gz").lexically_normal().string());
     CHECK(record::render_teaching("{shipped:secret}", d, {"secret"}) == "?");
     CHECK(record::render_teaching("{shipped:nope.txt}", d, {}) == "nope.txt (not shipped with this lab)");
+}
+
+// An SDK review: a graded metric derive() left unset in a run was still listed as withheld and
+// shown as '?', asking students to work out a value the run does not have.
+TEST_CASE("a withheld metric the run lacks is shown as n/a and not asked for", "[record]") {
+    LessonInfo info;
+    info.metrics = {{.name = "bandwidth", .unit = "B/s", .description = "set", .graded = true},
+                    {.name = "halving_stride", .kind = MetricKind::integer, .description = "left unset", .graded = true}};
+    Derivation d;
+    d.metrics.push_back({.name = "bandwidth", .kind = MetricKind::number, .unit = "B/s", .number = 8.8e9});
+    const std::set<std::string> withheld = record::withheld_metrics(info, false, DeviceKind::cpu);
+    REQUIRE(withheld.count("halving_stride"));
+    CHECK(record::render_teaching("{bandwidth}, halving at stride {halving_stride}", d, withheld) == "?, halving at stride n/a");
+    CHECK(withheld_graded(info, withheld, d) == std::vector<std::string>{"bandwidth"});
 }
 
 TEST_CASE("raw measurements survive the trip through a record unchanged", "[record]") {
