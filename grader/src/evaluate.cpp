@@ -330,6 +330,20 @@ std::vector<std::string> model_value_warnings(const GradingSpec& spec, const std
                               "), so a student who measured nothing passes (abs is in the question's unit" + (q.unit.empty() ? "" : ", " + q.unit) +
                               ")\n  fix: an abs below the value, or rel (rel: 0.15 is ±15%)");
         }
+        // A metric declared without a unit is a plain count: an SDK review's bandwidth, set in B/s
+        // and declared with no `.unit`, refused "8.81 GB/s" as a quantity where a count is asked
+        // and marked 8.81 wrong by 10^9. A count of millions asked with no noun is most likely that.
+        if (numeric && q.unit.empty() && q.noun.empty())
+            for (const ModelValue& v : found->second) {
+                const double x = std::fabs(v.value.number);
+                if (v.value.kind == MetricKind::category || !v.value.unit.empty() || !std::isfinite(x) || x == 0 || (x < 1e6 && x >= 1e-3)) continue;
+                out.push_back(fmt::format("{}:{}: question '{}': metric '{}' has no unit, so it is graded as a plain count, yet on {} its value is "
+                                          "{}: an answer written with a unit is refused, and one without is read in base units\n  fix: "
+                                          "if it is a quantity, declare its SI unit in the lesson's info() (.unit = \"B/s\"); if it is a count, "
+                                          "give the question the noun it counts (noun: element)",
+                                          spec.file, q.line_of("expected.metric"), q.id, q.expected.metric, v.where, format::number(v.value.number)));
+                break;
+            }
         if (q.type != QuestionType::choice && q.type != QuestionType::boolean) continue;
         // A choice or yes/no question on a category: each value the lesson can produce must be
         // answerable, or no student can score.

@@ -417,6 +417,21 @@ TEST_CASE("a tolerance narrower than the value as printed, or far wider than the
                                {{"ridge_point", number("ridge_point", 1235.0 * 1048576, "B")}})
               .empty());
 
+    // A metric declared with no unit is graded as a plain count: a bandwidth in B/s declared so
+    // (an SDK review) refused "8.81 GB/s". A count of billions asked with no noun is warned of.
+    auto unitless = [&](const std::string& extra, double value) {
+        return model_value_warnings(g.spec(spec_yaml("  - id: bw\n    prompt: \"Bandwidth?\"\n    expected: {metric: ridge_point}\n    tolerance: {rel: 0.05}\n" + extra,
+                                                     "02.05"), false),
+                                    {{"ridge_point", number("ridge_point", value, "")}});
+    };
+    const auto no_unit = unitless("", 8.81e9);
+    REQUIRE(no_unit.size() == 1);
+    CHECK_THAT(no_unit[0], Catch::Contains("question 'bw': metric 'ridge_point' has no unit, so it is graded as a plain count, yet on a model CPU its value is 8.81e9") &&
+                               Catch::Contains("fix: if it is a quantity, declare its SI unit in the lesson's info()"));
+    CHECK(unitless("    noun: element\n", 8.81e9).empty());  // a count, said to be one
+    CHECK(unitless("", 64).empty());                          // a count of a likely size
+    CHECK(unitless("", 2e-6).size() == 1);                    // seconds in a count
+
     const std::string choice = "  - id: kind\n    prompt: \"Kind?\"\n    type: choice\n    options: [cold, warm]\n    expected: {metric: ridge_point}\n";
     lab::MetricValue text{.name = "ridge_point", .kind = lab::MetricKind::category, .text = "hot"};
     const auto unanswerable = model_value_warnings(g.spec(spec_yaml(choice, "02.05"), false), {{"ridge_point", {{"a model GPU", text}}}});
