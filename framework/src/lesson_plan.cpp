@@ -114,7 +114,10 @@ std::string describe(const Workload& w) {
     std::ostringstream s;
     s.precision(12);  // counts are integers up to ~1e15: show them whole
     s << "'" << w.name << "' (";
-    for (const auto& p : w.params) s << p.name << " = " << p.value << ", ";
+    // In name order, as a record keeps them: the two sides of a mismatch read alike.
+    std::vector<Param> params = w.params;
+    std::sort(params.begin(), params.end(), [](const Param& a, const Param& b) { return a.name < b.name; });
+    for (const auto& p : params) s << p.name << " = " << p.value << ", ";
     s << w.flops << " FLOP, " << w.bytes << " B, " << w.pipe << ", " << w.level
       << (w.mode == TimingMode::cold ? ", cold" : "") << (w.doubles.empty() ? "" : ", doubles " + w.doubles) << ")";
     return s.str();

@@ -349,6 +349,31 @@ TEST_CASE("a record that is not its lesson's plan is told apart, naming the firs
     CHECK_FALSE(replay_plan(*l.lesson, other_student).empty());
 }
 
+// An SDK review: the lesson's side of a difference listed its parameters as declared, the record's
+// in name order, so the two read as different lists even where only one value differed.
+TEST_CASE("a plan difference lists both sides' parameters in name order", "[lessons]") {
+    auto l = lesson("02_07");
+    RawRun changed = fixture_run("02.07-quick-reveal.json");
+    REQUIRE(changed.measurements.front().workload.params.size() > 2);
+    changed.measurements.front().workload.params.back().value += 1;
+    const auto p = replay_plan(*l.lesson, changed);
+    REQUIRE(p.size() == 1);
+    INFO(p[0]);
+    // The names in "'prefill...' (a = 1, b = 2, ...)", in order, for each side.
+    auto names_after = [&](std::size_t from) {
+        std::vector<std::string> names;
+        const std::size_t open = p[0].find('(', from), close = p[0].find(')', open);
+        std::istringstream list(p[0].substr(open + 1, close - open - 1));
+        for (std::string item; std::getline(list, item, ',');)
+            if (const auto eq = item.find(" = "); eq != std::string::npos) names.push_back(item.substr(item.find_first_not_of(' '), eq - item.find_first_not_of(' ')));
+        return names;
+    };
+    const auto lesson_side = names_after(p[0].find("the lesson measures")), record_side = names_after(p[0].find("the record"));
+    CHECK(lesson_side.size() == changed.measurements.front().workload.params.size());
+    CHECK(lesson_side == record_side);
+    CHECK(std::is_sorted(lesson_side.begin(), lesson_side.end()));
+}
+
 TEST_CASE("skips are part of the plan: 02.05 skips the tensor-core GEMMs on a CPU and says why", "[lessons]") {
     auto l = lesson("02_05");
     RawRun cpu = synthetic_run(*l.lesson, "02.05", DeviceKind::cpu, true);
