@@ -756,6 +756,21 @@ TEST_CASE("run_autograder grades the run the answers are bound to when a student
     CHECK(bound["score"] == 10);
     CHECK(bound["extra_data"]["run"] == newer.digest());
     CHECK(grade(answers_for(older))["extra_data"]["run"] == older.digest());
+    // Saved by Windows PowerShell 5's `>` (UTF-16 with its mark), the answers and the run are
+    // found and graded as lab grade grades them (an operator's review: "missing an answers file").
+    auto utf16 = [](const std::string& ascii) {
+        REQUIRE(std::all_of(ascii.begin(), ascii.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
+        std::string out = "\xff\xfe";
+        for (char c : ascii) out += c, out += '\0';
+        return out;
+    };
+    const fs::path newer_file = root / "submission/runs/02.05-2026-12-01T16-41-30Z.json";
+    const std::string newer_text = lab_test::read_file(newer_file);
+    lab_test::write_file(newer_file, utf16(newer_text));
+    json wide = grade(utf16(answers_for(newer)));
+    CHECK(wide["score"] == 10);
+    CHECK(wide["extra_data"]["run"] == newer.digest());
+    lab_test::write_file(newer_file, newer_text);
     // Both answers files uploaded, each bound to its run: the latest run's pair is graded, as
     // lab grade picks, whichever answers file sorts first.
     lab_test::write_file(root / "submission/0-first answers.yaml", answers_for(older));
