@@ -76,6 +76,8 @@ int cmd_answers(const Args& args) {
     if (rec_lesson != id)
         throw InputError(vm["run"].as<std::string>(), "the run is of lesson " + rec_lesson + ", not " + id,
                          "use lab answers " + rec_lesson + " --run ...");
+    // No template for a record `lab show` refuses and `lab submit` will not grade (a review).
+    grader::require_consistent(rec, record::raw_run_from_record(rec), vm["run"].as<std::string>());
     use_spec_option(ctx, id, vm);
     std::cout << grader::answers_template(ctx.spec(id), rec);
     // On stderr: the template itself stays clean YAML for `> answers.yaml`.

@@ -40,6 +40,8 @@ std::optional<DeviceChoice> choose_device(const std::string& device_spec, std::s
     dev.source = std::string("ceilings cached by lab calibrate") + (cached->quick ? " (--quick)" : "") + ": " +
                  cached->file.string();
     dev.bandwidth = cached->ceilings.peak_bandwidth();
+    if (auto best = cached->ceilings.bandwidth_bytes_per_s.find("best"); best != cached->ceilings.bandwidth_bytes_per_s.end())
+        dev.bandwidth_trusted = best->second.trusted;
     dev.memory_bytes = cached->memory_bytes;
     for (const auto& [k, c] : cached->ceilings.flops_per_s) dev.flops_per_s[k] = c.value;
     return dev;

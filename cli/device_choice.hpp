@@ -14,6 +14,7 @@ struct DeviceChoice {
     std::string name;
     std::string source;                          // "datasheet configs/devices/a100_40gb.yaml", "ceilings cached by lab calibrate: FILE"
     double bandwidth = 0;                        // peak DRAM bandwidth, B/s
+    bool bandwidth_trusted = true;               // false: a cached ceiling measured under load or noisy
     std::uint64_t memory_bytes = 0;
     std::map<std::string, double> flops_per_s;   // "fp16.tensor", ... (dense)
 };

@@ -131,8 +131,12 @@ private:
         if (whole)
             fail(key, "key '" + key + "' is " + v.dump() + ", more than lab counts (at most 2^64 - 1)",
                  "correct \"" + key + "\" to the model's published value");
+        // The example is the value written, where it is a whole number in quotes ("32").
+        std::string example = "32";
+        if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().find_first_not_of("0123456789") == std::string::npos)
+            example = v.get<std::string>();
         fail(key, "key '" + key + "' must be an integer, got " + describe(v),
-             "write it as a JSON integer, e.g. \"" + key + "\": 4096");
+             "write it as a JSON integer, without quotes or a fraction, e.g. \"" + key + "\": " + example);
     }
 
     const json& j_;

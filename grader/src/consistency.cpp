@@ -78,9 +78,13 @@ std::vector<std::string> consistency_problems(const nlohmann::json& record, cons
         problems.push_back("the record's clock of " + rate(c.clock_hz.value, "Hz") + " is beyond any CPU's (" +
                            rate(kMaxCpuClockHz, "Hz") + "); " + again);
 
-    for (const auto& m : raw.measurements)
+    for (const auto& m : raw.measurements) {
         if (auto p = time_problem(m.time); !p.empty())
             problems.push_back("workload '" + m.workload.name + "' has " + p + " in its times; " + again);
+        // A count no kernel has (a review printed "-53.6 FLOP/s" from an edited record).
+        if (!(m.workload.flops >= 0) || !std::isfinite(m.workload.flops) || !(m.workload.bytes >= 0) || !std::isfinite(m.workload.bytes))
+            problems.push_back("workload '" + m.workload.name + "' has a FLOP or byte count that is negative or not a number; " + again);
+    }
     for (const auto& cm : raw.ceiling_measurements)
         if (cm.purpose != "evidence")
             if (auto p = time_problem(cm.measurement.time); !p.empty())

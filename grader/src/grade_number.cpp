@@ -29,7 +29,8 @@ bool within(double claim, double expected, const Tolerance& t, double scale) {
 
 // A value in the question's unit, as the student wrote it ("91 KiB", "512").
 std::string in_unit(double si_value, const std::string& unit) {
-    return format::number(units::to_unit(si_value, unit)) + (unit.empty() ? "" : " " + unit);
+    // Whole units up to a million are kept whole: "1448 KiB", not "1.45e3 KiB" (a review).
+    return format::number(units::to_unit(si_value, unit), {.whole_below = 1e6}) + (unit.empty() ? "" : " " + unit);
 }
 
 // `v` rounded to `digits` significant digits.

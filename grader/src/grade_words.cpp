@@ -101,6 +101,9 @@ void grade_regime(QuestionResult& r, const Question& q, const MetricValue* metri
                 if (wd.workload == wl && !wd.placement.measured.reason.empty()) why = " (" + wd.placement.measured.reason + ")";
             r.feedback = "the run could not decide between " + std::string(roofline::to_string(candidates[0])) + " and " +
                          roofline::to_string(candidates[1]) + why + ": either is accepted";
+            // Said on the console too (a student review: a bare "correct" hid that the run was
+            // undecided, and what would have decided it).
+            r.advises = true;
         }
         // The verdict is decided against the ceilings measured beside the workload (its
         // references); a student reads the roof fractions of the run's ceilings, the ones
@@ -116,6 +119,9 @@ void grade_regime(QuestionResult& r, const Question& q, const MetricValue* metri
                     r.feedback = "accepted: by the roof fractions the run shows (its ceilings) it is " + roofline::to_text(*shown) +
                                  "; by the ceilings measured right after the kernel it is " + want +
                                  " (the two differ when the machine was busy): either is accepted";
+                    // A reading of the shown column only: the console says so, so that a student
+                    // who called an FMA kernel latency-bound on a busy machine learns the other.
+                    r.advises = true;
                 }
             }
         }
@@ -159,7 +165,7 @@ void grade_choice(QuestionResult& r, const Question& q, const MetricValue* metri
         r.verdict = std::find(accepted.begin(), accepted.end(), choice_key(answer_key(answer.text))) != accepted.end()
                         ? Verdict::correct
                         : Verdict::wrong;
-        if (accepted.size() > 1) r.feedback = "the run sits on the boundary between " + want + ": either is accepted";
+        if (accepted.size() > 1) r.feedback = "the run sits on the boundary between " + want + ": either is accepted", r.advises = true;
     }
     note_aside(r, answer);
 }

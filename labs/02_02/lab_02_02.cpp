@@ -59,7 +59,7 @@ std::string dominant_group(std::uint64_t seq) {
 class FlopsAndBytes : public Lesson {
 public:
     LessonInfo info() const override {
-        LessonInfo i{.id = "02.02", .title = "FLOPs and Bytes", .version = "1.0.0"};
+        LessonInfo i{.id = "02.02", .title = "FLOPs and Bytes", .version = "1.1.0"};
         i.objectives = {"Account for the FLOPs and bytes of a transformer forward pass, op by op, per layer and in total.",
                         "Predict which op dominates at short and at long context."};
         i.experiments = {{"ops", "the tiny model's prefill of S tokens (128 quick, 512 full), op by op over all layers"},
@@ -125,7 +125,9 @@ public:
         d.set("dominant_short", dominant_group(512));
         d.set("dominant_long", dominant_group(65536));
         d.teaching = {
-            "The tiny model's prefill: {forward_flops} in all, the ops' counts summing exactly to `lab model tiny --dtype fp32`'s.",
+            // The command with this run's S: without --seq it prints another S's count (a review).
+            "The tiny model's prefill: {forward_flops} in all, the ops' counts summing exactly to `lab model tiny --dtype fp32 --seq " +
+                std::to_string(std::llround(whole.param("seq"))) + "`'s.",
             "Its LM head alone is {lm_head.flops_per_s}; its attention {attention.flops_per_s}; the whole pass {forward.time_s}.",
             "One decode step at the same context takes {decode_step.time_s} for one token: it reads every weight for it.",
             "Yours to work out with `lab model llama-2-7b`: its FLOPs at {question_seq} tokens, its weights in {question_dtype},",

@@ -500,7 +500,23 @@ TEST_CASE("lab show refuses an edited, a truncated and a foreign run record with
         CHECK(page.exit_code == 2);
         CHECK_THAT(page.err, Catch::Contains(message));
         CHECK_FALSE(fs::exists(d / "page.html"));
+        // Nor a template to answer it with (a review: lab answers wrote one lab show refused).
+        auto answers = run_lab({"answers", "02.01", "--run", (d / file).string()});
+        CHECK(answers.exit_code == 2);
+        CHECK_THAT(answers.err, Catch::Contains(message));
+        CHECK(answers.out.empty());
     }
+}
+
+TEST_CASE("a resealed record with a negative FLOP count is refused as inconsistent", "[usage]") {
+    lab_test::TempDir d;
+    json rec = json::parse(lab_test::read_file(lab_test::source_root() / "tests/fixtures/runs/cpu/02.01-quick.json"));
+    rec["workloads"][0]["flops"] = -1.0;  // a review saw "-53.6 FLOP/s" printed from one
+    lab::record::seal(rec);
+    lab_test::write_file(d / "negative.json", rec.dump());
+    auto r = run_lab({"show", (d / "negative.json").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("a FLOP or byte count that is negative or not a number"));
 }
 
 TEST_CASE("lab run --trace writes a Chrome trace of the lesson, gzip-compressed when named .gz", "[run]") {

@@ -126,6 +126,19 @@ TEST_CASE("lab model uses this machine's cached ceilings when there is no spec, 
     CHECK(std::distance(fs::directory_iterator(cache.dir / "lab" / "ceilings"), fs::directory_iterator()) == 2);
 }
 
+// A student review: a calibration under load cached bw.best at 13.1 GB/s while the run beside it
+// measured 42.5 GB/s; lab model's decode bound, 3x the run's, said nothing of it.
+TEST_CASE("lab model says when the cached bandwidth it quotes is not trusted", "[model]") {
+    EmptyCache cache;
+    auto [facts, ceilings] = lab_test::store_cpu_ceilings(cache);
+    CHECK_THAT(run_lab({"model", "tiny"}, cache.env()).out, !Contains("not trusted"));
+    ceilings.bandwidth_bytes_per_s["best"].trusted = false;
+    lab::store_ceilings(cache.dir / "lab" / "ceilings" / "cpu-test-000000000000-t2.json", facts, ceilings);
+    const auto table = run_lab({"model", "tiny"}, cache.env());
+    CHECK_THAT(table.out, Contains("20 GB/s (not trusted: measured under load or noisy; runs re-measure it)"));
+    CHECK(model_json({"tiny"}, cache.env())["device"]["bandwidth_trusted"] == false);
+}
+
 TEST_CASE("lab model's table states every memory figure's unit, in GB", "[model]") {
     EmptyCache cache;
     auto r = run_lab({"model", "llama-2-7b", "--device-spec", "a100_40gb", "--memory", "80GiB"}, cache.env());

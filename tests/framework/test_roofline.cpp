@@ -204,7 +204,18 @@ TEST_CASE("students may write a regime in several ways; bandwidth bound means me
     CHECK(parse_regime("math limited") == Regime::compute_bound);
     CHECK(parse_regime("compute--bound") == Regime::compute_bound);
     CHECK(parse_regime("latency limited") == Regime::latency_bound);
-    CHECK_FALSE(parse_regime("left"));
+    // A student review: a side-of-the-ridge prompt says "memory_bound (left) or compute_bound
+    // (right)", and "left" was unreadable; launch-bound and arithmetic-bound likewise.
+    CHECK(parse_regime("left") == Regime::memory_bound);
+    CHECK(parse_regime("Left of the ridge") == Regime::memory_bound);
+    CHECK(parse_regime("right side") == Regime::compute_bound);
+    CHECK(parse_regime("launch-bound") == Regime::overhead_bound);
+    CHECK(parse_regime("launch overhead bound") == Regime::overhead_bound);
+    CHECK(parse_regime("host bound") == Regime::overhead_bound);
+    CHECK(parse_regime("overhead-dominated") == Regime::overhead_bound);
+    CHECK(parse_regime("arithmetic bound") == Regime::compute_bound);
+    CHECK_FALSE(parse_regime("leftish"));
+    CHECK_FALSE(parse_regime("left bound"));
     CHECK_FALSE(parse_regime("memory or compute bound"));
     CHECK_FALSE(parse_regime("limited"));
     CHECK(parse_regime("overhead") == Regime::overhead_bound);

@@ -463,6 +463,8 @@ TEST_CASE("a measured regime is accepted by the run's shown ceilings too when a 
     INFO(result(by_rule, "mystery_a").feedback);
     CHECK(result(by_rule, "mystery_a").verdict == Verdict::correct);
     CHECK_THAT(result(by_rule, "mystery_a").feedback, Catch::Contains("roof fractions the run shows") && Catch::Contains("either is accepted"));
+    // Said on the console, not only in --json (a student review: a bare "correct" hid it).
+    CHECK(result(by_rule, "mystery_a").advises);
     CHECK(result(g.grade(spec, run, {{"mystery_a", "overhead_bound"}}), "mystery_a").verdict == Verdict::correct);
     CHECK(result(g.grade(spec, run, {{"mystery_a", "compute_bound"}}), "mystery_a").verdict == Verdict::wrong);
 }

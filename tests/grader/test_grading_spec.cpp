@@ -84,8 +84,8 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
          head + "  - id: c\n    prompt: \"?\"\n    type: choice\n    options: [mxfp4, mx-fp4]\n    expected: {value: mxfp4}\n",
          7, "are one answer to the grader"},
         {"a regime question offering something that is not a regime",
-         head + "  - id: s\n    prompt: \"?\"\n    type: regime\n    options: [memory_bound, left]\n    expected: {metric: triad.predicted_regime}\n",
-         7, "option 'left' of regime question 's' is not a regime"},
+         head + "  - id: s\n    prompt: \"?\"\n    type: regime\n    options: [memory_bound, sideways]\n    expected: {metric: triad.predicted_regime}\n",
+         7, "option 'sideways' of regime question 's' is not a regime"},
         {"a regime question offering one regime",
          head + "  - id: s\n    prompt: \"?\"\n    type: regime\n    options: [memory_bound]\n    expected: {metric: triad.predicted_regime}\n",
          7, "offers one regime"},
@@ -233,7 +233,9 @@ TEST_CASE("a regime question offers what its prompt names: its options, the two 
              {run.text("question_regime"), Verdict::correct, ""},
              {other, Verdict::wrong, ""},
              {"latency_bound", Verdict::wrong, "this question is answered with memory_bound or compute_bound"},
-             {"left", Verdict::invalid, "not a regime: write memory_bound or compute_bound"}}) {
+             {"sideways", Verdict::invalid, "not a regime: write memory_bound or compute_bound"},
+             // The side of the ridge, as the prompt names it (a student review: "left" was unreadable).
+             {"left of the ridge", run.text("question_regime") == "memory_bound" ? Verdict::correct : Verdict::wrong, ""}}) {
         CAPTURE(claim);
         const GradeReport r = g.grade(quick_ok, run, {{"kernel_regime", claim}});
         CHECK(result(r, "kernel_regime").verdict == verdict);

@@ -419,6 +419,7 @@ TEST_CASE("choice and yes/no questions with constant expected values", "[grading
         const auto& res = result(report, "verdict");
         CHECK(res.verdict == Verdict::correct);
         CHECK(res.feedback.find("either is accepted") != std::string::npos);
+        CHECK(res.advises);
     }
     CHECK(result(g.grade(both, run, {{"verdict", "latency_bound"}}), "verdict").verdict == Verdict::wrong);
 

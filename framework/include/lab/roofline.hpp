@@ -52,7 +52,8 @@ inline const char* to_string(Regime r) {
 // Parses a regime as a student may write it: "bandwidth bound" and "bandwidth_bound" mean
 // memory_bound; case, spaces and hyphens do not matter; "limited" reads as "bound" (NVIDIA's
 // performance guides write "math limited" and "memory limited"); the memory a kernel waits on may
-// be named ("DRAM bound", "HBM bound", "mem bound") and compute may be called math or FLOP.
+// be named ("DRAM bound", "HBM bound", "mem bound"), compute may be called math, FLOP or
+// arithmetic, overhead launch or host, and a side of the ridge ("left of the ridge") names its regime.
 inline std::optional<Regime> parse_regime(std::string s) {
     std::string n;
     for (char c : s) {
@@ -62,12 +63,19 @@ inline std::optional<Regime> parse_regime(std::string s) {
     }
     if (const std::string limited = "_limited"; n.size() > limited.size() && n.ends_with(limited))
         n = n.substr(0, n.size() - limited.size()) + "_bound";
-    for (const char* w : {"compute", "math", "flop", "flops"})
+    for (const char* w : {"compute", "math", "flop", "flops", "arithmetic"})
         if (n == w || n == std::string(w) + "_bound") return Regime::compute_bound;
     for (const char* w : {"memory", "mem", "dram", "hbm", "bandwidth", "memory_bandwidth"})
         if (n == w || n == std::string(w) + "_bound") return Regime::memory_bound;
-    if (n == "overhead_bound" || n == "overhead") return Regime::overhead_bound;
+    // Launch-bound (and host-bound, as PyTorch's guides say it) is the overhead of starting work.
+    for (const char* w : {"overhead", "launch", "launch_overhead", "host"})
+        if (n == w || n == std::string(w) + "_bound" || n == std::string(w) + "_dominated") return Regime::overhead_bound;
     if (n == "latency_bound" || n == "latency") return Regime::latency_bound;
+    // The roofline's sides, as 02.05's prompts name them: left of the ridge is memory-bound.
+    for (const char* w : {"", "_side", "_of_ridge", "_of_the_ridge", "_side_of_the_ridge", "_of_the_ridge_point"}) {
+        if (n == std::string("left") + w) return Regime::memory_bound;
+        if (n == std::string("right") + w) return Regime::compute_bound;
+    }
     return std::nullopt;
 }
 
