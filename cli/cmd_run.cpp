@@ -17,6 +17,7 @@
 #include "errors.hpp"
 #include "format.hpp"
 #include "lesson_session.hpp"
+#include "interrupt_cleanup.hpp"
 #include "options.hpp"
 #include "paths.hpp"
 #include "run_html.hpp"
@@ -39,6 +40,7 @@ struct MadeFolders {
     std::vector<fs::path> made;  // deepest last
     bool kept = false;
     ~MadeFolders() {
+        forget_folders_on_signal();
         if (kept) return;
         std::error_code ec;
         for (auto it = made.rbegin(); it != made.rend(); ++it)
@@ -55,6 +57,8 @@ void make_folder(const fs::path& dir, const char* flag, bool dry_run, MadeFolder
     fs::create_directories(dir, ec);
     if (ec) throw InputError(dir.string(), "cannot create the folder (" + ec.message() + ")", std::string("choose another ") + flag + " path");
     made.made.insert(made.made.end(), missing.rbegin(), missing.rend());
+    // A Ctrl-C or kill runs no destructor: the signal removes them instead, while still empty.
+    if (!missing.empty()) remove_folders_on_signal(made.made);
 }
 
 // A quick run of a lesson whose grading spec grades full runs only is refused at submission;

@@ -280,6 +280,22 @@ TEST_CASE("a lesson that hangs is stopped at its time budget (exit 3) and leaves
     CHECK_FALSE(fs::exists(out / "run.json"));
 }
 
+// A student review: Ctrl-C (or a kill) during `lab run --out new/run.json` left `new/` behind
+// empty, a destructor not running on a signal.
+TEST_CASE("a run stopped by a signal leaves none of the folders it made for its outputs", "[isolation]") {
+    PluginFolder f("hanging_lesson");
+    lab_test::TempDir d;
+    // The lesson hangs (given 120 s), so the signal comes while it measures, its folders made.
+    const std::string line = "env XDG_CACHE_HOME='" + lab_test::shared_cache_dir().string() + "' LAB_PLUGIN_PATH='" + f.dir.path().string() +
+                             "' LAB_TIMEOUT= timeout -s TERM 8 '" + lab_test::lab_executable().string() + "' run 99.02 --quick --student s --timeout 120 --out '" +
+                             (d / "deep/er/run.json").string() + "' --plots '" + (d / "plots").string() + "' >/dev/null 2>&1";
+    const int rc = std::system(line.c_str());
+    REQUIRE(WIFEXITED(rc));
+    CHECK(WEXITSTATUS(rc) == 124);  // stopped by the signal, not finished
+    CHECK_FALSE(fs::exists(d / "deep"));
+    CHECK_FALSE(fs::exists(d / "plots"));
+}
+
 TEST_CASE("a lesson that throws is reported with its message (exit 3)", "[isolation]") {
     PluginFolder f("throwing_lesson");
     lab_test::TempDir out;
