@@ -58,6 +58,12 @@ GradeReport grade_read_run(GradingContext& ctx, const std::string& lesson_id, co
     if (answers.lesson != id) {
         // `lesson: 2.02` is lesson 02.02 with its leading zero lost (or never written).
         const bool zero_lost = id.size() == answers.lesson.size() + 1 && id[0] == '0' && id.substr(1) == answers.lesson;
+        // Answers and run both of another lesson: a submission to the wrong assignment. Correcting
+        // the lesson: line would only bring the next refusal (an operator's review followed it).
+        if (!zero_lost && raw.lesson_id == answers.lesson)
+            throw InputError(answers.file, "the answers and the run are of lesson " + answers.lesson + ", and this grades lesson " + id,
+                             "submit them where lesson " + answers.lesson + " is graded; for lesson " + id + ", record `lab run " + id +
+                                 "`, make its answers with `lab answers " + id + " --run RUN.json` and submit those");
         throw InputError(answers.file, "the answers are for lesson '" + answers.lesson + "' but are being graded as " + id,
                          zero_lost ? "write the lesson as lab does, in quotes: lesson: \"" + id + "\""
                                    : "submit them for lesson " + answers.lesson + ", or correct their lesson: line");

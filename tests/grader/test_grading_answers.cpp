@@ -147,6 +147,14 @@ TEST_CASE("a run and answers of another lesson than the one graded are bad input
     fs::path answers = g.write("answers.yaml", g.answers_text(run, {{"ridge_point", "11"}}));
     GradingContext ctx;
     CHECK_THROWS_AS(grade_files(ctx, "02.01", answers, fixture_run_file("02.05-quick-reveal.json")), lab::InputError);
+    // Both of 02.05: submitted to the wrong assignment. The fix is the right lesson's run and
+    // answers, not editing the lesson: line (an operator's review followed it into a refusal).
+    try {
+        grade_files(ctx, "02.01", answers, fixture_run_file("02.05-quick-reveal.json"));
+    } catch (const lab::InputError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("the answers and the run are of lesson 02.05, and this grades lesson 02.01") &&
+                                 Catch::Contains("record `lab run 02.01`") && !Catch::Contains("correct their lesson: line"));
+    }
     // Answers of 02.01 with a run of 02.05, graded as 02.01.
     std::string text = g.answers_text(run, {{"mystery_a", "memory_bound"}});
     text.replace(text.find("02.05"), 5, "02.01");
