@@ -99,6 +99,7 @@ int cmd_audit(const Args& args) {
         "seed", po::value<unsigned>(), "the sample's random seed (default: a fresh one, printed)")(
         "tolerance", po::value<double>()->default_value(kAuditTolerance), "x/÷ factor a median may differ by (at least 1.05)")(
         "key", po::value<std::string>()->default_value(""), "the course key (default $LAB_COURSE_KEY), as for lab grade")(
+        "lesson", po::value<std::string>(), "audit runs of this lesson only, as lab grade --lesson grades them")(
         "out", po::value<std::string>(), "write the audit as JSON here")("json", "print the audit as JSON")(
         "throttle", po::value<int>()->default_value(slurm::kDefaultThrottle), "with --slurm: tasks running at once (the array's %N)")(
         "share-nodes", "with --slurm: let re-measures on CPUs share a node (faster; noisier than --exclusive, the default)");
@@ -107,7 +108,7 @@ int cmd_audit(const Args& args) {
     pos.add("dir", 1);
     po::variables_map vm;
     if (!parse("audit",
-               "lab audit SUBMISSIONS_DIR [--sample 10%|N] [--seed N] [--tolerance F] [--key FILE] [--out audit.json] [--json] "
+               "lab audit SUBMISSIONS_DIR [--lesson ID] [--sample 10%|N] [--seed N] [--tolerance F] [--key FILE] [--out audit.json] [--json] "
                "[--slurm [--partition P] [--gres G] [--account A] [--time T] [--throttle N] [--share-nodes] [--work DIR] [--dry-run]]",
                args, opts, pos, vm))
         return 0;
@@ -124,6 +125,10 @@ int cmd_audit(const Args& args) {
     std::optional<CourseKey> key;
     if (auto file = configured_key_file(vm["key"].as<std::string>())) key = load_course_key(*file);
     grader::GradingContext ctx(key);
+    // The lesson graded: a run of another one (a student's upload to the wrong assignment) earns
+    // nothing under `lab grade --lesson`, so re-measuring it spends a sample on no grade.
+    const std::string only_lesson = vm.count("lesson") ? vm["lesson"].as<std::string>() : "";
+    if (!only_lesson.empty()) ctx.lesson(only_lesson);  // an unknown ID said before the class is read
     stderr_progress().start("reading the submissions", 0);
     grader::BatchResult batch = grader::grade_directory(ctx, vm["dir"].as<std::string>(), [](const std::string& folder, std::size_t done, std::size_t total) {
         stderr_progress().update(folder, done, total);
@@ -140,7 +145,9 @@ int cmd_audit(const Args& args) {
     for (std::size_t i = 0; i < batch.entries.size(); ++i) {
         const auto& e = batch.entries[i];
         if (e.run_file.empty() || e.lesson.empty()) continue;
-        if (const std::string st = e.status(); st == "refused" || st == "error") {
+        if (!only_lesson.empty() && e.lesson != only_lesson) {
+            refused.push_back({e.folder, "a run of lesson " + e.lesson + ", not " + only_lesson + " (--lesson)"});
+        } else if (const std::string st = e.status(); st == "refused" || st == "error") {
             refused.push_back({e.folder, st + ": " + e.reason()});
         } else if (!e.flags.empty()) {
             std::string f;

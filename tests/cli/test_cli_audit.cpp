@@ -244,6 +244,18 @@ TEST_CASE("an audit leaves out runs grading refuses, says which, and names what 
         CHECK_THAT(doc["refused_not_sampled"][0]["reason"].get<std::string>(), Contains("quick"));
         CHECK_THAT(r.err, Contains("0 of 0 gradable submissions chosen") && Contains("left out, refused by grading"));
     }
+    SECTION("--lesson leaves out runs of another lesson, as lab grade --lesson grades none of them") {
+        // An operator's review: the audit sampled a 02.07 run that grading 02.08 refused.
+        auto r = run_lab({"audit", subs.string(), "--lesson", "02.05", "--sample", "100%", "--seed", "1", "--json"}, env);
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const json doc = json::parse(r.out);
+        REQUIRE(doc["refused_not_sampled"].size() == 2);
+        CHECK_THAT(doc["refused_not_sampled"][0]["reason"].get<std::string>(), Contains("a run of lesson 02.01, not 02.05 (--lesson)"));
+        auto unknown = run_lab({"audit", subs.string(), "--lesson", "2.5"}, env);
+        CHECK(unknown.exit_code == 2);
+        CHECK_THAT(unknown.err, Contains("unknown lesson ID '2.5'"));
+    }
     SECTION("an --out it cannot write is refused before anything is re-measured") {
         auto r = run_lab({"audit", subs.string(), "--sample", "100%", "--seed", "1", "--out", "/proc/audit.json"}, env);
         CHECK(r.exit_code == 2);
