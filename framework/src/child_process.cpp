@@ -26,7 +26,7 @@ namespace lab {
 
 std::string ChildOutcome::describe() const {
     if (memory_exceeded) return "exceeded its memory limit and was stopped";
-    if (timed_out) return "exceeded its time budget and was stopped";
+    if (timed_out) return "exceeded its time limit and was stopped";
     if (!exited) {
         const char* name = sigabbrev_np(signal);
         return std::string("crashed (signal SIG") + (name ? name : std::to_string(signal).c_str()) + ")";

@@ -388,7 +388,7 @@ ChildResult execute(const ChildRequest& req, const std::function<void()>& on_dev
             }
         const std::string budget = limit_s > 0 ? " of " + format::number(limit_s, {.whole_below = 1e9}) + " s" : "";
         const std::string in_workload = last_workload.empty() ? "" : " while measuring workload '" + last_workload + "'";
-        throw DeviceError(what + ": " + phase + " exceeded its time budget" + budget + in_workload + " and was stopped (" +
+        throw DeviceError(what + ": " + phase + " exceeded its time limit" + budget + in_workload + " and was stopped (" +
                           std::to_string(static_cast<int>(outcome.wall_s)) + " s in all); no run record written\n"
                           "  fix: other programs busy on this machine slow every kernel: run it again when it is quieter, "
                           "or allow more time with --timeout S (or LAB_TIMEOUT)");

@@ -275,7 +275,7 @@ TEST_CASE("a lesson that hangs is stopped at its time budget (exit 3) and leaves
     lab_test::TempDir out;
     auto r = run_lab({"run", "99.02", "--quick", "--student", "s", "--out", (out / "run.json").string()}, f.env());
     CHECK(r.exit_code == 3);
-    CHECK_THAT(r.err, Catch::Contains("exceeded its time budget of ") && Catch::Contains(" s in all)") && Catch::Contains("fix: ") &&
+    CHECK_THAT(r.err, Catch::Contains("exceeded its time limit of ") && Catch::Contains(" s in all)") && Catch::Contains("fix: ") &&
                           Catch::Contains("--timeout S"));
     CHECK_FALSE(fs::exists(out / "run.json"));
 }
@@ -656,7 +656,7 @@ TEST_CASE("--timeout stops a lesson sooner than its budget, and bad limits are u
     auto r = run_lab({"run", "99.02", "--quick", "--timeout", "1", "--student", "s", "--out", (out / "run.json").string()},
                      f.env());
     CHECK(r.exit_code == 3);
-    CHECK_THAT(r.err, Catch::Contains("exceeded its time budget"));
+    CHECK_THAT(r.err, Catch::Contains("exceeded its time limit"));
     auto env = f.env();
     env["LAB_MEMORY_LIMIT"] = "lots";
     auto bad = run_lab({"run", "99.02", "--quick", "--student", "s"}, env);
@@ -694,7 +694,7 @@ TEST_CASE("lab validate reports a plugin that crashes, hangs or eats memory as a
         const auto r = run_lab({"validate", (f.dir / (std::string("lab_") + fixture + ".so")).string()}, env);
         CHECK(r.exit_code == 3);
         CHECK_THAT(r.err, Catch::Contains("plugin failure: lab validate stopped: the lesson plugin") &&
-                              (Catch::Contains("crashed") || Catch::Contains("time budget") || Catch::Contains("memory limit")));
+                              (Catch::Contains("crashed") || Catch::Contains("time limit") || Catch::Contains("memory limit")));
     }
     // LAB_TIMEOUT is read as lab run reads it: a value that is no time limit is a usage error
     // (it meant 5 minutes without a word before), and nothing is replayed.
