@@ -748,10 +748,13 @@ void check_spec_against(const GradingSpec& spec, const LessonInfo& info) {
         const MetricDecl* m = nullptr;
         for (const auto& d : info.metrics)
             if (d.name == q.expected.metric) m = &d;
-        if (!m)
+        if (!m) {
+            std::vector<std::string> declared;
+            for (const auto& d : info.metrics) declared.push_back(d.name);
             throw InputError(at("expected.metric"), "question '" + q.id + "' names metric '" + q.expected.metric + "', which lesson " + info.id +
-                                                        " does not declare",
+                                                        " does not declare" + did_you_mean_text(q.expected.metric, declared),
                              "see `lab info " + info.id + "` for its metrics");
+        }
         bool numeric = q.type == QuestionType::number || q.type == QuestionType::integer;
         if (numeric && m->kind == MetricKind::category)
             throw InputError(at("type"), "question '" + q.id + "' is a " + to_string(q.type) + " question but metric '" + m->name +

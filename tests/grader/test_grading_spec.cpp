@@ -42,7 +42,7 @@ TEST_CASE("each kind of spec error is an InputError naming the spec file and the
         {"unknown key at the top", "lesson: \"02.05\"\naccept_quik: true\nquestions:\n" + ridge, 2, "unknown key 'accept_quik'"},
         {"metric the lesson does not declare",
          head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected: {metric: ridge_pointt}\n", 7,
-         "does not declare"},
+         "does not declare (did you mean 'ridge_point'?)"},
         {"metric the lesson does not declare, written on its own line",
          head + "  - id: ridge_point\n    prompt: \"Ridge?\"\n    unit: FLOP/B\n    expected:\n      metric: ridge_pointt\n", 8,
          "does not declare"},
