@@ -436,8 +436,8 @@ int cmd_grade(const Args& args) {
             std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.run_student);
     for (const auto& e : r.entries)
         if (flagged(e, "duplicate_student"))
-            std::cout << fmt::format("  duplicate_student: '{}' has more than one row for lesson {} (folder '{}'; the gradebook keeps every row: decide which counts)\n", e.student,
-                                     e.lesson, e.folder);
+            std::cout << fmt::format("  duplicate_student: folder '{}' ({}): {} (the gradebook keeps every row: decide which counts)\n", e.folder,
+                                     e.status(), e.duplicate_note);
     std::cout << "\ngradebook: " << vm["out"].as<std::string>() << "\n";
     if (!report_line.empty()) std::cout << report_line << "\n";
     return 0;

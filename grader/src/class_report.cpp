@@ -202,12 +202,13 @@ std::string flags_html(const ClassPage& p) {
         for (const auto& g : p.result.groups) t.rows.push_back({{g.id, "mono"}, {g.kind}, {joined(g.folders), "mono"}, {g.evidence}});
         out += "<h3>Near-copies and repeated runs</h3>\n" + html::table(t);
     }
-    html::Table mismatch{{"folder", "holds the run of"}, {}, "mismatches"}, duplicate{{"folder", "student", "lesson"}, {}, "duplicates"},
+    html::Table mismatch{{"folder", "holds the run of"}, {}, "mismatches"}, duplicate{{"folder", "student", "lesson", "status", "other rows"}, {}, "duplicates"},
         refused{{"folder", "why it was refused"}, {}, "refused"}, tampered{{"folder", "why it could not be graded"}, {}, "tampered"},
         unreadable{{"folder", "why it could not be graded"}, {}, "unreadable"}, errors{{"folder", "why it could not be graded"}, {}, "errors"};
     for (const auto& e : p.result.entries) {
         if (has_flag(e, "folder_mismatch")) mismatch.rows.push_back({folder_cell(p, e), {e.run_student, "mono"}});
-        if (has_flag(e, "duplicate_student")) duplicate.rows.push_back({folder_cell(p, e), {e.student, "mono"}, {e.lesson}});
+        if (has_flag(e, "duplicate_student"))
+            duplicate.rows.push_back({folder_cell(p, e), {e.student, "mono"}, {e.lesson}, {e.status()}, {e.duplicate_note, "note"}});
         if (e.status() == "refused") refused.rows.push_back({folder_cell(p, e), {e.reason()}});
         if (e.status() == "error")
             (e.error_kind == "tampered" ? tampered : e.error_kind == "unreadable" ? unreadable : errors)
