@@ -15,6 +15,7 @@
 
 #include "answers.hpp"
 #include "course.hpp"
+#include "course_token.hpp"
 #include "errors.hpp"
 #include "roster.hpp"
 #include "run_record.hpp"
@@ -392,6 +393,43 @@ std::string error_kind_of(const std::string& message, bool run_unreadable) {
     return run_unreadable ? "unreadable" : "incomplete";
 }
 
+// How many runs whose tokens all fail the key make the key, not the class, the likelier mistake.
+// One run alone is as likely a made-up token as a wrong key: it is refused in its row, and the
+// summary warns.
+constexpr int kRunsToDoubtTheKey = 2;
+
+// The runs of the class that carry a course token, and how many of those the key verifies; the
+// first one, to show the operator how to check the key against it.
+struct TokenTally {
+    int carried = 0, verified = 0;
+    std::string example_student, example_folder;
+    void count(const nlohmann::json& record, const GradingContext& ctx, const std::string& folder) {
+        if (!ctx.key() || !record.contains("token") || !record["token"].is_string()) return;
+        const auto token = parse_token(record["token"].get<std::string>());
+        if (!token) return;
+        ++carried;
+        verified += token_verifies(*ctx.key(), ctx.course().course, *token);
+        if (example_student.empty()) example_student = token->student, example_folder = folder;
+    }
+};
+
+// Every token refused and none verified, over enough runs: a wrong key (or a wrong course:
+// in configs/course.yaml) is the likelier mistake than a class of forged tokens. Graded, it
+// was a gradebook of zeros, each row blaming its student, and exit 0; refused like a missing
+// spec, nothing written.
+void refuse_unverified_key(const TokenTally& t, const GradingContext& ctx) {
+    if (t.carried < kRunsToDoubtTheKey || t.verified > 0) return;
+    throw InputError(ctx.key()->file,
+                     fmt::format("none of the {} runs that carry a course token verifies with this course key, so nothing was graded "
+                                 "(every row would be refused as a token this course's key did not issue, a gradebook of zeros)",
+                                 t.carried),
+                     fmt::format("check the key: `lab token ROSTER.csv --key {}` prints the token it issues to each student; the one it "
+                                 "prints for {} must be the \"token\" in the run in folder '{}'. Give the key the tokens were issued "
+                                 "with (--key FILE or $LAB_COURSE_KEY), and check that configs/course.yaml's course: ({}) is this "
+                                 "course's",
+                                 ctx.key()->file, t.example_student, t.example_folder, ctx.course().course));
+}
+
 }  // namespace
 
 std::string BatchEntry::status() const {
@@ -438,6 +476,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     const ExportSubmitters submitters = read_export_submitters(root, result.notes);
 
     std::vector<Fingerprint> prints;
+    TokenTally tokens;
     std::map<std::string, std::pair<int, int>> missed;  // question -> (not correct, graded)
     std::size_t done = 0;
     for (const auto& folder : folders) {
@@ -475,6 +514,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                                                        : !anonymous_folder_name(e.folder) && folder_names_student(e.folder, f.student);
                     e.run_student = raw.options.student;
                     e.lesson = raw.lesson_id;
+                    tokens.count(rec, ctx, e.folder);
                     prints.push_back(std::move(f));
                     read.emplace(std::move(rec), std::move(raw));
                 } catch (const std::exception&) {
@@ -532,6 +572,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             result.entries.push_back(std::move(e));
         }
     }
+    refuse_unverified_key(tokens, ctx);
     // An answer to a question the spec does not ask is said to the student, and to the operator
     // once for the class: a question renamed in the spec after the answers were written
     // ('units_used' -> 'units_share') otherwise zeroes it for everyone without a word.
