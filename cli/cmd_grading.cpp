@@ -385,6 +385,9 @@ int cmd_grade(const Args& args) {
         nlohmann::json flags = nlohmann::json::array();
         for (const auto& g : r.groups)
             flags.push_back({{"group", g.id}, {"kind", g.kind}, {"folders", g.folders}, {"evidence", g.evidence}});
+        nlohmann::json specs = nlohmann::json::array();
+        for (const auto& sp : r.specs)
+            specs.push_back({{"lesson", sp.lesson}, {"file", sp.file}, {"sha256", sp.sha256}, {"plugin_version", sp.plugin_version}});
         nlohmann::json mismatched = nlohmann::json::array();
         for (const auto& e : r.entries)
             if (flagged(e, "folder_mismatch")) mismatched.push_back({{"folder", e.folder}, {"student", e.run_student}});
@@ -392,7 +395,7 @@ int cmd_grade(const Args& args) {
                                     {"not_graded", not_graded}, {"missing", missing}, {"errors", errs}, {"most_missed", missed},
                                     {"flags", flags}, {"folder_mismatch", mismatched}, {"rows", rows}, {"notes", r.notes},
                                     {"warnings", r.warnings},
-                                    {"mode", ctx.key() ? "course" : "practice"},
+                                    {"mode", ctx.key() ? "course" : "practice"}, {"specs", specs},
                                     {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs},
                                     {"report", report.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.string())}}
                          .dump(2)
@@ -402,6 +405,8 @@ int cmd_grade(const Args& args) {
     std::cout << fmt::format("{} submissions in {:.2f} s: {} graded, {} not graded (implausible or refused), {} could not be read\n",
                              submissions, secs, graded, not_graded, errors);
     if (missing) std::cout << fmt::format("{} student{} on the roster handed in nothing (status missing)\n", missing, missing == 1 ? "" : "s");
+    // Which spec graded: a regrade after the spec was edited is told apart by its sha256.
+    for (const auto& sp : r.specs) std::cout << "graded with " << grader::spec_used_text(sp) << "\n";
     for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
     if (!ctx.key())
         std::cout << "practice mode: no course key (--key FILE or $LAB_COURSE_KEY), so no token was checked\n";

@@ -681,6 +681,12 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                 for (const auto& q : e.report.results)
                     if (std::find(ids.begin(), ids.end(), q.question.id) == ids.end()) ids.push_back(q.question.id);
         for (const auto& id : ids) result.questions.push_back({lesson, id});
+        try {
+            const GradingSpec& spec = ctx.spec(lesson);
+            result.specs.push_back({lesson, spec.file, spec.sha256, ctx.lesson(lesson).info.version});
+        } catch (const std::exception&) {
+            // no spec here: its rows say so
+        }
     }
 
     for (const auto& [q, m] : missed)
@@ -688,6 +694,11 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     std::sort(result.most_missed.begin(), result.most_missed.end(),
               [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
     return result;
+}
+
+std::string spec_used_text(const SpecUsed& s) {
+    return fmt::format("lesson {}: spec {} (sha256 {}), lesson plugin {}", s.lesson, s.file, s.sha256.substr(0, kShortSha256),
+                       s.plugin_version.empty() ? "-" : s.plugin_version);
 }
 
 std::string gradebook_csv(const BatchResult& r) {

@@ -62,6 +62,18 @@ struct FlagGroup {
     std::string evidence;
 };
 
+// The grading spec a lesson of the class was graded with: a regrade after the spec was edited
+// reads differently in every output that names it (the console, --json, the class page).
+struct SpecUsed {
+    std::string lesson;
+    std::string file;
+    std::string sha256;            // of the spec's bytes
+    std::string plugin_version;    // the lesson plugin that derived the graded values
+};
+inline constexpr std::size_t kShortSha256 = 12;   // hex characters shown to a reader (the JSON has all 64)
+// "lesson 02.08: spec configs/grading/02.08.yaml (sha256 1a2b3c4d5e6f), lesson plugin 1.0.0"
+std::string spec_used_text(const SpecUsed& s);
+
 struct BatchResult {
     std::vector<BatchEntry> entries;
     std::vector<FlagGroup> groups;
@@ -74,6 +86,7 @@ struct BatchResult {
     // none or only some of the students who handed in (likely the wrong --identity column), a
     // copy whose row was left without a student.
     std::vector<std::string> warnings;
+    std::vector<SpecUsed> specs;          // one per lesson with question columns, whose spec could be read
 };
 
 struct BatchOptions {

@@ -63,7 +63,10 @@ std::string header_html(const ClassPage& p) {
     if (status["missing"]) out += escape(fmt::format("; {} on the roster handed in nothing", status["missing"]));
     out += " &middot; lesson " + escape(lessons.empty() ? "-" : joined({lessons.begin(), lessons.end()})) + " &middot; " +
            escape(p.mode == "course" ? "course mode (tokens checked)" : "practice mode (no course key: no token was checked)");
-    out += "</p>\n</header>\n<nav class=\"toc\"><a href=\"#scores\">Scores</a><a href=\"#questions\">Questions</a>"
+    out += "</p>\n";
+    // Which spec graded the class: a page of a regrade with an edited spec reads differently.
+    for (const auto& sp : p.result.specs) out += "<p class=\"meta spec\">Graded with " + escape(spec_used_text(sp)) + "</p>\n";
+    out += "</header>\n<nav class=\"toc\"><a href=\"#scores\">Scores</a><a href=\"#questions\">Questions</a>"
            "<a href=\"#devices\">Devices</a><a href=\"#flags\">Flagged</a><a href=\"#students\">Submissions</a></nav>\n";
     return out;
 }
