@@ -410,14 +410,22 @@ int cmd_grade(const Args& args) {
     for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
     if (!ctx.key())
         std::cout << "practice mode: no course key (--key FILE or $LAB_COURSE_KEY), so no token was checked\n";
-    for (const auto& e : r.entries)
-        if (!e.ok && !e.missing) std::cout << "  " << e.folder << (e.lesson.empty() ? "" : " (" + e.lesson + ")") << ": " << e.error << "\n";
+    // Each row not graded with its reason, the unreadable and the refused alike: a count alone
+    // sends the operator to the gradebook to find which rows, and why.
+    for (const auto& e : r.entries) {
+        if (e.missing || (e.ok && e.report.graded)) continue;
+        const std::string where = "  " + e.folder + (e.lesson.empty() ? "" : " (" + e.lesson + ")") + ": ";
+        if (!e.ok) std::cout << where << e.error << "\n";
+        else std::cout << where << "refused: " << e.reason() << "\n";
+    }
     for (const auto& e : r.entries)
         if (!e.ignored.empty()) {
             std::string list;
             for (const auto& f : e.ignored) list += (list.empty() ? "" : ", ") + f;
-            std::cout << fmt::format("  {}: graded {}; not graded: {} (another run of lesson {})\n", e.folder,
-                                     fs::path(e.run_file).filename().string(), list, e.lesson);
+            // "graded" only of a row that was: a refused one's run was chosen, not graded.
+            const std::string file = fs::path(e.run_file).filename().string();
+            const std::string chosen = e.ok && e.report.graded ? "graded " + file : fmt::format("chose {} ({}, not graded)", file, e.status());
+            std::cout << fmt::format("  {}: {}; not graded: {} (another run of lesson {})\n", e.folder, chosen, list, e.lesson);
             if (!e.latest_doubt.empty()) std::cout << "    note: " << e.latest_doubt << "\n";
         }
     if (!r.most_missed.empty()) {
