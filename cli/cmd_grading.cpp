@@ -18,6 +18,7 @@
 #include "atomic_file.hpp"
 #include "batch.hpp"
 #include "class_report.hpp"
+#include "grading_outputs.hpp"
 #include "consistency.hpp"
 #include "course_token.hpp"
 #include "command_files.hpp"
@@ -348,18 +349,25 @@ int cmd_grade(const Args& args) {
     // Checked again now that the class's files are read: --out class/alice/run.json is one of them.
     claim_output(vm["out"].as<std::string>(), "--out");
     if (!report.empty()) claim_output(report, "--report");
-    // The pages first, the gradebook last: a page that cannot be written stops the command
-    // before the gradebook is replaced, so nothing of this grading is left half-written.
+    // Every output made before any is written, then written as one set: a grading stopped
+    // half-way (kill -9) leaves the old set, or a marker saying the files may disagree, which
+    // the next run repairs (grading_outputs.hpp).
+    grader::GradingOutputs outputs{vm["out"].as<std::string>(), grader::gradebook_csv(r), std::nullopt};
+    if (!report.empty()) outputs.report = grader::render_class_report(ctx, r, r.graded_dir, report);
+    const grader::OutputsWritten w = grader::write_grading_outputs(outputs);
     std::string report_line;
-    if (!report.empty()) {
-        const grader::ClassReportWritten w = grader::write_class_report(ctx, r, r.graded_dir, report);
+    if (outputs.report)
         report_line = fmt::format("class report: {} ({} run page{} in {}{})", report.string(), w.student_pages,
-                                  w.student_pages == 1 ? "" : "s", w.pages_dir.string(),
+                                  w.student_pages == 1 ? "" : "s", outputs.report->pages_dir.string(),
                                   w.stale_removed == 0 ? std::string()
                                                        : fmt::format("; removed {} page{} of the last report whose submission is gone",
                                                                      w.stale_removed, w.stale_removed == 1 ? "" : "s"));
-    }
-    write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
+    if (w.earlier_interrupted)
+        std::cerr << "note: an earlier `lab grade` stopped while writing " << vm["out"].as<std::string>()
+                  << (outputs.report ? " and its class report: this one wrote them all again"
+                                     : " and its class report (" + grader::incomplete_marker(vm["out"].as<std::string>()).string() +
+                                           " says so): give --report again to write the class report again")
+                  << "\n";
     int graded = 0, not_graded = 0, errors = 0, practice = 0, missing = 0;
     for (const auto& e : r.entries) {
         if (e.missing) {
