@@ -18,6 +18,7 @@
 #include "atomic_file.hpp"
 #include "batch.hpp"
 #include "class_report.hpp"
+#include "grading_outputs.hpp"
 #include "consistency.hpp"
 #include "course_token.hpp"
 #include "command_files.hpp"
@@ -350,18 +351,25 @@ int cmd_grade(const Args& args) {
     // Checked again now that the class's files are read: --out class/alice/run.json is one of them.
     claim_output(vm["out"].as<std::string>(), "--out");
     if (!report.empty()) claim_output(report, "--report");
-    // The pages first, the gradebook last: a page that cannot be written stops the command
-    // before the gradebook is replaced, so nothing of this grading is left half-written.
+    // Every output made before any is written, then written as one set: a grading stopped
+    // half-way (kill -9) leaves the old set, or a marker saying the files may disagree, which
+    // the next run repairs (grading_outputs.hpp).
+    grader::GradingOutputs outputs{vm["out"].as<std::string>(), grader::gradebook_csv(r), std::nullopt};
+    if (!report.empty()) outputs.report = grader::render_class_report(ctx, r, r.graded_dir, report);
+    const grader::OutputsWritten w = grader::write_grading_outputs(outputs);
     std::string report_line;
-    if (!report.empty()) {
-        const grader::ClassReportWritten w = grader::write_class_report(ctx, r, r.graded_dir, report);
+    if (outputs.report)
         report_line = fmt::format("class report: {} ({} run page{} in {}{})", report.string(), w.student_pages,
-                                  w.student_pages == 1 ? "" : "s", w.pages_dir.string(),
+                                  w.student_pages == 1 ? "" : "s", outputs.report->pages_dir.string(),
                                   w.stale_removed == 0 ? std::string()
                                                        : fmt::format("; removed {} page{} of the last report whose submission is gone",
                                                                      w.stale_removed, w.stale_removed == 1 ? "" : "s"));
-    }
-    write_file_atomically(vm["out"].as<std::string>(), grader::gradebook_csv(r));
+    if (w.earlier_interrupted)
+        std::cerr << "note: an earlier `lab grade` stopped while writing " << vm["out"].as<std::string>()
+                  << (outputs.report ? " and its class report: this one wrote them all again"
+                                     : " and its class report (" + grader::incomplete_marker(vm["out"].as<std::string>()).string() +
+                                           " says so): give --report again to write the class report again")
+                  << "\n";
     int graded = 0, not_graded = 0, errors = 0, practice = 0, missing = 0;
     for (const auto& e : r.entries) {
         if (e.missing) {
@@ -387,6 +395,9 @@ int cmd_grade(const Args& args) {
         nlohmann::json flags = nlohmann::json::array();
         for (const auto& g : r.groups)
             flags.push_back({{"group", g.id}, {"kind", g.kind}, {"folders", g.folders}, {"evidence", g.evidence}});
+        nlohmann::json specs = nlohmann::json::array();
+        for (const auto& sp : r.specs)
+            specs.push_back({{"lesson", sp.lesson}, {"file", sp.file}, {"sha256", sp.sha256}, {"plugin_version", sp.plugin_version}});
         nlohmann::json mismatched = nlohmann::json::array();
         for (const auto& e : r.entries)
             if (flagged(e, "folder_mismatch")) mismatched.push_back({{"folder", e.folder}, {"student", e.run_student}});
@@ -394,7 +405,7 @@ int cmd_grade(const Args& args) {
                                     {"not_graded", not_graded}, {"missing", missing}, {"errors", errs}, {"most_missed", missed},
                                     {"flags", flags}, {"folder_mismatch", mismatched}, {"rows", rows}, {"notes", r.notes},
                                     {"warnings", r.warnings},
-                                    {"mode", ctx.key() ? "course" : "practice"},
+                                    {"mode", ctx.key() ? "course" : "practice"}, {"specs", specs},
                                     {"gradebook", vm["out"].as<std::string>()}, {"seconds", secs},
                                     {"report", report.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.string())}}
                          .dump(2)
@@ -404,17 +415,27 @@ int cmd_grade(const Args& args) {
     std::cout << fmt::format("{} submissions in {:.2f} s: {} graded, {} not graded (implausible or refused), {} could not be read\n",
                              submissions, secs, graded, not_graded, errors);
     if (missing) std::cout << fmt::format("{} student{} on the roster handed in nothing (status missing)\n", missing, missing == 1 ? "" : "s");
+    // Which spec graded: a regrade after the spec was edited is told apart by its sha256.
+    for (const auto& sp : r.specs) std::cout << "graded with " << grader::spec_used_text(sp) << "\n";
     for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
     if (!ctx.key())
         std::cout << "practice mode: no course key (--key FILE or $LAB_COURSE_KEY), so no token was checked\n";
-    for (const auto& e : r.entries)
-        if (!e.ok && !e.missing) std::cout << "  " << e.folder << (e.lesson.empty() ? "" : " (" + e.lesson + ")") << ": " << e.error << "\n";
+    // Each row not graded with its reason, the unreadable and the refused alike: a count alone
+    // sends the operator to the gradebook to find which rows, and why.
+    for (const auto& e : r.entries) {
+        if (e.missing || (e.ok && e.report.graded)) continue;
+        const std::string where = "  " + e.folder + (e.lesson.empty() ? "" : " (" + e.lesson + ")") + ": ";
+        if (!e.ok) std::cout << where << e.error << "\n";
+        else std::cout << where << "refused: " << e.reason() << "\n";
+    }
     for (const auto& e : r.entries)
         if (!e.ignored.empty()) {
             std::string list;
             for (const auto& f : e.ignored) list += (list.empty() ? "" : ", ") + f;
-            std::cout << fmt::format("  {}: graded {}; not graded: {} (another run of lesson {})\n", e.folder,
-                                     fs::path(e.run_file).filename().string(), list, e.lesson);
+            // "graded" only of a row that was: a refused one's run was chosen, not graded.
+            const std::string file = fs::path(e.run_file).filename().string();
+            const std::string chosen = e.ok && e.report.graded ? "graded " + file : fmt::format("chose {} ({}, not graded)", file, e.status());
+            std::cout << fmt::format("  {}: {}; not graded: {} (another run of lesson {})\n", e.folder, chosen, list, e.lesson);
             if (!e.latest_doubt.empty()) std::cout << "    note: " << e.latest_doubt << "\n";
         }
     if (!r.most_missed.empty()) {
@@ -438,8 +459,8 @@ int cmd_grade(const Args& args) {
             std::cout << fmt::format("  folder_mismatch: folder '{}' holds the run of '{}'\n", e.folder, e.run_student);
     for (const auto& e : r.entries)
         if (flagged(e, "duplicate_student"))
-            std::cout << fmt::format("  duplicate_student: '{}' has more than one row for lesson {} (folder '{}'; the gradebook keeps every row: decide which counts)\n", e.student,
-                                     e.lesson, e.folder);
+            std::cout << fmt::format("  duplicate_student: folder '{}' ({}): {} (the gradebook keeps every row: decide which counts)\n", e.folder,
+                                     e.status(), e.duplicate_note);
     std::cout << "\ngradebook: " << vm["out"].as<std::string>() << "\n";
     if (!report_line.empty()) std::cout << report_line << "\n";
     return 0;

@@ -15,6 +15,7 @@
 
 #include "answers.hpp"
 #include "course.hpp"
+#include "course_token.hpp"
 #include "errors.hpp"
 #include "roster.hpp"
 #include "run_record.hpp"
@@ -238,17 +239,64 @@ void flag_folder_mismatches(std::vector<BatchEntry>& entries, const std::vector<
                         "them (folder_mismatch); duplicate_student, same_digest and near_copy still apply");
 }
 
+// A row as the duplicate_student note names it: its folder and how it stands ("graded 6/6").
+std::string row_standing(const BatchEntry& e) {
+    const std::string status = e.status();
+    if (e.ok && e.report.graded) return fmt::format("folder '{}' ({} {:g}/{:g})", e.folder, status, e.report.score, e.report.max_score);
+    return fmt::format("folder '{}' ({})", e.folder, status);
+}
+
 // duplicate_student: one student in more than one row of a lesson (a resubmission in another
-// folder, or a classmate's folder holding their run: one student graded twice).
+// folder, or a classmate's folder holding their run: one student graded twice). Each such row
+// names the student's other rows and how they stand: an import keyed on the student takes one
+// row, and the one it takes may be a 0 beside a graded submission.
 void flag_duplicate_students(std::vector<BatchEntry>& entries) {
     std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> rows;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const std::string who = normalise_student(entries[i].student);
         if (!who.empty() && who != "anonymous") rows[{who, entries[i].lesson}].push_back(i);
     }
-    for (const auto& [key, members] : rows)
-        if (members.size() > 1)
-            for (std::size_t i : members) entries[i].flags.push_back("duplicate_student");
+    for (const auto& [key, members] : rows) {
+        if (members.size() < 2) continue;
+        for (std::size_t i : members) {
+            std::string others;
+            for (std::size_t j : members)
+                if (j != i) others += (others.empty() ? "" : ", ") + row_standing(entries[j]);
+            BatchEntry& e = entries[i];
+            e.flags.push_back("duplicate_student");
+            e.duplicate_note = fmt::format("{} has {} for lesson {}: {}", key.first,
+                                           members.size() == 2 ? std::string("another row") : fmt::format("{} other rows", members.size() - 1),
+                                           key.second.empty() ? "-" : key.second, others);
+        }
+    }
+}
+
+// bound_to_other_folder: answers bound (run: digest) to a run that another folder of the class
+// holds, not to the run beside them: made from a classmate's run (or handed into the wrong
+// folder). The row was an error ("bound to another run") that named only a digest; it names the
+// folder, since that is what the operator can look at. Never of a graded row: grading needs the
+// answers' own run.
+void flag_answers_bound_elsewhere(std::vector<BatchEntry>& entries, const std::vector<Fingerprint>& prints) {
+    std::map<std::string, std::set<std::string>> holders;   // digest -> folders holding that run
+    for (const auto& p : prints)
+        if (!p.digest.empty()) holders[p.digest].insert(entries[p.entry].folder);
+    std::map<std::size_t, std::string> own_digest;   // entry -> the digest of its run
+    for (const auto& p : prints) own_digest[p.entry] = p.digest;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        BatchEntry& e = entries[i];
+        if (e.answers_run.empty() || (e.ok && e.report.graded)) continue;
+        if (auto own = own_digest.find(i); own != own_digest.end() && own->second == e.answers_run) continue;
+        auto it = holders.find(e.answers_run);
+        if (it == holders.end()) continue;
+        std::string folders;
+        for (const auto& f : it->second)
+            if (f != e.folder) folders += (folders.empty() ? "" : ", ") + f + "/";
+        if (folders.empty()) continue;
+        const std::string note = fmt::format("the answers were made from the run in folder {}", folders);
+        if (e.ok) e.report.problems.push_back(note);
+        else e.error += "\n  note: " + note;
+        e.flags.push_back("bound_to_other_folder");
+    }
 }
 
 // One student's run handed in by them in their own folder and again in a folder that lab cannot
@@ -345,6 +393,43 @@ std::string error_kind_of(const std::string& message, bool run_unreadable) {
     return run_unreadable ? "unreadable" : "incomplete";
 }
 
+// How many runs whose tokens all fail the key make the key, not the class, the likelier mistake.
+// One run alone is as likely a made-up token as a wrong key: it is refused in its row, and the
+// summary warns.
+constexpr int kRunsToDoubtTheKey = 2;
+
+// The runs of the class that carry a course token, and how many of those the key verifies; the
+// first one, to show the operator how to check the key against it.
+struct TokenTally {
+    int carried = 0, verified = 0;
+    std::string example_student, example_folder;
+    void count(const nlohmann::json& record, const GradingContext& ctx, const std::string& folder) {
+        if (!ctx.key() || !record.contains("token") || !record["token"].is_string()) return;
+        const auto token = parse_token(record["token"].get<std::string>());
+        if (!token) return;
+        ++carried;
+        verified += token_verifies(*ctx.key(), ctx.course().course, *token);
+        if (example_student.empty()) example_student = token->student, example_folder = folder;
+    }
+};
+
+// Every token refused and none verified, over enough runs: a wrong key (or a wrong course:
+// in configs/course.yaml) is the likelier mistake than a class of forged tokens. Graded, it
+// was a gradebook of zeros, each row blaming its student, and exit 0; refused like a missing
+// spec, nothing written.
+void refuse_unverified_key(const TokenTally& t, const GradingContext& ctx) {
+    if (t.carried < kRunsToDoubtTheKey || t.verified > 0) return;
+    throw InputError(ctx.key()->file,
+                     fmt::format("none of the {} runs that carry a course token verifies with this course key, so nothing was graded "
+                                 "(every row would be refused as a token this course's key did not issue, a gradebook of zeros)",
+                                 t.carried),
+                     fmt::format("check the key: `lab token ROSTER.csv --key {}` prints the token it issues to each student; the one it "
+                                 "prints for {} must be the \"token\" in the run in folder '{}'. Give the key the tokens were issued "
+                                 "with (--key FILE or $LAB_COURSE_KEY), and check that configs/course.yaml's course: ({}) is this "
+                                 "course's",
+                                 ctx.key()->file, t.example_student, t.example_folder, ctx.course().course));
+}
+
 }  // namespace
 
 std::string BatchEntry::status() const {
@@ -356,11 +441,14 @@ std::string BatchEntry::status() const {
 
 std::string BatchEntry::reason() const {
     if (missing) return "no submission";
-    if (!ok) return one_line(error);
+    // A row not graded beside another row of its student says where that one is: the reason is
+    // what an import keyed on the student shows with the 0.
+    const std::string duplicate = duplicate_note.empty() ? "" : "; duplicate_student: " + duplicate_note;
+    if (!ok) return one_line(error) + duplicate;
     if (!report.graded) {
         std::string all;
         for (const auto& p : report.problems) all += (all.empty() ? "" : "; ") + p;
-        return one_line(all);
+        return one_line(all) + duplicate;
     }
     return "";
 }
@@ -388,6 +476,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     const ExportSubmitters submitters = read_export_submitters(root, result.notes);
 
     std::vector<Fingerprint> prints;
+    TokenTally tokens;
     std::map<std::string, std::pair<int, int>> missed;  // question -> (not correct, graded)
     std::size_t done = 0;
     for (const auto& folder : folders) {
@@ -407,6 +496,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             e.lesson = p.lesson;
             e.student = p.student;
             e.run_file = p.run.string();
+            e.answers_run = p.bound_run;
             const FolderOwner owner = folder_owner(e.folder, submitters, options.roster, p.student);
             for (const auto& f : p.ignored) e.ignored.push_back(f.lexically_relative(folder).string());
             e.latest_doubt = p.latest_doubt;
@@ -424,6 +514,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                                                        : !anonymous_folder_name(e.folder) && folder_names_student(e.folder, f.student);
                     e.run_student = raw.options.student;
                     e.lesson = raw.lesson_id;
+                    tokens.count(rec, ctx, e.folder);
                     prints.push_back(std::move(f));
                     read.emplace(std::move(rec), std::move(raw));
                 } catch (const std::exception&) {
@@ -481,6 +572,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             result.entries.push_back(std::move(e));
         }
     }
+    refuse_unverified_key(tokens, ctx);
     // An answer to a question the spec does not ask is said to the student, and to the operator
     // once for the class: a question renamed in the spec after the answers were written
     // ('units_used' -> 'units_share') otherwise zeroes it for everyone without a word.
@@ -500,8 +592,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     unname_copies(result.entries, prints, result.warnings);
     result.groups = flag_groups(result.entries, prints);
     flag_folder_mismatches(result.entries, prints, root, submitters, result.notes);
-    flag_duplicate_students(result.entries);
-
+    flag_answers_bound_elsewhere(result.entries, prints);
     // The lesson of rows that carry no lesson of their own (roster students who handed in nothing).
     std::set<std::string> lessons;
     for (const auto& e : result.entries)
@@ -510,7 +601,8 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     // A row no file names a student or lesson for (an empty folder, a folder of two students'
     // files) is of the class's lesson, and the student of the roster its folder is named for,
     // when it names one: an import by the student column finds it, and that student is not also
-    // "missing".
+    // "missing". Decided before the flags, so that it is one of that student's rows for
+    // duplicate_student (heidi's empty folder beside heidi's run in another folder).
     for (auto& e : result.entries) {
         if (e.missing || e.ok) continue;
         if (e.lesson.empty()) e.lesson = class_lesson;
@@ -520,6 +612,8 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             if (folder_names_student(e.folder, who)) named.push_back(who);
         if (named.size() == 1) e.student = named.front();
     }
+    flag_duplicate_students(result.entries);
+
     for (const auto& who : options.roster) {
         const bool handed_in = std::any_of(result.entries.begin(), result.entries.end(), [&](const BatchEntry& e) {
             return normalise_student(e.student) == who || folder_names_student(e.folder, who);
@@ -538,6 +632,7 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
             group->student = who;
             // duplicate_student was said of the partner's rows, not of this student's one.
             group->flags.erase(std::remove(group->flags.begin(), group->flags.end(), "duplicate_student"), group->flags.end());
+            group->duplicate_note.clear();
             group->flags.push_back("group_member");
             result.entries.push_back(std::move(*group));
             continue;
@@ -586,6 +681,12 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
                 for (const auto& q : e.report.results)
                     if (std::find(ids.begin(), ids.end(), q.question.id) == ids.end()) ids.push_back(q.question.id);
         for (const auto& id : ids) result.questions.push_back({lesson, id});
+        try {
+            const GradingSpec& spec = ctx.spec(lesson);
+            result.specs.push_back({lesson, spec.file, spec.sha256, ctx.lesson(lesson).info.version});
+        } catch (const std::exception&) {
+            // no spec here: its rows say so
+        }
     }
 
     for (const auto& [q, m] : missed)
@@ -593,6 +694,11 @@ BatchResult grade_directory(GradingContext& ctx, const fs::path& dir, const Batc
     std::sort(result.most_missed.begin(), result.most_missed.end(),
               [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
     return result;
+}
+
+std::string spec_used_text(const SpecUsed& s) {
+    return fmt::format("lesson {}: spec {} (sha256 {}), lesson plugin {}", s.lesson, s.file, s.sha256.substr(0, kShortSha256),
+                       s.plugin_version.empty() ? "-" : s.plugin_version);
 }
 
 std::string gradebook_csv(const BatchResult& r) {

@@ -33,13 +33,19 @@ struct BatchEntry {
     bool ok = false;              // graded (or reported not gradable) rather than failed
     std::string error;            // why it could not be graded at all
     GradeReport report;
-    // "near_copy:G2", "same_digest:G1", "folder_mismatch", "duplicate_student", "group_member", and
-    // "run_in_other_folder:G1" on the row of a student whose run another folder holds (information)
+    // "near_copy:G2", "same_digest:G1", "folder_mismatch", "duplicate_student", "group_member",
+    // "run_in_other_folder:G1" on the row of a student whose run another folder holds (information),
+    // and "bound_to_other_folder" on a row whose answers were made from a run another folder holds
+    std::string answers_run;      // the digest the answers are bound to ("" when none)
     std::vector<std::string> flags;
     bool missing = false;             // a roster student with no submission (no folder)
     std::string error_kind;           // when not ok: tampered (digest mismatch) | unreadable | incomplete
     std::vector<std::string> ignored; // other runs of the lesson in the folder (older resubmissions)
     std::string latest_doubt;         // the runs' clocks and the files' times disagree on the latest ("" when not)
+    // duplicate_student: the student's other rows of the lesson and how they stand ("heidi has
+    // another row for lesson 02.08: folder 'xavier' (graded 6/6)"); part of reason() when this
+    // row was not graded ("" when not a duplicate)
+    std::string duplicate_note;
 
     // graded (course mode), practice (graded without a course key), refused (not gradable:
     // implausible, a quick run, another lesson than --lesson, ...), error (could not be read or
@@ -56,6 +62,18 @@ struct FlagGroup {
     std::string evidence;
 };
 
+// The grading spec a lesson of the class was graded with: a regrade after the spec was edited
+// reads differently in every output that names it (the console, --json, the class page).
+struct SpecUsed {
+    std::string lesson;
+    std::string file;
+    std::string sha256;            // of the spec's bytes
+    std::string plugin_version;    // the lesson plugin that derived the graded values
+};
+inline constexpr std::size_t kShortSha256 = 12;   // hex characters shown to a reader (the JSON has all 64)
+// "lesson 02.08: spec configs/grading/02.08.yaml (sha256 1a2b3c4d5e6f), lesson plugin 1.0.0"
+std::string spec_used_text(const SpecUsed& s);
+
 struct BatchResult {
     std::vector<BatchEntry> entries;
     std::vector<FlagGroup> groups;
@@ -68,6 +86,7 @@ struct BatchResult {
     // none or only some of the students who handed in (likely the wrong --identity column), a
     // copy whose row was left without a student.
     std::vector<std::string> warnings;
+    std::vector<SpecUsed> specs;          // one per lesson with question columns, whose spec could be read
 };
 
 struct BatchOptions {

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <set>
 
-#include "atomic_file.hpp"
 #include "format.hpp"
 #include "html.hpp"
 #include "lesson_host.hpp"
@@ -63,7 +62,10 @@ std::string header_html(const ClassPage& p) {
     if (status["missing"]) out += escape(fmt::format("; {} on the roster handed in nothing", status["missing"]));
     out += " &middot; lesson " + escape(lessons.empty() ? "-" : joined({lessons.begin(), lessons.end()})) + " &middot; " +
            escape(p.mode == "course" ? "course mode (tokens checked)" : "practice mode (no course key: no token was checked)");
-    out += "</p>\n</header>\n<nav class=\"toc\"><a href=\"#scores\">Scores</a><a href=\"#questions\">Questions</a>"
+    out += "</p>\n";
+    // Which spec graded the class: a page of a regrade with an edited spec reads differently.
+    for (const auto& sp : p.result.specs) out += "<p class=\"meta spec\">Graded with " + escape(spec_used_text(sp)) + "</p>\n";
+    out += "</header>\n<nav class=\"toc\"><a href=\"#scores\">Scores</a><a href=\"#questions\">Questions</a>"
            "<a href=\"#devices\">Devices</a><a href=\"#flags\">Flagged</a><a href=\"#students\">Submissions</a></nav>\n";
     return out;
 }
@@ -202,12 +204,13 @@ std::string flags_html(const ClassPage& p) {
         for (const auto& g : p.result.groups) t.rows.push_back({{g.id, "mono"}, {g.kind}, {joined(g.folders), "mono"}, {g.evidence}});
         out += "<h3>Near-copies and repeated runs</h3>\n" + html::table(t);
     }
-    html::Table mismatch{{"folder", "holds the run of"}, {}, "mismatches"}, duplicate{{"folder", "student", "lesson"}, {}, "duplicates"},
+    html::Table mismatch{{"folder", "holds the run of"}, {}, "mismatches"}, duplicate{{"folder", "student", "lesson", "status", "other rows"}, {}, "duplicates"},
         refused{{"folder", "why it was refused"}, {}, "refused"}, tampered{{"folder", "why it could not be graded"}, {}, "tampered"},
         unreadable{{"folder", "why it could not be graded"}, {}, "unreadable"}, errors{{"folder", "why it could not be graded"}, {}, "errors"};
     for (const auto& e : p.result.entries) {
         if (has_flag(e, "folder_mismatch")) mismatch.rows.push_back({folder_cell(p, e), {e.run_student, "mono"}});
-        if (has_flag(e, "duplicate_student")) duplicate.rows.push_back({folder_cell(p, e), {e.student, "mono"}, {e.lesson}});
+        if (has_flag(e, "duplicate_student"))
+            duplicate.rows.push_back({folder_cell(p, e), {e.student, "mono"}, {e.lesson}, {e.status()}, {e.duplicate_note, "note"}});
         if (e.status() == "refused") refused.rows.push_back({folder_cell(p, e), {e.reason()}});
         if (e.status() == "error")
             (e.error_kind == "tampered" ? tampered : e.error_kind == "unreadable" ? unreadable : errors)
@@ -270,60 +273,6 @@ std::string page_name(const std::string& folder, std::set<std::string>& taken) {
     return name + ".html";
 }
 
-// The pages folder may hold the operator's own files too: lab removes only pages it wrote, and
-// knows them by this list, which it keeps in the folder. A page of a submission no longer in the
-// class (withdrawn, its folder renamed) goes at the next --report instead of lingering beside the
-// class page; a file lab did not write is never touched, whatever its name.
-constexpr const char* kPagesList = ".lab-pages";
-
-// A name the list may hold: page_name()'s, in the folder itself (the list is a file anyone can
-// edit: "../class.html" or "notes/" is never removed).
-bool page_file_name(const std::string& name) {
-    if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".html") != 0 || name[0] == '.') return false;
-    return std::all_of(name.begin(), name.end(),
-                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; });
-}
-
-std::set<std::string> pages_listed(const fs::path& dir) {
-    std::set<std::string> names;
-    std::ifstream in(dir / kPagesList);
-    for (std::string line; std::getline(in, line);)
-        if (page_file_name(line)) names.insert(line);
-    return names;
-}
-
-void write_pages_list(const fs::path& dir, const std::set<std::string>& names) {
-    std::string text = "# The pages `lab grade --report` wrote here: it removes those no submission has any more, and only those.\n";
-    for (const auto& n : names) text += n + "\n";
-    write_file_atomically(dir / kPagesList, text);
-}
-
-// Removes the pages of the last report that this one did not write again; returns how many.
-std::size_t remove_stale_pages(const fs::path& dir, const std::set<std::string>& before, const std::set<std::string>& now) {
-    std::set<std::string> listed = now;
-    for (const auto& n : before) listed.insert(n);
-    if (listed == now) {
-        if (before != now) write_pages_list(dir, now);
-        return 0;
-    }
-    // Listed with the new pages first: a report stopped half-way through removing them still
-    // removes the rest next time.
-    write_pages_list(dir, listed);
-    std::size_t removed = 0;
-    for (const auto& n : before) {
-        if (now.count(n)) continue;
-        std::error_code ec;
-        // A page is a plain file: a link or a folder of that name is not one lab wrote.
-        if (const fs::file_status st = fs::symlink_status(dir / n, ec); !ec && fs::is_regular_file(st)) {
-            if (!fs::remove(dir / n, ec) || ec) continue;   // kept on the list: tried again next time
-            ++removed;
-        }
-        listed.erase(n);
-    }
-    write_pages_list(dir, listed);
-    return removed;
-}
-
 // What an instructor reads at the top of a student's page: how the run was graded.
 PageBox grading_box(const BatchEntry& e) {
     PageBox b{"How it was graded", {{"folder", e.folder}, {"status", e.status()}}, std::nullopt};
@@ -358,13 +307,13 @@ std::string render_class_html(const ClassPage& p) {
     return html::page(p.title, body);
 }
 
-ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r, const fs::path& submissions, const fs::path& out) {
+ClassReportFiles render_class_report(GradingContext& ctx, const BatchResult& r, const fs::path& submissions, const fs::path& out) {
     ClassPage page{r, "Class report: " + submissions.filename().string(), ctx.key() ? "course" : "practice", {}, {}, {}};
     if (page.title == "Class report: ") page.title += submissions.parent_path().filename().string();
-    ClassReportWritten written{0, out.parent_path() / (out.stem().string() + "-reports"), 0};
-    const std::set<std::string> before = pages_listed(written.pages_dir);
-    std::set<std::string> taken, pages;
-    std::vector<std::pair<std::string, std::string>> to_write;  // page name, its HTML: written once all are made
+    ClassReportFiles files;
+    files.out = out;
+    files.pages_dir = out.parent_path() / (out.stem().string() + "-reports");
+    std::set<std::string> taken;
     for (const auto& e : r.entries) {
         if (e.missing) continue;
         const std::string key = row_key(r, e);
@@ -373,8 +322,7 @@ ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r,
             continue;
         }
         // Each run on its own, as grading does: one that cannot be read or derived has no page
-        // (and one that cannot be read has no device either); a page that cannot be written is
-        // an error of the whole report.
+        // (and one that cannot be read has no device either).
         std::string student_page;
         try {
             const nlohmann::json rec = record::read_record(e.run_file);
@@ -391,24 +339,11 @@ ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r,
             continue;
         }
         const std::string name = page_name(key, taken);
-        to_write.emplace_back(name, std::move(student_page));
-        pages.insert(name);
-        page.links[key] = html::url_path(written.pages_dir.filename().string() + "/" + name);
-        written.student_pages++;
+        files.pages.emplace_back(name, std::move(student_page));
+        page.links[key] = html::url_path(files.pages_dir.filename().string() + "/" + name);
     }
-    // A page that cannot be written (a full disk) leaves no new folder of some pages behind.
-    std::error_code ec;
-    const bool had_folder = fs::exists(written.pages_dir, ec);
-    try {
-        for (const auto& [name, html_text] : to_write) write_file_atomically(written.pages_dir / name, html_text);
-        write_file_atomically(out, render_class_html(page));
-    } catch (...) {
-        if (!had_folder) fs::remove_all(written.pages_dir, ec);
-        throw;
-    }
-    // After the class page: until then the old one links the old pages.
-    written.stale_removed = remove_stale_pages(written.pages_dir, before, pages);
-    return written;
+    files.class_html = render_class_html(page);
+    return files;
 }
 
 }  // namespace lab::grader

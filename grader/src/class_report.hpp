@@ -54,18 +54,19 @@ std::string score_histogram_svg(const BatchResult& r);
 
 std::string render_class_html(const ClassPage& page);
 
-struct ClassReportWritten {
-    std::size_t student_pages = 0;
-    std::filesystem::path pages_dir;
-    std::size_t stale_removed = 0;   // pages of the last report whose submission is gone
+// The class page and each run's page, made and not yet written (grading_outputs.hpp writes them,
+// with the gradebook, so that a grading stopped half-way is never taken for a whole one).
+struct ClassReportFiles {
+    std::filesystem::path out;                                  // the class page
+    std::filesystem::path pages_dir;                            // <stem>-reports/ beside it
+    std::string class_html;
+    std::vector<std::pair<std::string, std::string>> pages;     // file name in pages_dir, its HTML
 };
 
-// Writes `out` and, in `out`'s folder, <stem>-reports/<folder>.html for every submission whose
-// run is readable and derivable; each file atomically. Student pages withhold what the grading
-// spec's show_expected withholds from students now. The pages it wrote are listed in
-// <stem>-reports/.lab-pages; a page listed by the last report and not written again is removed
-// (no other file in the folder ever is). Throws InputError when a file cannot be written.
-ClassReportWritten write_class_report(GradingContext& ctx, const BatchResult& r, const std::filesystem::path& submissions,
-                                      const std::filesystem::path& out);
+// Makes the class page and, for every submission whose run is readable and derivable, its page
+// (<stem>-reports/<folder>.html). Student pages withhold what the grading spec's show_expected
+// withholds from students now.
+ClassReportFiles render_class_report(GradingContext& ctx, const BatchResult& r, const std::filesystem::path& submissions,
+                                     const std::filesystem::path& out);
 
 }  // namespace lab::grader

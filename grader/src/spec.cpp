@@ -11,10 +11,13 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
 
+#include "digest.hpp"
 #include "errors.hpp"
 #include "lesson_host.hpp"
 #include "lesson_plan.hpp"
@@ -615,7 +618,11 @@ GradingSpec load_spec(const std::filesystem::path& file, bool default_accept_qui
     // The input limits' defaults fit a spec (a few kilobytes; anchors for shared tolerances).
     YAML::Node root = load_yaml_mapping(file, "the grading spec", "check the path", "", "lesson, questions, ...");
     try {
-        return read_spec(Ctx{file}, root, default_accept_quick, default_show_expected);
+        GradingSpec spec = read_spec(Ctx{file}, root, default_accept_quick, default_show_expected);
+        // A regrade with an edited spec is told apart by this: the path alone is the same.
+        std::ifstream in(file, std::ios::binary);
+        spec.sha256 = sha256_hex(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+        return spec;
     } catch (const YAML::Exception& e) {
         // Every value is read through get() and finite(), which say what is wrong; anything
         // yaml-cpp still refuses is the file's fault too, not the grader's.

@@ -80,6 +80,7 @@ struct GradingSpec {
     std::string due;                                // ISO date (YYYY-MM-DD); "" = no due date
     std::vector<Question> questions;
     std::string file;
+    std::string sha256;                             // of the file's bytes as load_spec read them: which spec graded
     int lesson_line = 0;                            // the line of `lesson:` (0: unknown)
     int show_expected_line = 0;                     // the line of `show_expected:` (0: not written)
 };

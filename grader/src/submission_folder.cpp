@@ -272,6 +272,7 @@ std::vector<Pairing> pair_one_student(const FolderContents& c, const fs::path& f
         if (!a.error.empty()) continue;   // below, once the readable ones have their runs
         p.lesson = a.lesson;
         p.student = a.student;
+        p.bound_run = a.run;
         std::vector<std::size_t> candidates = runs_of(a.lesson, false);
         // One answers file and one run: grading says what is wrong with them (another lesson's run).
         if (candidates.empty() && one_of_each) candidates = {0};

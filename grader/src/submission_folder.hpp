@@ -50,6 +50,7 @@ struct Pairing {
     std::string lesson;
     std::string student;                          // as the answers (else the run) name them, until the run is read
     std::filesystem::path answers, run;
+    std::string bound_run;                        // the digest the answers name (their run:), "" when none
     std::string error;                            // "" when the row can be graded
     std::string error_kind;                       // unreadable | incomplete ("" when no error)
     std::vector<std::filesystem::path> ignored;   // other files of the lesson (older resubmissions)

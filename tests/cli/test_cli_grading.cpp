@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <regex>
@@ -26,6 +27,7 @@
 #include "plugin_loader.hpp"
 #include "run_record.hpp"
 #include "derived_values.hpp"
+#include "digest.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -1113,4 +1115,57 @@ TEST_CASE("a sealed record whose workloads the lesson's plan does not give is th
     CAPTURE(r.out, r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.out + r.err, !Catch::Contains("plugin failure"));
+}
+
+// A grading operator's review of `lab grade`'s console: refused rows were only a count (the
+// unreadable ones were listed with their reasons); a refused resubmission's line said "graded
+// second-run.json"; and a regrade with an edited spec read exactly as the first grading did.
+TEST_CASE("lab grade lists each refused row with its reason, says 'graded' only of a graded row, and names the spec it graded with",
+          "[grading-cli][grading]") {
+    QuickConfigs configs;
+    lab_test::TempDir d;
+    const fs::path subs = class_of_alice(d.path());
+    // dave hands in alice's run twice (a resubmission): his folder, her run, refused.
+    Run later = fixture_run();
+    later.record["started_at"] = "2099-01-01T00:00:00Z";
+    lab::record::seal(later.record);
+    fs::create_directories(subs / "dave");
+    fixture_run().save(subs / "dave/first-run.json");
+    lab_test::write_file(subs / "dave/first-answers.yaml", answers_for(fixture_run()));
+    later.save(subs / "dave/second-run.json");
+    lab_test::write_file(subs / "dave/second-answers.yaml", answers_for(later));
+    lab_test::write_file(d / "roster.csv", "student\nalice\ndave\n");
+    const fs::path spec = configs.dir / "configs/grading/02.05.yaml";
+    auto grade = [&](const std::vector<std::string>& more = {}) {
+        std::vector<std::string> args{"grade", subs.string(), "--out", (d / "g.csv").string(), "--roster", (d / "roster.csv").string()};
+        args.insert(args.end(), more.begin(), more.end());
+        return run_lab(args, configs.env());
+    };
+    auto r = grade({"--report", (d / "class.html").string()});
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("  dave (02.05): refused: folder 'dave' is dave's"));
+    CHECK_THAT(r.out, Catch::Contains("  dave: chose second-run.json (refused, not graded); not graded: first-answers.yaml, first-run.json"));
+    CHECK_THAT(r.out, !Catch::Contains("graded second-run.json"));
+    const std::string sha = lab::sha256_hex(lab_test::read_file(spec));
+    const std::string spec_line = "graded with lesson 02.05: spec " + spec.string() + " (sha256 " + sha.substr(0, 12) + "), lesson plugin ";
+    CHECK_THAT(r.out, Catch::Contains(spec_line));
+    CHECK_THAT(lab_test::read_file(d / "class.html"), Catch::Contains("Graded with lesson 02.05: spec " + spec.string() + " (sha256 " + sha.substr(0, 12) + ")"));
+
+    auto j = grade({"--json"});
+    REQUIRE(j.exit_code == 0);
+    const json s = json::parse(j.out);
+    REQUIRE(s["specs"].size() == 1);
+    CHECK(s["specs"][0]["lesson"] == "02.05");
+    CHECK(s["specs"][0]["file"] == spec.string());
+    CHECK(s["specs"][0]["sha256"] == sha);
+    CHECK(s["specs"][0]["plugin_version"] == lesson_02_05().info.version);
+
+    // The spec edited (a tolerance, a comment: any byte), the same path: the regrade says so.
+    std::ofstream(spec, std::ios::app) << "# loosened after the deadline\n";
+    auto again = grade();
+    REQUIRE(again.exit_code == 0);
+    CHECK_THAT(again.out, Catch::Contains("graded with lesson 02.05: spec " + spec.string() + " (sha256 " +
+                                          lab::sha256_hex(lab_test::read_file(spec)).substr(0, 12) + ")"));
+    CHECK_THAT(again.out, !Catch::Contains(spec_line));
 }

@@ -177,6 +177,14 @@ TEST_CASE("a run recorded with a token is graded in course mode, audited, and ch
         CHECK_THAT(g.err, Catch::Contains("warning: none of the 1 runs with a course token verified with this key"));
         auto right = run_lab({"grade", subs.string(), "--out", (c.dir / "g.csv").string(), "--key", c.key.string()}, c.env());
         CHECK_THAT(right.err, !Catch::Contains("verified with this key"));
+        // Two runs, neither verifying: the key is the mistake, and nothing is written (it was a
+        // gradebook of zeros, each row blaming its student, and exit 0).
+        fs::copy(subs / "alice", subs / "alice_again");
+        auto two = run_lab({"grade", subs.string(), "--out", (c.dir / "g2.csv").string(), "--key", other.string()}, c.env());
+        CHECK(two.exit_code == 2);
+        CHECK_THAT(two.err, Catch::Contains("none of the 2 runs that carry a course token verifies with this course key, so nothing was graded") &&
+                                Catch::Contains("`lab token ROSTER.csv --key " + other.string() + "`"));
+        CHECK_FALSE(fs::exists(c.dir / "g2.csv"));
     }
     SECTION("lab audit: a run whose times were edited does not reproduce") {
         // bob hands in alice's measurements, every time 10^4x slower (slower is always plausible;

@@ -254,3 +254,36 @@ TEST_CASE("lab grade --report again removes the pages of submissions now gone, a
     REQUIRE(third.exit_code == 0);
     CHECK_THAT(third.out, Catch::Contains("(4 run pages in ") && !Catch::Contains("removed"));
 }
+
+// A grading operator killed `lab grade --report` (kill -9) during a regrade: the run pages were
+// of the new grading and the gradebook of the old, with nothing to say so, and half-written
+// temporary files stayed in the pages folder. The next run removes what a stopped one left and
+// says that it wrote the whole set again.
+TEST_CASE("lab grade --report after a killed one removes its temporary files and marker, and says it wrote everything again",
+          "[report-cli]") {
+    lab_test::ClassFixture cls;
+    const fs::path out = cls / "out/class.html", pages = cls / "out/class-reports", book = cls / "out/gradebook.csv";
+    auto grade = [&] {
+        return run_lab({"grade", cls.submissions().string(), "--out", book.string(), "--report", out.string()}, cls.env());
+    };
+    REQUIRE(grade().exit_code == 0);
+    // What a kill left: write_file_atomically's temporaries, and the marker of a set half-written.
+    lab_test::write_file(pages / ".alice_1234.html.Xy12Zw", "<html>half");
+    lab_test::write_file(cls / "out/.gradebook.csv.Ab34Cd", "folder,stu");
+    lab_test::write_file(cls / "out/.class.html.Ef56Gh", "<html>");
+    lab_test::write_file(cls / "out/gradebook.csv.incomplete", "lab grade began writing ...\n");
+    auto again = grade();
+    CAPTURE(again.out, again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK_THAT(again.err, Catch::Contains("note: an earlier `lab grade` stopped while writing " + book.string() +
+                                          " and its class report: this one wrote them all again"));
+    CHECK_FALSE(fs::exists(pages / ".alice_1234.html.Xy12Zw"));
+    CHECK_FALSE(fs::exists(cls / "out/.gradebook.csv.Ab34Cd"));
+    CHECK_FALSE(fs::exists(cls / "out/.class.html.Ef56Gh"));
+    CHECK_FALSE(fs::exists(cls / "out/gradebook.csv.incomplete"));
+    CHECK(fs::exists(pages / "alice_1234.html"));
+    // The list of pages names the gradebook they were written with.
+    CHECK_THAT(lab_test::read_file(pages / ".lab-pages"), Catch::Contains("# gradebook: " + book.string() + " sha256 "));
+    // Nothing made aside is left beside the folder.
+    for (const auto& e : fs::directory_iterator(cls / "out")) CHECK(e.path().filename().string().rfind(".class-reports", 0) != 0);
+}

@@ -475,3 +475,29 @@ TEST_CASE("a roster that matches none or only some of the students who handed in
         CHECK(c.grade(options).warnings.empty());
     }
 }
+
+// An operator's review: erin's answers were bound (run: digest) to bob's run, which bob's own
+// folder held. Her row said only that the answers are bound to a run by digest; the folder is what
+// the operator can look at.
+TEST_CASE("answers bound to a run another folder holds name that folder and are flagged bound_to_other_folder", "[grading][batch]") {
+    Class c;
+    const Run bob = as_student("bob"), erin = rerun("erin");
+    hand_in(c.subs / "bob", bob);
+    hand_in(c.subs / "erin", erin, "run.json", right_answers(erin, bob.digest()));
+    const BatchResult r = c.grade();
+    const BatchEntry& e = row(r, "erin");
+    CAPTURE(e.reason());
+    CHECK(e.status() == "error");
+    CHECK_THAT(e.reason(), Catch::Contains("the answers were made from the run in folder bob/"));
+    CHECK(has(e, "bound_to_other_folder"));
+    CHECK_FALSE(has(row(r, "bob"), "bound_to_other_folder"));
+    CHECK(row(r, "bob").status() == "practice");
+
+    SECTION("bound to a run no folder holds: no flag") {
+        hand_in(c.subs / "erin", erin, "run.json", right_answers(erin, "sha256:" + std::string(64, '0')));
+        const BatchResult again = c.grade();
+        const BatchEntry& alone = row(again, "erin");
+        CHECK_FALSE(has(alone, "bound_to_other_folder"));
+        CHECK_THAT(alone.reason(), !Catch::Contains("made from the run in folder"));
+    }
+}

@@ -236,3 +236,33 @@ TEST_CASE("a verbatim copy of a run its student handed in from their own folder 
         CHECK(r.warnings.empty());
     }
 }
+
+// An operator's review: heidi's folder was empty and her run and answers were in a folder named for
+// nobody on the roster. The empty folder's row became heidi's only after duplicate_student was
+// decided, so her two rows (a 0 and a full grade) went unflagged, and an import by student could
+// take the 0.
+TEST_CASE("a roster student's empty folder beside her run in another folder: both rows duplicate_student, the 0 naming the graded one",
+          "[grading][batch]") {
+    Class c;
+    hand_in(c.subs / "alice", fixture_run());
+    fs::create_directories(c.subs / "heidi");
+    hand_in(c.subs / "xavier", as_student("heidi"));
+    BatchOptions options;
+    options.roster = {"alice", "heidi"};
+    const BatchResult r = c.grade(options);
+    const BatchEntry& empty = row(r, "heidi");
+    const BatchEntry& held = row(r, "xavier");
+    CAPTURE(empty.reason(), held.flags);
+    REQUIRE(empty.student == "heidi");
+    REQUIRE(held.student == "heidi");
+    REQUIRE(held.status() == "practice");
+    CHECK(has(empty, "duplicate_student"));
+    CHECK(has(held, "duplicate_student"));
+    CHECK_THAT(empty.reason(), Catch::StartsWith("no submission (empty folder); duplicate_student: heidi has another row for lesson 02.05: "
+                                                 "folder 'xavier' (practice ") &&
+                                   Catch::Contains(fmt::format("{:g}/{:g})", held.report.score, held.report.max_score)));
+    CHECK_THAT(held.duplicate_note, Catch::Contains("folder 'heidi' (error)"));
+    CHECK(held.reason().empty());   // a graded row's reason stays empty
+    CHECK_FALSE(has(row(r, "alice"), "duplicate_student"));
+    CHECK(missing(r) == 0);
+}

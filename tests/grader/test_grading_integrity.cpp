@@ -537,3 +537,44 @@ TEST_CASE("lab grade grades every other folder when one holds junk", "[grading][
     CHECK_FALSE(entry(r, "junk").reason().empty());
     CHECK(entry(r, "empty").status() == "error");
 }
+
+// An operator's review: a wrong --key refused every row as a token "not issued by this course's
+// key", wrote a gradebook of zeros and exited 0; only a warning said the key was the likelier
+// mistake. Two runs or more, none verifying, now stop the batch as a missing spec does.
+TEST_CASE("lab grade stops when no run's course token verifies with the key, and warns where one run alone does not",
+          "[grading][integrity]") {
+    Pipeline p;
+    const fs::path subs = p.dir / "subs";
+    const lab::CourseKey wrong{"another-course-key-0123456789abcdef", "wrong.key"};
+    for (const std::string who : {"alice", "bob"}) {
+        Run run = fixture_run();
+        retoken(run, kKey, p.course().course, who);
+        hand_in(p, subs / who, run);
+    }
+    SECTION("two runs, neither verifying: InputError naming the key and how to check it") {
+        GradingContext ctx(wrong);
+        try {
+            lab::grader::grade_directory(ctx, subs);
+            FAIL("graded with a key that verified no token");
+        } catch (const lab::InputError& e) {
+            CHECK_THAT(e.what(), Catch::StartsWith("wrong.key: none of the 2 runs that carry a course token verifies with this course key, "
+                                                  "so nothing was graded") &&
+                                     Catch::Contains("fix: check the key: `lab token ROSTER.csv --key wrong.key`") &&
+                                     Catch::Contains("the one it prints for alice must be the \"token\" in the run in folder 'alice'"));
+        }
+    }
+    SECTION("the right key grades both") {
+        GradingContext ctx(kKey);
+        const auto r = lab::grader::grade_directory(ctx, subs);
+        CHECK(entry(r, "alice").status() == "graded");
+        CHECK(entry(r, "bob").status() == "graded");
+    }
+    SECTION("one run alone: refused in its row, with the warning, as before") {
+        fs::remove_all(subs / "bob");
+        GradingContext ctx(wrong);
+        const auto r = lab::grader::grade_directory(ctx, subs);
+        CHECK(entry(r, "alice").status() == "refused");
+        REQUIRE(r.warnings.size() == 1);
+        CHECK_THAT(r.warnings[0], Catch::Contains("none of the 1 runs with a course token verified with this key"));
+    }
+}
