@@ -128,11 +128,13 @@ int cmd_audit(const Args& args) {
     // The lesson graded: a run of another one (a student's upload to the wrong assignment) earns
     // nothing under `lab grade --lesson`, so re-measuring it spends a sample on no grade.
     const std::string only_lesson = vm.count("lesson") ? vm["lesson"].as<std::string>() : "";
-    if (!only_lesson.empty()) ctx.lesson(only_lesson);  // an unknown ID said before the class is read
+    if (!only_lesson.empty()) ctx.lesson(only_lesson), ctx.spec(only_lesson);  // an unknown ID, then an unusable spec, said before the class is read
     stderr_progress().start("reading the submissions", 0);
+    // Graded as `lab grade --lesson` grades: another lesson's rows refused with its reason, and
+    // no other lesson's spec needed (one upload to the wrong assignment stopped the audit).
     grader::BatchResult batch = grader::grade_directory(ctx, vm["dir"].as<std::string>(), [](const std::string& folder, std::size_t done, std::size_t total) {
         stderr_progress().update(folder, done, total);
-    });
+    }, grader::BatchOptions{.lesson = only_lesson});
     stderr_progress().clear();
 
     // The sample: every flagged submission, and a random share of the other gradable runs. A run
@@ -145,9 +147,7 @@ int cmd_audit(const Args& args) {
     for (std::size_t i = 0; i < batch.entries.size(); ++i) {
         const auto& e = batch.entries[i];
         if (e.run_file.empty() || e.lesson.empty()) continue;
-        if (!only_lesson.empty() && e.lesson != only_lesson) {
-            refused.push_back({e.folder, "a run of lesson " + e.lesson + ", not " + only_lesson + " (--lesson)"});
-        } else if (const std::string st = e.status(); st == "refused" || st == "error") {
+        if (const std::string st = e.status(); st == "refused" || st == "error") {
             refused.push_back({e.folder, st + ": " + e.reason()});
         } else if (!e.flags.empty()) {
             std::string f;

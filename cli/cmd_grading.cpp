@@ -24,6 +24,7 @@
 #include "command_files.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
+#include "lesson_plan.hpp"
 #include "options.hpp"
 #include "paths.hpp"
 #include "progress_bar.hpp"
@@ -491,17 +492,25 @@ std::map<std::string, std::vector<ModelValue>> run_values(grader::GradingContext
         for (const auto& q : spec.questions) {
             const bool applies = q.applies_to.empty() || std::find(q.applies_to.begin(), q.applies_to.end(), kind) != q.applies_to.end();
             if (!applies || q.expected.metric.empty() || d.find(q.expected.metric)) continue;
+            // A quick run of a spec that grades full runs only is refused, not voided.
+            if (raw.options.quick && !spec.accept_quick) continue;
             // check_spec_against has refused a metric the lesson does not declare.
             const auto decl = std::find_if(lesson.info.metrics.begin(), lesson.info.metrics.end(),
                                            [&](const MetricDecl& m) { return m.name == q.expected.metric; });
             const std::vector<std::string> on = decl != lesson.info.metrics.end() ? decl->devices : std::vector<std::string>{};
-            const bool declared_here = std::find(on.begin(), on.end(), kind) != on.end();
-            missing.push_back(fmt::format(
-                "{}:{}: question '{}': the {} run {} has no value for metric '{}', so the grader voids the question for it (its points are "
-                "not counted)\n  fix: {}",
-                spec.file, q.line_of("expected.metric"), q.id, kind, file, q.expected.metric,
-                declared_here ? "the lesson declares it for " + kind + " runs but its derive() did not set it in this one: set it on every run"
-                              : fmt::format("the lesson declares it for {0} runs only: add `applies_to: [{0}]` to the question", fmt::join(on, ", "))));
+            std::string fix;
+            if (std::find(on.begin(), on.end(), kind) == on.end())
+                fix = fmt::format("the lesson declares it for {0} runs only: add `applies_to: [{0}]` to the question", fmt::join(on, ", "));
+            else if (raw.options.quick && decl != lesson.info.metrics.end() && !decl->quick)
+                fix = "the lesson declares it for full runs only: grade full runs only (accept_quick: false), or leave the question out";
+            else if (unset_by_lesson(lesson.info, d, raw, q.expected.metric))
+                fix = "the lesson declares it for " + kind + " runs but its derive() did not set it in this one: set it on every run";
+            else
+                fix = "this run's device did not produce it (a skipped workload, or no hardware counters or telemetry read): "
+                      "such runs void the question; add `applies_to` if only some devices can answer it";
+            missing.push_back(fmt::format("{}:{}: question '{}': the {} run {} has no value for metric '{}', so the grader voids the question "
+                                          "for it (its points are not counted)\n  fix: {}",
+                                          spec.file, q.line_of("expected.metric"), q.id, kind, file, q.expected.metric, fix));
         }
     }
     return out;

@@ -39,7 +39,7 @@ const char* kUsage =
     "  grade SUBMISSIONS_DIR [--out gradebook.csv] [--report class.html] [--key FILE] [--lesson ID] [--spec SPEC.yaml]\n"
     "        [--roster ROSTER.csv [--identity COLUMN]] [--json]\n"
     "                                   grade a class's recorded runs (one folder per submission)\n"
-    "  audit SUBMISSIONS_DIR [--sample 10%|N] [--seed N] [--tolerance F] [--key FILE] [--out audit.json] [--json]\n"
+    "  audit SUBMISSIONS_DIR [--lesson ID] [--sample 10%|N] [--seed N] [--tolerance F] [--key FILE] [--out audit.json] [--json]\n"
     "        [--slurm [--partition P] [--gres G] [--account A] [--time T] [--throttle N] [--share-nodes] [--work DIR] [--dry-run]]\n"
     "                                   re-measure a sample of submissions (here, or as a Slurm job array): do they reproduce?\n"
     "  token ROSTER.csv --key FILE [--identity COLUMN] [--out tokens.csv] | [ROSTER.csv] --new-key FILE\n"

@@ -355,6 +355,12 @@ std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Deri
     return problems;
 }
 
+bool unset_by_lesson(const LessonInfo& info, const Derivation& d, const RawRun& run, const std::string& metric) {
+    const std::string problem = "'" + metric + "' is declared for this device and run type, but derive() never sets it";
+    const auto problems = declared_vs_produced(info, d, run);
+    return std::find(problems.begin(), problems.end(), problem) != problems.end();
+}
+
 namespace {
 
 // What the plan replay finds wrong in what run() measured, before anything is derived from it:

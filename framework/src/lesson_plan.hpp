@@ -31,6 +31,11 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
 // and counter metrics where the device read no counters.
 std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Derivation& d, const RawRun& run);
 
+// Whether `metric`, absent from `d`, is one derive() should have set in this run: declared for
+// its device and run type, and not excused (a skipped workload, no counters or telemetry read, an
+// infinite AI). False where the absence is the device's or the run type's, not the lesson's.
+bool unset_by_lesson(const LessonInfo& info, const Derivation& d, const RawRun& run, const std::string& metric);
+
 // `lab validate`'s plan check: the plan on a model CPU and a model GPU, quick and full, derived
 // and compared with the declarations. Each problem once, causes first (a failing lesson, a
 // workload measured wrongly, before the metrics that follow), naming the model devices and run

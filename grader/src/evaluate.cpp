@@ -18,6 +18,7 @@
 #include "identity.hpp"
 #include "input_file.hpp"
 #include "lesson_host.hpp"
+#include "lesson_plan.hpp"
 #include "prompt_fill.hpp"
 #include "suggest.hpp"
 #include "run_record.hpp"
@@ -234,13 +235,13 @@ GradeReport grade(const Submission& s) {
         if (!applies || (!q.expected.metric.empty() && !metric)) {
             r.verdict = Verdict::void_question;
             r.max_points = 0;
-            // A metric declared for this kind of device and still absent is the lesson's fault (its
-            // derive() left it unset in this run), not the device's: said so, for the report.
-            const auto decl = std::find_if(s.info.metrics.begin(), s.info.metrics.end(), [&](const MetricDecl& d) { return d.name == q.expected.metric; });
-            const bool declared_here = decl != s.info.metrics.end() && std::find(decl->devices.begin(), decl->devices.end(), kind) != decl->devices.end();
-            r.feedback = !applies        ? "does not apply to a " + kind + " run"
-                         : declared_here ? "the run has no " + q.expected.metric + ": the lesson did not set it in this run (no fault of the answer)"
-                                         : "the run has no " + q.expected.metric + " on this device";
+            // A metric the lesson should have set in this run and did not is the lesson's fault,
+            // not the device's (a metric of another device, or one its device read no counters
+            // for, is): said so, for the report.
+            const bool lesson_fault = applies && unset_by_lesson(s.info, s.derivation, s.raw, q.expected.metric);
+            r.feedback = !applies       ? "does not apply to a " + kind + " run"
+                         : lesson_fault ? "the run has no " + q.expected.metric + ": the lesson did not set it in this run (no fault of the answer)"
+                                        : "the run has no " + q.expected.metric + " on this device";
             rep.results.push_back(r);
             continue;
         }

@@ -94,7 +94,9 @@ void grade_regime(QuestionResult& r, const Question& q, const MetricValue* metri
             r.feedback = "this question is answered with " + or_list(choices);
         r.verdict = std::find(candidates.begin(), candidates.end(), *c) != candidates.end() ? Verdict::correct
                                                                                               : Verdict::wrong;
-        if (candidates.size() > 1) {
+        // Said to a correct answer only: to a wrong one it would name the accepted regimes, which
+        // a spec withholding its expected values keeps from the student (a code review).
+        if (candidates.size() > 1 && r.verdict == Verdict::correct) {
             std::string why;
             std::string wl = q.expected.metric.substr(0, q.expected.metric.rfind('.'));
             for (const auto& wd : s.derivation.workloads)
@@ -165,7 +167,8 @@ void grade_choice(QuestionResult& r, const Question& q, const MetricValue* metri
         r.verdict = std::find(accepted.begin(), accepted.end(), choice_key(answer_key(answer.text))) != accepted.end()
                         ? Verdict::correct
                         : Verdict::wrong;
-        if (accepted.size() > 1) r.feedback = "the run sits on the boundary between " + want + ": either is accepted", r.advises = true;
+        if (accepted.size() > 1 && r.verdict == Verdict::correct)  // a wrong answer is not told the accepted ones
+            r.feedback = "the run sits on the boundary between " + want + ": either is accepted", r.advises = true;
     }
     note_aside(r, answer);
 }

@@ -251,7 +251,7 @@ TEST_CASE("an audit leaves out runs grading refuses, says which, and names what 
         REQUIRE(r.exit_code == 0);
         const json doc = json::parse(r.out);
         REQUIRE(doc["refused_not_sampled"].size() == 2);
-        CHECK_THAT(doc["refused_not_sampled"][0]["reason"].get<std::string>(), Contains("a run of lesson 02.01, not 02.05 (--lesson)"));
+        CHECK_THAT(doc["refused_not_sampled"][0]["reason"].get<std::string>(), Contains("a submission of lesson 02.01, not 02.05"));
         auto unknown = run_lab({"audit", subs.string(), "--lesson", "2.5"}, env);
         CHECK(unknown.exit_code == 2);
         CHECK_THAT(unknown.err, Contains("unknown lesson ID '2.5'"));

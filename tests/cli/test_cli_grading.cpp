@@ -556,7 +556,10 @@ TEST_CASE("lab check-spec --run warns of a question whose metric the run lacks",
     tolerance: {rel: 0.15}
     points: 1
 )";
-    const std::string spec = lab_test::read_file(lab_test::source_root() / "configs/grading/02.03.yaml");
+    // Quick runs graded (the fixture is one); a spec grading full runs only refuses it instead.
+    std::string spec = lab_test::read_file(lab_test::source_root() / "configs/grading/02.03.yaml");
+    REQUIRE(spec.find("accept_quick: false") != std::string::npos);
+    spec.replace(spec.find("accept_quick: false"), 19, "accept_quick: true ");
     lab_test::write_file(d / "02.03.yaml", spec + question);
     const int line = static_cast<int>(std::count(spec.begin(), spec.end(), '\n')) + 5;  // its `expected:` line
     const std::string run = (lab_test::source_root() / "tests/fixtures/runs/cpu/02.03-quick-reveal.json").string();

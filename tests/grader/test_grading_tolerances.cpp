@@ -421,7 +421,9 @@ TEST_CASE("choice and yes/no questions with constant expected values", "[grading
         CHECK(res.feedback.find("either is accepted") != std::string::npos);
         CHECK(res.advises);
     }
-    CHECK(result(g.grade(both, run, {{"verdict", "latency_bound"}}), "verdict").verdict == Verdict::wrong);
+    const auto off = g.grade(both, run, {{"verdict", "latency_bound"}});
+    CHECK(result(off, "verdict").verdict == Verdict::wrong);
+    CHECK_THAT(result(off, "verdict").feedback, !Catch::Contains("overhead_bound") && !Catch::Contains("throughput_bound"));
 
     // An option written without separators (02.08's mxfp4) is matched with them too, as
     // docs/student.md says: spaces, hyphens and underscores do not matter.
@@ -537,8 +539,12 @@ TEST_CASE("a measured regime the run could not decide accepts either of its two 
         CAPTURE(claim);
         CHECK(result(r, "noisy").verdict == Verdict::correct);
         CHECK_THAT(result(r, "noisy").feedback, Catch::Contains("could not decide") && Catch::Contains("30%"));
+        CHECK(result(r, "noisy").advises);  // said on the console too
     }
-    CHECK(result(syn.grade(g, q, {{"noisy", "memory_bound"}}), "noisy").verdict == Verdict::wrong);
+    const GradeReport wrong = syn.grade(g, q, {{"noisy", "memory_bound"}});
+    CHECK(result(wrong, "noisy").verdict == Verdict::wrong);
+    // A wrong answer is not told which two were accepted (a code review: it named them).
+    CHECK_THAT(result(wrong, "noisy").feedback, !Catch::Contains("compute_bound") && !Catch::Contains("latency_bound"));
     CHECK(result(syn.grade(g, q, {{"noisy", "undecided"}}), "noisy").verdict == Verdict::invalid);
 }
 
