@@ -391,6 +391,14 @@ Question parse_question(const Ctx& c, const YAML::Node& q) {
         if (out.options.size() < 2)
             throw InputError(c.at(q["options"]), "regime question '" + out.id + "' offers one regime: it needs two or more",
                              "list the regimes the answer can be, or leave 'options' out for all four");
+        // Two names of one regime (left, memory_bound; bandwidth_bound, memory_bound) offer it once.
+        for (std::size_t i = 0; i < out.options.size(); ++i)
+            for (std::size_t j = 0; j < i; ++j)
+                if (roofline::parse_regime(out.options[i]) == roofline::parse_regime(out.options[j]))
+                    throw InputError(c.at(q["options"][i]),
+                                     "options '" + out.options[j] + "' and '" + out.options[i] + "' of regime question '" + out.id +
+                                         "' are one regime (" + roofline::to_string(*roofline::parse_regime(out.options[i])) + ")",
+                                     "list each regime once: compute_bound, memory_bound, overhead_bound, latency_bound");
     }
     for (std::size_t i = 0; i < out.options.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
