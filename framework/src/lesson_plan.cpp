@@ -324,41 +324,45 @@ RawRun synthetic_run(Lesson& lesson, const std::string& lesson_id, DeviceKind ki
     return model_run(lesson, lesson_id, kind, quick, false);
 }
 
+namespace {
+
+// Whether declared metric `m` should be in `d`: declared for the run's device and run type, not
+// set, and not excused. Excused, not produced and rightly: the metrics of a workload the run
+// skipped (it says why), the counter metrics of a workload whose device read no counters (its
+// note says why), the telemetry metrics of one whose device sampled none, and an AI (infinite
+// for zero bytes).
+bool missing_from(const MetricDecl& m, const Derivation& d, const RawRun& run) {
+    if (std::find(m.devices.begin(), m.devices.end(), to_string(run.device_kind)) == m.devices.end() || (run.options.quick && !m.quick))
+        return false;
+    if (d.find(m.name)) return false;
+    for (const auto& s : run.skipped)
+        if (m.name.rfind(s.workload + ".", 0) == 0) return false;
+    if (const auto t = m.name.rfind(".telemetry_"); t != std::string::npos) {
+        const Measurement* w = run.find(m.name.substr(0, t));
+        if (w && w->telemetry.empty()) return false;
+    }
+    if (const auto dot = m.name.rfind(".counted_"); dot != std::string::npos) {
+        const Measurement* w = run.find(m.name.substr(0, dot));
+        if (w && w->counters.empty()) return false;
+    }
+    return !(m.name.size() > 3 && m.name.compare(m.name.size() - 3, 3, ".ai") == 0);
+}
+
+}  // namespace
+
 std::vector<std::string> declared_vs_produced(const LessonInfo& info, const Derivation& d, const RawRun& run) {
     std::vector<std::string> problems;
-    const std::string k = to_string(run.device_kind);
-    const bool quick = run.options.quick;
-    // Not produced, and rightly: the metrics of a workload the run skipped (it says why), the
-    // counter metrics of a workload whose device read no counters (its note says why)...
-    auto excused = [&](const std::string& metric) {
-        for (const auto& s : run.skipped)
-            if (metric.rfind(s.workload + ".", 0) == 0) return true;
-        // ... and the telemetry metrics (".telemetry_*") of one whose device sampled none.
-        if (const auto t = metric.rfind(".telemetry_"); t != std::string::npos) {
-            const Measurement* m = run.find(metric.substr(0, t));
-            return m && m->telemetry.empty();
-        }
-        const auto dot = metric.rfind(".counted_");
-        if (dot == std::string::npos) return false;
-        const Measurement* m = run.find(metric.substr(0, dot));
-        return m && m->counters.empty();
-    };
     for (const auto& m : d.metrics)
         if (std::none_of(info.metrics.begin(), info.metrics.end(), [&](const MetricDecl& x) { return x.name == m.name; }))
             problems.push_back("derive() produces '" + m.name + "', which info() does not declare");
-    for (const auto& m : info.metrics) {
-        if (std::find(m.devices.begin(), m.devices.end(), k) == m.devices.end() || (quick && !m.quick)) continue;
-        if (d.find(m.name) || excused(m.name)) continue;
-        if (m.name.size() > 3 && m.name.compare(m.name.size() - 3, 3, ".ai") == 0) continue;  // infinite for zero bytes
-        problems.push_back("'" + m.name + "' is declared for this device and run type, but derive() never sets it");
-    }
+    for (const auto& m : info.metrics)
+        if (missing_from(m, d, run)) problems.push_back("'" + m.name + "' is declared for this device and run type, but derive() never sets it");
     return problems;
 }
 
 bool unset_by_lesson(const LessonInfo& info, const Derivation& d, const RawRun& run, const std::string& metric) {
-    const std::string problem = "'" + metric + "' is declared for this device and run type, but derive() never sets it";
-    const auto problems = declared_vs_produced(info, d, run);
-    return std::find(problems.begin(), problems.end(), problem) != problems.end();
+    const auto m = std::find_if(info.metrics.begin(), info.metrics.end(), [&](const MetricDecl& x) { return x.name == metric; });
+    return m != info.metrics.end() && missing_from(*m, d, run);
 }
 
 namespace {
